@@ -1,0 +1,1 @@
+"""The fast implementation: indexed, incremental, checked against the spec."""

@@ -1,0 +1,1 @@
+"""The reference implementation: written to teach, mirroring how a broker is built."""

@@ -1,0 +1,15 @@
+"""brokerspec's executable specification: the single source of truth.
+
+Pure functions over immutable values, written to be read. Imports nothing
+from the reference or the fast implementation. One subpackage per semantic
+domain; :mod:`.profiles` bundles every domain's options under one name.
+"""
+
+from .errors import BrokerspecError, InvalidCommand, InvalidOption, UnknownProfile
+from .frozen import FrozenMap
+from .profiles import PROFILES, AddressingOptions, Profile, QueueNameScope, get_profile
+
+__all__ = [
+    "BrokerspecError", "InvalidCommand", "InvalidOption", "UnknownProfile", "FrozenMap",
+    "PROFILES", "AddressingOptions", "Profile", "QueueNameScope", "get_profile",
+]

@@ -1,0 +1,147 @@
+"""Names: fully qualified queue names and routing-type prefixes.
+
+Introduction
+------------
+Clients name queues either by their bare name (``q1``) or by a fully
+qualified queue name, an FQQN, ``address::queue`` (seed 000; Artemis
+``CompositeAddress``). This module holds the pure functions that take a
+client-supplied name apart. They are total: every string has a parse, and
+odd strings (``"::"``, ``"a::"``, ``"::q"``, ``"a::b::c"``) have exactly
+the parse Artemis gives them. The functions are small and loop-free so that
+CrossHair can check their contracts exhaustively.
+
+Rules kept here (see :mod:`brokerspec.spec.addressing.rules`):
+
+- ADDR-FQQN-DETECT: a name is an FQQN iff it contains ``::`` anywhere.
+- ADDR-FQQN-SPLIT: an FQQN splits at the *first* ``::``; either part may be empty.
+- ADDR-PREFIX-STRIP: a configured routing-type prefix is removed from the front
+  of a client-supplied name and sets the routing type; the longest matching
+  prefix wins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+
+FQQN_SEPARATOR = "::"
+
+
+class RoutingType(Enum):
+    """How an address hands a message to its queues (Artemis ``RoutingType``).
+
+    ANYCAST: to one queue of the address; MULTICAST: a copy to every queue.
+    """
+
+    ANYCAST = "ANYCAST"
+    MULTICAST = "MULTICAST"
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedName:
+    """A client-supplied queue or address name taken apart.
+
+    For a bare name ``address`` and ``queue`` are both the name itself, as
+    Artemis's ``extractAddressName`` / ``extractQueueName`` return their input
+    unchanged when there is no separator.
+    """
+
+    is_fqqn: bool
+    address: str
+    queue: str
+
+
+def is_fully_qualified(name: str) -> bool:
+    """Tell whether ``name`` is an FQQN.
+
+    Rule ADDR-FQQN-DETECT. Source: Artemis ``CompositeAddress.isFullyQualified``
+    (true iff the string contains ``"::"``), seed 000.
+
+    post: __return__ == ("::" in name)
+    """
+    return FQQN_SEPARATOR in name
+
+
+def parse_name(name: str) -> ParsedName:
+    """Split ``name`` into address and queue parts at the first ``::``.
+
+    Rule ADDR-FQQN-SPLIT. Source: Artemis ``CompositeAddress.extractAddressName``
+    and ``extractQueueName`` (``indexOf``-based since ARTEMIS-1867, 2.7.0);
+    ``CompositeAddressTest.testSplit`` pins ``"address::"``, ``"::"`` and
+    ``"::queue"``.
+
+    >>> parse_name("a::b::c")
+    ParsedName(is_fqqn=True, address='a', queue='b::c')
+    >>> parse_name("::")
+    ParsedName(is_fqqn=True, address='', queue='')
+    >>> parse_name("q1")
+    ParsedName(is_fqqn=False, address='q1', queue='q1')
+
+    post: __return__.is_fqqn == ("::" in name)
+    post: implies(__return__.is_fqqn, __return__.address + "::" + __return__.queue == name)
+    post: implies(__return__.is_fqqn, "::" not in __return__.address)
+    post: implies(not __return__.is_fqqn, __return__.address == name == __return__.queue)
+    """
+    index = name.find(FQQN_SEPARATOR)
+    if index < 0:
+        return ParsedName(False, name, name)
+    return ParsedName(True, name[:index], name[index + len(FQQN_SEPARATOR) :])
+
+
+def implies(premise: bool, conclusion: bool) -> bool:
+    """Logical implication, for readable contracts."""
+    return conclusion or not premise
+
+
+def to_fully_qualified(address: str, queue: str) -> str:
+    """Build the FQQN ``address::queue`` (Artemis ``CompositeAddress.toFullyQualified``).
+
+    post: parse_name(__return__).is_fqqn
+    post: implies("::" not in address, parse_name(__return__) == ParsedName(True, address, queue))
+    """
+    return address + FQQN_SEPARATOR + queue
+
+
+def strip_prefix(name: str, prefixes: Mapping[str, RoutingType]) -> tuple[str, RoutingType | None]:
+    """Remove a configured routing-type prefix from the front of ``name``.
+
+    Rule ADDR-PREFIX-STRIP. Source: Artemis ``PrefixUtil.getAddress`` and
+    ``ServerSessionImpl.removePrefix`` (acceptor parameters ``anycastPrefix``
+    and ``multicastPrefix``). Artemis keeps the prefixes in a ``HashMap``, so
+    when two configured prefixes both match, which one wins is undefined; the
+    spec makes it deterministic: the longest matching prefix wins.
+
+    Returns the name without the prefix and the prefix's routing type, or the
+    name unchanged and ``None`` when no prefix matches. An empty prefix never
+    matches.
+
+    >>> strip_prefix("anycast://orders", {"anycast://": RoutingType.ANYCAST})
+    ('orders', <RoutingType.ANYCAST: 'ANYCAST'>)
+    >>> strip_prefix("orders", {"anycast://": RoutingType.ANYCAST})
+    ('orders', None)
+    """
+    best = ""
+    routing_type: RoutingType | None = None
+    for prefix, prefix_type in prefixes.items():
+        if prefix and name.startswith(prefix) and len(prefix) > len(best):
+            best, routing_type = prefix, prefix_type
+    return name[len(best) :], routing_type
+
+
+def name_problem(name: str) -> str | None:
+    """Say why ``name`` cannot name an address or a queue, or ``None`` if it can.
+
+    Rules ADDR-NAME-EMPTY and ADDR-NAME-SEPARATOR. Sources: Artemis
+    ``ActiveMQServerImpl.createQueue`` rejects a null or empty name
+    (``invalidQueueName``, AMQ229216); the user manual (``address-model``,
+    "Fully Qualified Queue Names") says ``::`` must be used only to form an
+    FQQN, so brokerspec rejects it inside a name rather than reinterpreting it.
+
+    post: (__return__ is None) == (name != "" and "::" not in name)
+    """
+    if name == "":
+        return "the name is empty"
+    if FQQN_SEPARATOR in name:
+        return "the name contains the FQQN separator '::'"
+    return None

@@ -1,0 +1,136 @@
+"""The rules of the address-resolution domain, with their IDs and sources.
+
+Introduction
+------------
+Each rule has a stable ID (``ADDR-...``), one sentence of plain words, the
+profiles it applies to, and its source: a seed document or an Artemis file,
+test or JIRA key. The spec's outcomes carry the ID of the rule that decided
+them, so a trace or a conformance report can say *why* an outcome is
+expected. A test checks that every ID the operations use is listed here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ALL_PROFILES = ("seed", "artemis-2.11", "artemis-latest")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule: ID, plain words, source, and the profiles it applies to."""
+
+    id: str
+    summary: str
+    source: str
+    profiles: tuple[str, ...] = ALL_PROFILES
+
+
+RULES: dict[str, Rule] = {
+    r.id: r
+    for r in (
+        Rule("ADDR-MODEL", "An address allows a set of routing types; a queue belongs to exactly one address "
+             "and has one routing type that address allows.",
+             "Artemis user manual, address-model (Address, Queue, Routing Type)"),
+        Rule("ADDR-FQQN-DETECT", "A name is fully qualified iff it contains '::' anywhere.",
+             "Artemis CompositeAddress.isFullyQualified; seed 000"),
+        Rule("ADDR-FQQN-SPLIT", "An FQQN splits at the first '::': 'a::b::c' is address 'a', queue 'b::c'; "
+             "'address::', '::queue' and '::' have empty parts.",
+             "Artemis CompositeAddress.extractAddressName/extractQueueName (ARTEMIS-1867, 2.7.0); "
+             "CompositeAddressTest.testSplit"),
+        Rule("ADDR-PREFIX-STRIP", "A configured routing-type prefix is removed from a client-supplied name and "
+             "sets the routing type; the longest matching prefix wins.",
+             "Artemis PrefixUtil.getAddress, ServerSessionImpl.removePrefix (HashMap order made deterministic)"),
+        Rule("ADDR-NAME-EMPTY", "An empty address or queue name is rejected.",
+             "Artemis ActiveMQServerImpl.createQueue, invalidQueueName AMQ229216"),
+        Rule("ADDR-NAME-SEPARATOR", "A name containing '::' is rejected as an address or queue name.",
+             "Artemis user manual, address-model: '::' only for FQQNs"),
+        Rule("ADDR-REJECT-ATOMIC", "A rejected command changes nothing.",
+             "brokerspec decision (Artemis may leave an auto-created address behind)"),
+        Rule("ADDR-ADDRESS-CREATE", "Creating a new address records its routing types.",
+             "Artemis ActiveMQServerImpl.createAddressInfo"),
+        Rule("ADDR-ADDRESS-EXISTS", "Creating an address that exists is rejected.",
+             "Artemis ActiveMQServerImpl.createAddressInfo, addressAlreadyExists AMQ229204"),
+        Rule("ADDR-ADDRESS-DELETE", "Deleting an address removes it; with force its queues are removed first, "
+             "each decrementing its name's count.",
+             "Artemis ActiveMQServerImpl.removeAddressInfo(address, auth, force)"),
+        Rule("ADDR-ADDRESS-DELETE-MISSING", "Deleting a missing address is rejected.",
+             "Artemis ActiveMQServerImpl.removeAddressInfo, addressDoesNotExist AMQ229203"),
+        Rule("ADDR-ADDRESS-DELETE-HAS-QUEUES", "Deleting an address that still has queues is rejected unless forced.",
+             "Artemis ActiveMQServerImpl.removeAddressInfo, addressHasBindings AMQ229205"),
+        Rule("ADDR-QUEUE-EXISTS", "Creating a queue whose name is taken is rejected, naming the address that holds "
+             "it: taken anywhere in the broker (Artemis) or on the same address (seed).",
+             "Artemis ActiveMQServerImpl.createQueue, queueAlreadyExists AMQ229019, ARTEMIS-3657 manual text; "
+             "seed 000 BindingKey"),
+        Rule("ADDR-QUEUE-NO-ADDRESS", "Creating a queue on a missing address is rejected.",
+             "Artemis ActiveMQServerImpl.createQueue, addressDoesNotExist AMQ229203"),
+        Rule("ADDR-QUEUE-ROUTING-TYPE", "Creating a queue whose routing type the address does not allow is rejected.",
+             "Artemis ActiveMQServerImpl.createQueue, invalidRoutingTypeForAddress AMQ229207"),
+        Rule("ADDR-QUEUE-CREATE", "Creating a queue binds it and increments its name's per-address count.",
+             "seed 000 (uniqueNameMap updated when a binding is added)"),
+        Rule("ADDR-QUEUE-DELETE", "Deleting a queue resolves the name as a lookup does, unbinds the queue and "
+             "decrements its name's count; deleting one of two same-named queues makes the bare name resolve again.",
+             "seed 000; Artemis ActiveMQServerImpl.destroyQueue resolves through getBinding"),
+        Rule("ADDR-QUEUE-DELETE-MISSING", "Deleting a name that resolves to no queue is rejected.",
+             "Artemis ActiveMQServerImpl.destroyQueue, noSuchQueue AMQ229017"),
+        Rule("ADDR-QUEUE-DELETE-AMBIGUOUS", "Deleting by an ambiguous bare name is rejected with the candidates.",
+             "seed 000 (an ambiguous name identifies no queue)", ("seed",)),
+        Rule("ADDR-LOOKUP-BARE-NONE", "A bare name whose count is 0 is not found.", "seed 000"),
+        Rule("ADDR-LOOKUP-BARE-ONE", "A bare name whose count is 1 resolves to its queue.",
+             "seed 000 scenario 1; Artemis SimpleAddressManager.getBinding"),
+        Rule("ADDR-LOOKUP-BARE-MANY", "A bare name whose count is 2 or more is ambiguous; the candidates are the "
+             "sorted FQQNs.", "seed 000 scenario 3", ("seed",)),
+        Rule("ADDR-LOOKUP-FQQN", "An FQQN resolves to the queue bound to its address, or to nothing; never "
+             "ambiguously.",
+             "seed 000 scenario 2; Artemis AMQP DefaultSenderController.getMatchingQueue, "
+             "AmqpFullyQualifiedNameTest.testQueueSpecial"),
+        Rule("ADDR-LOOKUP-FQQN-IGNORED", "With the address check off, an FQQN's address part is discarded and its "
+             "queue part looked up as a bare name.",
+             "Artemis core SimpleAddressManager.getBinding, ServerSessionImpl.createConsumer; "
+             "FullQualifiedQueueTest.testSpecialCase", ()),
+        Rule("ADDR-AUTO-ADDRESS", "A send or consume to a missing address creates it when auto-create-addresses "
+             "is on, with the routing type asked for (or the default address routing type).",
+             "Artemis ServerSessionImpl.checkAutoCreate; address settings auto-create-addresses"),
+        Rule("ADDR-AUTO-NO-ADDRESS", "A send or consume to a missing address is rejected when auto-create-addresses "
+             "is off.", "Artemis checkAutoCreate NOT_FOUND, addressDoesNotExist AMQ229203"),
+        Rule("ADDR-AUTO-ROUTING-TYPE", "A missing routing type is added to an existing address when "
+             "auto-create-addresses is on, and rejected otherwise.", "Artemis ServerSessionImpl.checkAutoCreate"),
+        Rule("ADDR-AUTO-QUEUE", "An auto-created queue obeys the same name check as an explicit create.",
+             "Artemis ServerSessionImpl.checkAutoCreate -> createQueue"),
+        Rule("ADDR-SEND-AUTO-QUEUE", "An ANYCAST send auto-creates an ANYCAST queue named like the address when "
+             "auto-create-queues is on: since ARTEMIS-2966 only if the address has no queue at all, before it "
+             "whenever no queue is named like the address.",
+             "Artemis ServerSessionImpl.checkAutoCreate; ARTEMIS-2966 (2.16.0)"),
+        Rule("ADDR-SEND-FQQN-AUTO-QUEUE", "A send to an FQQN whose queue is missing auto-creates it when "
+             "auto-create-queues is on.", "Artemis ServerSessionImpl.checkAutoCreate (FQQN requests)"),
+        Rule("ADDR-SEND-ROUTE", "A MULTICAST message is copied to every MULTICAST queue of the address, an ANYCAST "
+             "message goes to one ANYCAST queue, a message without a routing type does both.",
+             "Artemis LocalQueueBinding.route; RoutingTest.testAnycastMessageRoutingExclusivity, "
+             "testMulticastMessageRoutingExclusivity, testAmbiguousMessageRouting"),
+        Rule("ADDR-SEND-FQQN", "A message sent to an FQQN reaches only that queue, and only if it is bound to "
+             "that address and its routing type matches the message's.",
+             "Artemis ARTEMIS-1867 (2.7.0) BindingsImpl FQQN routing"),
+        Rule("ADDR-CONSUME-ATTACH", "A consumer attaches to the queue its name resolves to.",
+             "Artemis ServerSessionImpl.createConsumer"),
+        Rule("ADDR-CONSUME-AMBIGUOUS", "A consumer naming an ambiguous bare name is refused with the candidates.",
+             "seed 000 scenario 3", ("seed",)),
+        Rule("ADDR-CONSUME-MULTICAST-QUEUE", "A bare-name ANYCAST consumer may not attach to a MULTICAST queue.",
+             "Artemis ARTEMIS-4512 (2.32.0)", ("artemis-latest",)),
+        Rule("ADDR-CONSUME-NO-QUEUE", "A consumer naming a missing queue is refused when auto-create-queues is off.",
+             "Artemis ServerSessionImpl.createConsumer, noSuchQueue AMQ229017"),
+        Rule("ADDR-CONSUME-AUTO-QUEUE", "A consumer naming a missing queue auto-creates it: a bare name creates "
+             "queue and address of that name, an FQQN its queue part on its address part.",
+             "Artemis ServerSessionImpl.checkAutoCreate"),
+        Rule("ADDR-CONFIG-PREFIX", "An acceptor routing-type prefix can be set or removed; an empty one is refused.",
+             "Artemis acceptor parameters anycastPrefix, multicastPrefix"),
+        Rule("ADDR-CONFIG-SETTINGS", "Auto-creation settings are set per address, '#' for every other address.",
+             "Artemis address-settings"),
+        Rule("ADDR-SETTINGS", "Defaults: auto-create addresses and queues on, default routing types MULTICAST.",
+             "Artemis AddressSettings defaults"),
+    )
+}
+
+
+def get_rule(rule_id: str) -> Rule:
+    """The rule with ID ``rule_id`` (KeyError names it when unknown)."""
+    return RULES[rule_id]

@@ -1,0 +1,202 @@
+"""Profiles: named bundles of every domain's semantic options.
+
+Introduction
+------------
+A broker's semantics are not one thing: the seed documents describe designs
+that were never released, and released Artemis changed its behaviour between
+versions. A *profile* names one consistent choice for every option of every
+domain, so that a run, a trace or a conformance report says exactly which
+semantics it checked. Each domain contributes one frozen options dataclass;
+later domains add theirs as further fields of :class:`Profile`.
+
+The bundled profiles:
+
+``seed``
+    The designs the seed documents describe. For addressing that is seed 000:
+    queue names unique per address, one bare name may be bound on several
+    addresses, and a per-name address count makes such a name ambiguous.
+    Where the seed is silent the profile behaves as ``artemis-2.11``.
+``artemis-2.11``
+    Apache ActiveMQ Artemis 2.11.0 as released.
+``artemis-latest``
+    Apache ActiveMQ Artemis as released most recently (2.44.0).
+
+A profile can be varied one option at a time with :meth:`Profile.with_option`
+(the command line's ``--set domain.option=value``); the variant keeps the base
+name and records its overrides, and its :attr:`Profile.label` shows both, so
+reports stay honest about what ran.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from .errors import InvalidOption, UnknownProfile
+
+
+class QueueNameScope(Enum):
+    """Where a queue name must be unique.
+
+    ADDRESS: seed 000 (names unique per address; the same bare name may be
+    bound on several addresses). BROKER: released Artemis (one queue of a
+    given name in the whole broker; ``address-model`` manual, ARTEMIS-3657).
+    """
+
+    ADDRESS = "ADDRESS"
+    BROKER = "BROKER"
+
+
+@dataclass(frozen=True)
+class AddressingOptions:
+    """The semantic options of the address-resolution domain.
+
+    ``name_scope``
+        Where queue names are unique (rule ADDR-QUEUE-EXISTS).
+    ``fqqn_checks_address``
+        Whether a lookup, consume or delete by FQQN checks the address part
+        (rule ADDR-LOOKUP-FQQN). True: AMQP consumer creation
+        (``DefaultSenderController.getMatchingQueue``). False: the core
+        protocol, which discards the address part (``SimpleAddressManager.getBinding``,
+        ``ServerSessionImpl.createConsumer``). Default: checking.
+    ``anycast_consume_rejects_multicast_queue``
+        Whether a non-FQQN ANYCAST consumer is refused on an existing
+        MULTICAST queue of the same name (ARTEMIS-4512, fixed in 2.32.0).
+    ``send_reuses_existing_queue``
+        Whether an ANYCAST send to an address that already has a queue
+        reuses it instead of auto-creating a queue named like the address
+        (ARTEMIS-2966, fixed in 2.16.0).
+    """
+
+    name_scope: QueueNameScope = QueueNameScope.BROKER
+    fqqn_checks_address: bool = True
+    anycast_consume_rejects_multicast_queue: bool = True
+    send_reuses_existing_queue: bool = True
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One named bundle of semantic options for every domain."""
+
+    name: str
+    description: str
+    addressing: AddressingOptions = field(default_factory=AddressingOptions)
+    overrides: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def label(self) -> str:
+        """The name with any overrides appended, e.g. ``artemis-latest+addressing.fqqn_checks_address=false``."""
+        return self.name + "".join(f"+{dotted}={value}" for dotted, value in self.overrides)
+
+    def options(self) -> dict[str, dict[str, Any]]:
+        """Every option as plain data, keyed by domain then option name."""
+        return {
+            domain.name: {
+                option.name: _plain(getattr(getattr(self, domain.name), option.name))
+                for option in dataclasses.fields(getattr(self, domain.name))
+            }
+            for domain in _domains()
+        }
+
+    def with_option(self, dotted: str, value: str) -> Profile:
+        """Return this profile with one option changed, e.g. ``addressing.name_scope=ADDRESS``.
+
+        Raises :class:`InvalidOption` naming the option or value when either is unknown.
+        """
+        domain_name, _, option_name = dotted.partition(".")
+        domain_fields = {f.name: f for f in _domains()}
+        if domain_name not in domain_fields:
+            raise InvalidOption(
+                f"unknown option domain {domain_name!r} in {dotted!r}; domains: {', '.join(domain_fields)}"
+            )
+        options = getattr(self, domain_name)
+        option_fields = {f.name: f for f in dataclasses.fields(options)}
+        if option_name not in option_fields:
+            raise InvalidOption(
+                f"unknown option {option_name!r} in {dotted!r}; {domain_name} options: {', '.join(option_fields)}"
+            )
+        current = getattr(options, option_name)
+        parsed = _parse_option_value(dotted, value, current)
+        changed = dataclasses.replace(options, **{option_name: parsed})
+        overrides = (*self.overrides, (dotted, value))
+        return dataclasses.replace(self, overrides=overrides, **{domain_name: changed})
+
+
+def _domains() -> tuple[dataclasses.Field[Any], ...]:
+    return tuple(f for f in dataclasses.fields(Profile) if f.name not in ("name", "description", "overrides"))
+
+
+def _plain(value: object) -> object:
+    return value.value if isinstance(value, Enum) else value
+
+
+def _parse_option_value(dotted: str, text: str, current: object) -> object:
+    if isinstance(current, bool):
+        lowered = text.strip().lower()
+        if lowered in ("true", "1", "yes", "on"):
+            return True
+        if lowered in ("false", "0", "no", "off"):
+            return False
+        raise InvalidOption(f"option {dotted} takes true or false, not {text!r}")
+    if isinstance(current, Enum):
+        enum_type = type(current)
+        for member in enum_type:
+            if member.value == text or member.name == text.upper():
+                return member
+        choices = ", ".join(m.value for m in enum_type)
+        raise InvalidOption(f"option {dotted} takes one of {choices}, not {text!r}")
+    raise InvalidOption(f"option {dotted} cannot be set from text")  # pragma: no cover - every option is bool or Enum
+
+
+SEED = Profile(
+    name="seed",
+    description="the designs the seed documents describe (seed 000: per-address queue names, ambiguity detection)",
+    addressing=AddressingOptions(
+        name_scope=QueueNameScope.ADDRESS,
+        fqqn_checks_address=True,
+        anycast_consume_rejects_multicast_queue=False,
+        send_reuses_existing_queue=False,
+    ),
+)
+
+ARTEMIS_2_11 = Profile(
+    name="artemis-2.11",
+    description="Apache ActiveMQ Artemis 2.11.0 as released",
+    addressing=AddressingOptions(
+        name_scope=QueueNameScope.BROKER,
+        fqqn_checks_address=True,
+        anycast_consume_rejects_multicast_queue=False,
+        send_reuses_existing_queue=False,
+    ),
+)
+
+ARTEMIS_LATEST = Profile(
+    name="artemis-latest",
+    description="Apache ActiveMQ Artemis as most recently released (2.44.0)",
+    addressing=AddressingOptions(
+        name_scope=QueueNameScope.BROKER,
+        fqqn_checks_address=True,
+        anycast_consume_rejects_multicast_queue=True,
+        send_reuses_existing_queue=True,
+    ),
+)
+
+PROFILES: dict[str, Profile] = {p.name: p for p in (SEED, ARTEMIS_2_11, ARTEMIS_LATEST)}
+
+
+def get_profile(name: str, overrides: tuple[tuple[str, str], ...] = ()) -> Profile:
+    """Return the registered profile ``name`` with ``overrides`` (option, value) applied.
+
+    >>> get_profile("seed").addressing.name_scope
+    <QueueNameScope.ADDRESS: 'ADDRESS'>
+    >>> get_profile("artemis-latest", (("addressing.fqqn_checks_address", "false"),)).label
+    'artemis-latest+addressing.fqqn_checks_address=false'
+    """
+    if name not in PROFILES:
+        raise UnknownProfile(name, tuple(PROFILES))
+    profile = PROFILES[name]
+    for dotted, value in overrides:
+        profile = profile.with_option(dotted, value)
+    return profile

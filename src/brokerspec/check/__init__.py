@@ -1,0 +1,1 @@
+"""Differential checking: drive spec, reference and implementation in lockstep."""
