@@ -5,11 +5,11 @@ from the reference or the fast implementation. One subpackage per semantic
 domain; :mod:`.profiles` bundles every domain's options under one name.
 """
 
-from .errors import BrokerspecError, InvalidCommand, InvalidOption, UnknownProfile
+from .errors import BrokerspecError, InvalidCommand, InvalidOption, InvariantBroken, UnknownProfile
 from .frozen import FrozenMap
 from .profiles import PROFILES, AddressingOptions, Profile, QueueNameScope, get_profile
 
 __all__ = [
-    "BrokerspecError", "InvalidCommand", "InvalidOption", "UnknownProfile", "FrozenMap",
+    "BrokerspecError", "InvalidCommand", "InvalidOption", "InvariantBroken", "UnknownProfile", "FrozenMap",
     "PROFILES", "AddressingOptions", "Profile", "QueueNameScope", "get_profile",
 ]

@@ -30,3 +30,7 @@ class InvalidOption(BrokerspecError):
 
 class InvalidCommand(BrokerspecError):
     """A command or trace step that cannot be built from the input given."""
+
+
+class InvariantBroken(BrokerspecError):
+    """An implementation's private invariant does not hold (raised by ``check_valid``)."""

@@ -149,7 +149,7 @@ def resolve(state: AddressingState, name: str) -> LookupOutcome:
     if count == 1:
         only = candidates[0]
         return Resolved(only.address, only.name, only.routing_type, rule=via or "ADDR-LOOKUP-BARE-ONE")
-    return Ambiguous(name, tuple(q.fqqn for q in candidates), rule="ADDR-LOOKUP-BARE-MANY")
+    return Ambiguous(name, tuple(q.fqqn for q in candidates), rule=via or "ADDR-LOOKUP-BARE-MANY")
 
 
 def ensure_address(
@@ -299,10 +299,15 @@ def send(state: AddressingState, command: Send) -> Transition:
     """Send a message: auto-create what the settings allow, then say where it may go.
 
     Rules ADDR-PREFIX-STRIP (the prefix's routing type overrides the
-    message's), ADDR-AUTO-ADDRESS / -NO-ADDRESS / -ROUTING-TYPE,
+    message's; the prefix is removed *before* the name is parsed as an FQQN, so
+    ``anycast://a::q`` sends to ``a::q``; core Artemis's ``AddressInfo`` drops
+    the ``::q`` first, a quirk the spec does not copy), ADDR-AUTO-ADDRESS / -NO-ADDRESS / -ROUTING-TYPE,
     ADDR-SEND-AUTO-QUEUE (an ANYCAST send auto-creates an ANYCAST queue named
     like the address; since ARTEMIS-2966 only when the address has no queue at
-    all), ADDR-SEND-FQQN-AUTO-QUEUE (a send to a missing FQQN queue creates
+    all; never when the name is taken), ADDR-SEND-UNTYPED (a send without a
+    routing type to a missing address creates it with the default address
+    routing type, as routing-time auto-creation does since ARTEMIS-4089,
+    ``PostOfficeImpl.checkAddress``), ADDR-SEND-FQQN-AUTO-QUEUE (a send to a missing FQQN queue creates
     it), ADDR-SEND-ROUTE (D2: a MULTICAST message copies to every MULTICAST
     queue, an ANYCAST one goes to one ANYCAST queue, one without a routing
     type does both), ADDR-SEND-FQQN (G2: a send to an FQQN reaches only that
@@ -349,14 +354,23 @@ def send(state: AddressingState, command: Send) -> Transition:
 def wanted_queue_for_send(
     state: AddressingState, is_fqqn: bool, address: str, queue: str, routing_type: RoutingType | None
 ) -> str | None:
-    """The queue a send would auto-create if allowed, or None (rules ADDR-SEND-*-AUTO-QUEUE)."""
+    """The queue a send would auto-create if allowed, or None (rules ADDR-SEND-*-AUTO-QUEUE).
+
+    A send never refuses because of a queue name: when the name it would
+    create is already taken (on any address under broker-wide names), it
+    creates nothing, as Artemis's ``checkAutoCreate`` finds the queue with
+    ``locateQueue`` and reports it as existing; the message then goes
+    wherever the address's own queues take it (possibly nowhere).
+    """
     if is_fqqn:
-        return None if (address, queue) in state.queues else queue
-    if routing_type is not RoutingType.ANYCAST:
+        wanted = queue
+    elif routing_type is not RoutingType.ANYCAST:
         return None
-    if state.options.send_reuses_existing_queue:
-        return None if get_queues_of(state, address) else address
-    return None if (address, address) in state.queues else address
+    elif state.options.send_reuses_existing_queue and get_queues_of(state, address):
+        return None
+    else:
+        wanted = address
+    return None if find_existing_queue(state, address, wanted) is not None else wanted
 
 
 def consume(state: AddressingState, command: Consume) -> Transition:
@@ -368,7 +382,10 @@ def consume(state: AddressingState, command: Consume) -> Transition:
     (AMQ229017 when auto-create-queues is off), ADDR-CONSUME-AUTO-QUEUE
     (``checkAutoCreate``: a bare name creates queue and address of that name;
     an FQQN creates its queue part on its address part; the queue's routing
-    type is the consumer's, else the address settings' default).
+    type is the consumer's, else the address settings' default),
+    ADDR-CONSUME-FQQN-ELSEWHERE (an FQQN whose queue name is bound on another
+    address is refused as not found, as AMQP consumer creation reports
+    "does not exist for address"; ``AmqpFullyQualifiedNameTest``).
 
     post: implies(isinstance(__return__[1], Rejected), __return__[0] == state)
     """
@@ -388,6 +405,8 @@ def consume(state: AddressingState, command: Consume) -> Transition:
     invalid = reject_invalid_name(address) or reject_invalid_name(queue)
     if invalid is not None:
         return state, invalid
+    if find_existing_queue(state, address, queue) is not None:
+        return state, Rejected(QueueNotFound(name), rule="ADDR-CONSUME-FQQN-ELSEWHERE")
     settings = get_settings(state, address)
     if not settings.auto_create_queues:
         return state, Rejected(QueueNotFound(name), rule="ADDR-CONSUME-NO-QUEUE")

@@ -39,7 +39,8 @@ RULES: dict[str, Rule] = {
              "Artemis CompositeAddress.extractAddressName/extractQueueName (ARTEMIS-1867, 2.7.0); "
              "CompositeAddressTest.testSplit"),
         Rule("ADDR-PREFIX-STRIP", "A configured routing-type prefix is removed from a client-supplied name and "
-             "sets the routing type; the longest matching prefix wins.",
+             "sets the routing type; the longest matching prefix wins; the prefix goes before the name is parsed "
+             "as an FQQN.",
              "Artemis PrefixUtil.getAddress, ServerSessionImpl.removePrefix (HashMap order made deterministic)"),
         Rule("ADDR-NAME-EMPTY", "An empty address or queue name is rejected.",
              "Artemis ActiveMQServerImpl.createQueue, invalidQueueName AMQ229216"),
@@ -99,10 +100,15 @@ RULES: dict[str, Rule] = {
              "Artemis ServerSessionImpl.checkAutoCreate -> createQueue"),
         Rule("ADDR-SEND-AUTO-QUEUE", "An ANYCAST send auto-creates an ANYCAST queue named like the address when "
              "auto-create-queues is on: since ARTEMIS-2966 only if the address has no queue at all, before it "
-             "whenever no queue is named like the address.",
+             "whenever no queue is named like the address; never when the name is already taken (nothing is "
+             "created and nothing refused).",
              "Artemis ServerSessionImpl.checkAutoCreate; ARTEMIS-2966 (2.16.0)"),
         Rule("ADDR-SEND-FQQN-AUTO-QUEUE", "A send to an FQQN whose queue is missing auto-creates it when "
-             "auto-create-queues is on.", "Artemis ServerSessionImpl.checkAutoCreate (FQQN requests)"),
+             "auto-create-queues is on and the name is free; a name taken elsewhere routes nowhere.",
+             "Artemis ServerSessionImpl.checkAutoCreate (FQQN requests, locateQueue)"),
+        Rule("ADDR-SEND-UNTYPED", "A send without a routing type to a missing address creates it with the default "
+             "address routing type (when auto-create-addresses is on).",
+             "Artemis PostOfficeImpl.checkAddress, ARTEMIS-4089 (2.28.0); brokerspec applies it to every profile"),
         Rule("ADDR-SEND-ROUTE", "A MULTICAST message is copied to every MULTICAST queue of the address, an ANYCAST "
              "message goes to one ANYCAST queue, a message without a routing type does both.",
              "Artemis LocalQueueBinding.route; RoutingTest.testAnycastMessageRoutingExclusivity, "
@@ -116,6 +122,10 @@ RULES: dict[str, Rule] = {
              "seed 000 scenario 3", ("seed",)),
         Rule("ADDR-CONSUME-MULTICAST-QUEUE", "A bare-name ANYCAST consumer may not attach to a MULTICAST queue.",
              "Artemis ARTEMIS-4512 (2.32.0)", ("artemis-latest",)),
+        Rule("ADDR-CONSUME-FQQN-ELSEWHERE", "A consumer naming an FQQN whose queue name is bound on another "
+             "address is refused as not found.",
+             "Artemis AMQP DefaultSenderController.getMatchingQueue; AmqpFullyQualifiedNameTest",
+             ("artemis-2.11", "artemis-latest")),
         Rule("ADDR-CONSUME-NO-QUEUE", "A consumer naming a missing queue is refused when auto-create-queues is off.",
              "Artemis ServerSessionImpl.createConsumer, noSuchQueue AMQ229017"),
         Rule("ADDR-CONSUME-AUTO-QUEUE", "A consumer naming a missing queue auto-creates it: a bare name creates "

@@ -1,0 +1,8 @@
+"""Reference address resolution: the address manager and the broker around it."""
+
+from .address_manager import AddressInfo, AddressManager, Binding, BindingKey
+from .broker import ReferenceBroker
+from .lookup import lookup_after
+from .names import split_fqqn
+
+__all__ = ["AddressInfo", "AddressManager", "Binding", "BindingKey", "ReferenceBroker", "lookup_after", "split_fqqn"]

@@ -1,0 +1,128 @@
+"""The lockstep state machine: Hypothesis drives spec and implementations together.
+
+Introduction
+------------
+One thin :class:`~hypothesis.stateful.RuleBasedStateMachine` per profile and
+set of subjects. Each rule is named after a broker operation and only builds
+the command; :class:`~brokerspec.check.lockstep.Lockstep` does the rest. When
+a subject parts from the spec, Hypothesis shrinks the run and prints the
+failing script in broker verbs (``state.create_queue(address='a1', ...)``),
+and the :class:`~brokerspec.check.lockstep.DivergenceError` says which step
+and which field differed.
+
+Machines are made by :func:`make_machine` from a profile and a mapping of
+subject factories, so the reference, the fast implementation and every
+planted-bug variant run through the same rules (choose implementations
+explicitly; never patch one in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+
+from brokerspec.spec import Profile
+from brokerspec.spec.addressing import (
+    AddressingCommand,
+    Consume,
+    CreateAddress,
+    CreateQueue,
+    DeleteAddress,
+    DeleteQueue,
+    Lookup,
+    RoutingType,
+    Send,
+    SetAddressSettings,
+    SetPrefix,
+    invariant_violations,
+)
+
+from . import strategies as s
+from .lockstep import Lockstep, SubjectFactory
+
+
+class RunStats:
+    """Counts what a checker run did: scenarios started and steps taken."""
+
+    def __init__(self) -> None:
+        self.examples = 0
+        self.steps = 0
+
+
+def make_machine(
+    profile: Profile, subjects: Mapping[str, SubjectFactory], stats: RunStats | None = None
+) -> type[RuleBasedStateMachine]:
+    """A state machine class that runs ``subjects`` in lockstep with the spec under ``profile``."""
+    counts = stats if stats is not None else RunStats()
+
+    class AddressingLockstep(RuleBasedStateMachine):
+        """Spec and subjects in lockstep over the address model."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.lockstep = Lockstep(profile, subjects)
+            counts.examples += 1
+
+        def run(self, command: AddressingCommand) -> None:
+            counts.steps += 1
+            self.lockstep.step(command)
+
+        @initialize(addresses=s.starting_addresses, queues=s.starting_queues)
+        def populate(self, addresses: list[str], queues: list[tuple[str, str, RoutingType]]) -> None:
+            """Start from a few addresses allowing both routing types and some (often same-named) queues."""
+            for address in addresses:
+                self.run(CreateAddress(address, frozenset(RoutingType)))
+            for address, queue, routing_type in queues:
+                self.run(CreateQueue(address, queue, routing_type))
+
+        @rule(address=s.address_names, routing_types=s.routing_type_sets)
+        def create_address(self, address: str, routing_types: frozenset[RoutingType]) -> None:
+            self.run(CreateAddress(address, routing_types))
+
+        @rule(address=s.address_names, force=st.booleans())
+        def delete_address(self, address: str, force: bool) -> None:
+            self.run(DeleteAddress(address, force))
+
+        @rule(address=s.address_names, queue=s.queue_names, routing_type=s.routing_types)
+        def create_queue(self, address: str, queue: str, routing_type: RoutingType) -> None:
+            self.run(CreateQueue(address, queue, routing_type))
+
+        @rule(name=s.client_names)
+        def delete_queue(self, name: str) -> None:
+            self.run(DeleteQueue(name))
+
+        @rule(name=s.client_names)
+        def lookup(self, name: str) -> None:
+            self.run(Lookup(name))
+
+        @rule(name=s.client_names, routing_type=s.optional_routing_types)
+        def send(self, name: str, routing_type: RoutingType | None) -> None:
+            self.run(Send(name, routing_type))
+
+        @rule(name=s.client_names, routing_type=s.optional_routing_types)
+        def consume(self, name: str, routing_type: RoutingType | None) -> None:
+            self.run(Consume(name, routing_type))
+
+        @rule(prefix=s.prefixes, routing_type=s.optional_routing_types)
+        def set_prefix(self, prefix: str, routing_type: RoutingType | None) -> None:
+            self.run(SetPrefix(prefix, routing_type))
+
+        @rule(match=s.settings_matches, auto_create_addresses=st.booleans(), auto_create_queues=st.booleans(),
+              default_address_routing_type=s.routing_types, default_queue_routing_type=s.routing_types)
+        def set_address_settings(self, match: str, auto_create_addresses: bool, auto_create_queues: bool,
+                                 default_address_routing_type: RoutingType,
+                                 default_queue_routing_type: RoutingType) -> None:
+            self.run(SetAddressSettings(match, auto_create_addresses, auto_create_queues,
+                                        default_address_routing_type, default_queue_routing_type))
+
+        @invariant()
+        def spec_state_is_valid(self) -> None:
+            broken = invariant_violations(self.lockstep.state)
+            if broken:
+                raise AssertionError("the spec state broke its invariants: " + "; ".join(broken))
+
+    AddressingLockstep.__name__ = f"AddressingLockstep[{profile.label}]"
+    AddressingLockstep.__qualname__ = AddressingLockstep.__name__
+    return AddressingLockstep

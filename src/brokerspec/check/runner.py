@@ -1,0 +1,112 @@
+"""Running the lockstep checker for a time budget, and keeping what it finds.
+
+Introduction
+------------
+Hypothesis counts examples, not seconds, so :func:`check_for` runs the state
+machine in batches until the budget is spent or a divergence is found. A
+found divergence has already been shrunk by Hypothesis; it is written as a
+trace file (the commands, with the diverging layer's observed outcomes) so
+``brokerspec replay`` reproduces it exactly.
+
+``--seed`` makes a run repeatable: batch *i* runs with seed ``seed + i``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from hypothesis import HealthCheck, Phase, seed, settings
+from hypothesis.errors import Flaky
+from hypothesis.stateful import run_state_machine_as_test
+
+from brokerspec.spec import Profile
+
+from ..trace import Trace, TraceStep, write_trace
+from .lockstep import Divergence, DivergenceError, SubjectFactory
+from .machine import RunStats, make_machine
+
+BATCH_EXAMPLES = 25
+STEPS_PER_EXAMPLE = 40
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """What one budgeted run found."""
+
+    profile: Profile
+    examples: int
+    steps: int
+    seconds: float
+    divergence: Divergence | None
+    trace_path: Path | None
+
+
+def machine_settings(max_examples: int, steps: int = STEPS_PER_EXAMPLE) -> settings:
+    """Hypothesis settings for lockstep runs: no deadline, no database, shrinking on."""
+    return settings(
+        max_examples=max_examples,
+        stateful_step_count=steps,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+        phases=(Phase.generate, Phase.shrink),
+        report_multiple_bugs=False,
+        print_blob=False,
+    )
+
+
+def run_machine(profile: Profile, subjects: Mapping[str, SubjectFactory], max_examples: int,
+                run_seed: int | None = None, stats: RunStats | None = None) -> Divergence | None:
+    """Run the state machine once; return the shrunk divergence, or None if none was found."""
+    machine = make_machine(profile, subjects, stats)
+    if run_seed is not None:
+        machine = seed(run_seed)(machine)
+    try:
+        run_state_machine_as_test(machine, settings=machine_settings(max_examples))
+    except DivergenceError as error:
+        return error.divergence
+    except Flaky as error:  # pragma: no cover - the spec and layers are deterministic
+        raise RuntimeError(f"the checker saw a flaky failure under {profile.label}: {error}") from error
+    return None
+
+
+def check_for(profile: Profile, subjects: Mapping[str, SubjectFactory], seconds: float, out_dir: Path,
+              run_seed: int | None = None, on_batch: Callable[[RunStats], None] | None = None) -> CheckResult:
+    """Check ``subjects`` against the spec under ``profile`` for about ``seconds``."""
+    stats = RunStats()
+    started = time.monotonic()
+    batch = 0
+    divergence: Divergence | None = None
+    while divergence is None and (batch == 0 or time.monotonic() - started < seconds):
+        batch_seed = None if run_seed is None else run_seed + batch
+        divergence = run_machine(profile, subjects, BATCH_EXAMPLES, batch_seed, stats)
+        batch += 1
+        if on_batch is not None:
+            on_batch(stats)
+    trace_path = None
+    if divergence is not None:
+        trace_path = write_divergence(out_dir, profile, divergence)
+    return CheckResult(profile, stats.examples, stats.steps, time.monotonic() - started, divergence, trace_path)
+
+
+def divergence_trace(profile: Profile, divergence: Divergence) -> Trace:
+    """The trace of a divergence: its commands with the diverging layer's observed outcomes."""
+    observed = list(divergence.observed) + [None] * (len(divergence.commands) - len(divergence.observed))
+    steps = tuple(TraceStep(c, o) for c, o in zip(divergence.commands, observed))
+    note = f"{divergence.layer} parted from the spec at step {divergence.step}: {divergence.what}"
+    return Trace(profile, steps, note=note)
+
+
+def write_divergence(out_dir: Path, profile: Profile, divergence: Divergence) -> Path:
+    """Write a divergence as a trace file named after profile, layer and time; return its path."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    safe = "".join(ch if ch.isalnum() or ch in "-._" else "_" for ch in profile.label)
+    path = out_dir / f"addressing-{safe}-{divergence.layer}-{stamp}.jsonl"
+    counter = 1
+    while path.exists():
+        counter += 1
+        path = out_dir / f"addressing-{safe}-{divergence.layer}-{stamp}-{counter}.jsonl"
+    return write_trace(path, divergence_trace(profile, divergence))

@@ -1,0 +1,56 @@
+"""Hypothesis strategies for address-model commands.
+
+Introduction
+------------
+Bugs in name resolution hide in collisions: the same queue name on two
+addresses, an address named like a queue, a prefix that is also the start of
+a name, a name that is almost an FQQN. So names come from tiny alphabets
+that collide often, plus a fixed set of adversarial names: the empty string,
+``"::"``, ``"a1::"``, ``"::q1"``, ``"a1::q1::x"``, ``":::"``, non-ASCII and a
+very long name. Client names (for lookup, delete, send and consume) are drawn
+from bare names, FQQNs built from the alphabets, prefixed names and the
+adversarial set.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from brokerspec.spec.addressing import RoutingType
+
+ADDRESSES = ("a1", "a2", "q1")
+QUEUES = ("q1", "q2", "a1")
+PREFIXES = ("anycast://", "multicast://", "any")
+LONG_NAME = "long-" + "x" * 995
+ADVERSARIAL = ("", "::", "a1::", "::q1", "a1::q1::x", ":::", "é", "ünï::q1", LONG_NAME)
+
+routing_types = st.sampled_from((RoutingType.ANYCAST, RoutingType.MULTICAST))
+optional_routing_types = st.one_of(st.none(), routing_types)
+routing_type_sets = st.one_of(
+    st.just(frozenset(RoutingType)), st.frozensets(routing_types, min_size=1), st.frozensets(routing_types)
+)
+
+adversarial_names = st.sampled_from(ADVERSARIAL)
+
+
+def mostly(common: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """Three draws in four from ``common``, one from the adversarial names."""
+    return st.one_of(common, common, common, adversarial_names)
+
+
+address_names = mostly(st.sampled_from(ADDRESSES))
+queue_names = mostly(st.sampled_from(QUEUES))
+fqqns = st.builds(lambda a, q: f"{a}::{q}", st.sampled_from(ADDRESSES), st.sampled_from(QUEUES))
+plain_client_names = mostly(st.one_of(st.sampled_from(QUEUES + ADDRESSES), fqqns))
+client_names = st.one_of(
+    plain_client_names,
+    plain_client_names,
+    plain_client_names,
+    st.builds(lambda p, n: p + n, st.sampled_from(PREFIXES), plain_client_names),
+)
+prefixes = st.sampled_from(PREFIXES + ("",))
+settings_matches = st.sampled_from(("#",) + ADDRESSES + ("",))
+starting_addresses = st.lists(st.sampled_from(ADDRESSES), unique=True, max_size=3)
+starting_queues = st.lists(
+    st.tuples(st.sampled_from(ADDRESSES), st.sampled_from(QUEUES), routing_types), max_size=4
+)

@@ -1,0 +1,190 @@
+"""The ``brokerspec`` command.
+
+Subcommands
+-----------
+``brokerspec check``
+    Runs the differential check of address resolution: the spec, the
+    reference and the fast implementation in lockstep under Hypothesis, for
+    every bundled profile and its core-protocol variant (FQQN address part
+    ignored), within a time budget. Prints a summary table; writes every
+    divergence as a trace file.
+``brokerspec replay FILE``
+    Replays a trace against the spec, the reference and the fast
+    implementation, step by step, and shows where they part.
+``brokerspec profiles``
+    Lists the profiles and their options.
+
+Exit codes (also in the README): 0 everything agreed; 1 a divergence or
+disagreement was found; 2 usage error or unreadable input (bad trace file,
+unknown profile or option).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from brokerspec.spec import PROFILES, BrokerspecError, Profile, get_profile
+
+from .check.lockstep import LAYERS, SubjectFactory
+from .check.runner import CheckResult, check_for
+from .render import check_table, make_console, replay_table
+from .replay import replay
+from .trace import TraceError, read_trace
+
+EXIT_OK = 0
+EXIT_DIVERGENCE = 1
+EXIT_USAGE = 2
+
+CORE_VARIANT = ("addressing.fqqn_checks_address", "false")
+
+
+class UsageError(BrokerspecError):
+    """A command line that cannot be carried out."""
+
+
+def parse_duration(text: str) -> float:
+    """Seconds from ``30``, ``30s``, ``2m`` or ``1.5m``."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|m)?\s*", text)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (try 30s or 2m)")
+    value = float(match.group(1))
+    return value * 60 if match.group(2) == "m" else value
+
+
+def parse_setting(text: str) -> tuple[str, str]:
+    """``domain.option=value`` as a pair."""
+    name, sep, value = text.partition("=")
+    if not sep or "." not in name:
+        raise argparse.ArgumentTypeError(f"expected domain.option=value, got {text!r}")
+    return name.strip(), value.strip()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for every subcommand."""
+    parser = argparse.ArgumentParser(prog="brokerspec", description="An executable specification of "
+                                     "message-broker semantics, checked against a reference and a fast implementation.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    check = commands.add_parser("check", help="differential check of spec, reference and impl")
+    check.add_argument("--profile", action="append", choices=sorted(PROFILES),
+                       help="profile to check (repeatable; default: every bundled profile)")
+    check.add_argument("--set", action="append", type=parse_setting, default=[], metavar="DOMAIN.OPTION=VALUE",
+                       help="override a profile option for every checked profile (repeatable)")
+    check.add_argument("--no-core-variants", action="store_true",
+                       help="skip the variants with the FQQN address part ignored (core protocol)")
+    check.add_argument("--budget", type=parse_duration, default=30.0, metavar="DURATION",
+                       help="total time budget, shared by the profiles (default 30s)")
+    check.add_argument("--layers", default="reference,impl", help="comma-separated layers (default reference,impl)")
+    check.add_argument("--seed", type=int, default=None, help="seed for a repeatable run")
+    check.add_argument("--out", type=Path, default=Path("brokerspec-failures"),
+                       help="folder for failure traces (default ./brokerspec-failures)")
+
+    replay_cmd = commands.add_parser("replay", help="replay a trace against spec, reference and impl")
+    replay_cmd.add_argument("trace", type=Path, help="a trace file (JSON lines)")
+    replay_cmd.add_argument("--layers", default="reference,impl", help="comma-separated layers")
+
+    commands.add_parser("profiles", help="list the profiles and their options")
+    return parser
+
+
+def choose_layers(text: str) -> dict[str, SubjectFactory]:
+    """The layers named in a comma-separated list."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in LAYERS]
+    if unknown or not names:
+        raise UsageError(f"unknown layer {', '.join(unknown) or '(none given)'}; layers: {', '.join(LAYERS)}")
+    return {n: LAYERS[n] for n in names}
+
+
+def checked_profiles(args: argparse.Namespace) -> list[Profile]:
+    """The profiles a ``check`` covers: chosen (or all), with overrides, plus core variants."""
+    names = args.profile or list(PROFILES)
+    profiles = [get_profile(n, tuple(args.set)) for n in names]
+    if not args.no_core_variants:
+        profiles += [p.with_option(*CORE_VARIANT) for p in profiles
+                     if p.addressing.fqqn_checks_address and CORE_VARIANT[0] not in dict(p.overrides)]
+    return profiles
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """``brokerspec check``."""
+    layers = choose_layers(args.layers)
+    profiles = checked_profiles(args)
+    console = make_console()
+    share = args.budget / len(profiles)
+    results: list[CheckResult] = []
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[status]}"),
+                  TimeElapsedColumn(), console=console, transient=True) as progress:
+        for profile in profiles:
+            task = progress.add_task(profile.label, total=None, status="")
+
+            def show(stats: object, task: int = task) -> None:
+                progress.update(task, status=f"{getattr(stats, 'examples', 0)} scenarios, "
+                                             f"{getattr(stats, 'steps', 0)} steps")
+
+            results.append(check_for(profile, layers, share, args.out, args.seed, show))
+            progress.remove_task(task)
+    console.print(check_table(results))
+    failed = [r for r in results if r.divergence is not None]
+    for result in failed:
+        assert result.divergence is not None
+        console.print(f"\n[bold red]{result.profile.label}[/]")
+        console.print(result.divergence.explain(), markup=False, highlight=False)
+        console.print(f"replay with: brokerspec replay {result.trace_path}", markup=False)
+    total = sum(r.steps for r in results)
+    console.print(f"{len(results)} profile runs, {total} lockstep steps, "
+                  f"{len(failed)} divergence{'s' if len(failed) != 1 else ''}")
+    return EXIT_DIVERGENCE if failed else EXIT_OK
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """``brokerspec replay FILE``."""
+    layers = choose_layers(args.layers)
+    trace = read_trace(args.trace)
+    report = replay(trace, layers)
+    console = make_console()
+    if trace.note:
+        console.print(f"trace note: {trace.note}", markup=False)
+    console.print(replay_table(report))
+    for line in report.explain_first_difference():
+        console.print(line, markup=False, highlight=False)
+    return EXIT_OK if report.first_difference is None else EXIT_DIVERGENCE
+
+
+def run_profiles() -> int:
+    """``brokerspec profiles``."""
+    console = make_console()
+    for profile in PROFILES.values():
+        console.print(f"[bold]{profile.name}[/]: {profile.description}")
+        for domain, options in profile.options().items():
+            for option, value in options.items():
+                console.print(f"  {domain}.{option} = {value}", markup=False)
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "check":
+            return run_check(args)
+        if args.command == "replay":
+            return run_replay(args)
+        return run_profiles()
+    except TraceError as error:
+        print(f"brokerspec: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokerspecError as error:
+        print(f"brokerspec: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""Rendering results for people: rich tables for check summaries and replays."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from brokerspec.spec.addressing import Outcome
+
+from .check.lockstep import format_command
+from .check.runner import CheckResult
+from .codec import encode_outcome
+from .replay import ReplayReport
+
+
+def short_outcome(outcome: Outcome | None) -> str:
+    """An outcome in one short line: its type, its reason and its fields."""
+    if outcome is None:
+        return "-"
+    data = encode_outcome(outcome)
+    kind = data.pop("type")
+    data.pop("rule", None)
+    reason = data.pop("reason", None)
+    if isinstance(reason, dict):
+        kind = f"{kind}: {reason.pop('type')}"
+        data = reason
+    fields = ", ".join(f"{k}={v}" for k, v in data.items() if v not in (None, [], ""))
+    return f"{kind}({fields})" if fields else kind
+
+
+def check_table(results: Sequence[CheckResult]) -> Table:
+    """One row per profile: how much was checked and what was found."""
+    table = Table(title="brokerspec check: address resolution, spec vs reference vs impl")
+    for column in ("profile", "scenarios", "steps", "seconds", "result", "trace"):
+        table.add_column(column, justify="right" if column in ("scenarios", "steps", "seconds") else "left")
+    for r in results:
+        if r.divergence is None:
+            verdict = Text("agree", style="green")
+        else:
+            verdict = Text(f"{r.divergence.layer} parted at step {r.divergence.step}", style="bold red")
+        table.add_row(r.profile.label, str(r.examples), str(r.steps), f"{r.seconds:.1f}", verdict,
+                      str(r.trace_path) if r.trace_path else "")
+    return table
+
+
+def replay_table(report: ReplayReport) -> Table:
+    """The trace step by step: recorded outcome, spec, and each layer, differences in red."""
+    first = report.first_difference
+    table = Table(title=f"replay of {report.trace.source} under {report.trace.profile.label}")
+    table.add_column("step", justify="right")
+    table.add_column("operation")
+    table.add_column("recorded")
+    table.add_column("spec")
+    names = list(report.steps[0].layers) if report.steps else []
+    for name in names:
+        table.add_column(name)
+    for step in report.steps:
+        marker = " <- first difference" if first is not None and step.number == first.number else ""
+        recorded = Text(short_outcome(step.recorded), style="red" if step.recorded_differs else "")
+        cells: list[Text | str] = [str(step.number) + marker, format_command(step.command), recorded,
+                                   short_outcome(step.spec)]
+        for name in names:
+            layer = step.layers[name]
+            if layer.error is not None:
+                cells.append(Text(layer.error, style="bold red"))
+                continue
+            text = "=" if layer.outcome == step.spec else short_outcome(layer.outcome)
+            if not layer.state_matches:
+                text += " (state differs)"
+            cells.append(Text(text, style="" if layer.agrees_with(step.spec) else "bold red"))
+        table.add_row(*cells)
+    return table
+
+
+def make_console(width: int | None = None) -> Console:
+    """A console for command output; 200 columns when writing to a file or pipe, so tables stay whole."""
+    console = Console(width=width, soft_wrap=False)
+    if width is None and not console.is_terminal:
+        console = Console(width=200, soft_wrap=False)
+    return console

@@ -1,0 +1,181 @@
+"""Trace files: one operation and its observed outcome per JSON line.
+
+Introduction
+------------
+A trace is how brokerspec writes down a history: a failure the checker
+found, a recorded run of a real broker, or (later) a conformance case. It is
+a JSON-lines file. The first line is a header naming the schema version, the
+domain and the profile (with any option overrides); every further line is
+one step: the operation, its arguments and, when it was observed, the
+outcome. ``docs/trace-format.md`` describes the format and
+``brokerspec/schemas/trace-v1.schema.json`` is its JSON Schema.
+
+Reading is strict. Every problem (a line that is not JSON, an unknown
+operation, a missing, extra or mistyped field, an unsupported schema
+version, steps out of order) raises :class:`TraceError` naming the file,
+the line and the field, so a person can go straight to it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from brokerspec.spec import BrokerspecError, Profile, get_profile
+from brokerspec.spec.addressing import AddressingCommand, Outcome
+
+from .codec import CodecError, decode_command, decode_outcome, encode_command, encode_outcome
+
+SCHEMA_VERSION = 1
+DOMAINS = ("addressing",)
+HEADER_FIELDS = {"v", "type", "domain", "profile", "overrides", "note"}
+STEP_FIELDS = {"v", "type", "step", "op", "args", "outcome"}
+
+
+class TraceError(BrokerspecError):
+    """A trace file that cannot be read, located by file, line and field."""
+
+    def __init__(self, file: str, line: int, field: str, message: str) -> None:
+        where = f"{file}:{line}" + (f": {field}" if field else "")
+        super().__init__(f"{where}: {message}")
+        self.file = file
+        self.line = line
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class TraceStep:
+    """One operation, with the outcome observed for it (None when not observed)."""
+
+    command: AddressingCommand
+    outcome: Outcome | None = None
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A whole trace: its domain, its profile and its steps."""
+
+    profile: Profile
+    steps: tuple[TraceStep, ...]
+    domain: str = "addressing"
+    note: str = ""
+    source: str = field(default="<memory>", compare=False)
+
+
+def dump_trace(trace: Trace) -> str:
+    """The trace as JSON-lines text."""
+    header: dict[str, Any] = {
+        "v": SCHEMA_VERSION, "type": "header", "domain": trace.domain, "profile": trace.profile.name,
+        "overrides": dict(trace.profile.overrides),
+    }
+    if trace.note:
+        header["note"] = trace.note
+    lines = [json.dumps(header, ensure_ascii=False)]
+    for number, step in enumerate(trace.steps, start=1):
+        record: dict[str, Any] = {
+            "v": SCHEMA_VERSION, "type": "step", "step": number, "op": step.command.op,
+            "args": encode_command(step.command),
+        }
+        if step.outcome is not None:
+            record["outcome"] = encode_outcome(step.outcome)
+        lines.append(json.dumps(record, ensure_ascii=False))
+    return "\n".join(lines) + "\n"
+
+
+def write_trace(path: Path, trace: Trace) -> Path:
+    """Write ``trace`` to ``path`` (creating its folder) and return the path."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dump_trace(trace), encoding="utf-8")
+    return path
+
+
+def read_trace(path: Path) -> Trace:
+    """Read and validate a trace file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise TraceError(str(path), 0, "", f"cannot read the file: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise TraceError(str(path), 0, "", f"the file is not UTF-8 text ({error.reason})") from None
+    return parse_trace(text.splitlines(), str(path))
+
+
+def parse_trace(lines: Iterable[str], source: str) -> Trace:
+    """Parse trace lines; ``source`` names them in errors."""
+    profile: Profile | None = None
+    domain = ""
+    note = ""
+    steps: list[TraceStep] = []
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        record = _load_line(text, source, number)
+        if profile is None:
+            profile, domain, note = _read_header(record, source, number)
+            continue
+        steps.append(_read_step(record, source, number, expected_step=len(steps) + 1))
+    if profile is None:
+        raise TraceError(source, 1, "", "the trace is empty: expected a header line")
+    return Trace(profile, tuple(steps), domain, note, source)
+
+
+def _load_line(text: str, source: str, number: int) -> dict[str, Any]:
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise TraceError(source, number, "", f"not valid JSON ({error.msg} at column {error.colno})") from None
+    if not isinstance(record, dict):
+        raise TraceError(source, number, "", f"expected a JSON object, got {type(record).__name__}")
+    version = record.get("v")
+    if version != SCHEMA_VERSION:
+        raise TraceError(source, number, "v", f"unsupported schema version {version!r}; this brokerspec reads "
+                                              f"version {SCHEMA_VERSION}")
+    return record
+
+
+def _read_header(record: dict[str, Any], source: str, number: int) -> tuple[Profile, str, str]:
+    if record.get("type") != "header":
+        raise TraceError(source, number, "type", f"the first line must be the header, got type {record.get('type')!r}")
+    _reject_unknown(record, HEADER_FIELDS, source, number)
+    domain = record.get("domain")
+    if domain not in DOMAINS:
+        raise TraceError(source, number, "domain", f"expected one of {', '.join(DOMAINS)}, got {domain!r}")
+    name = record.get("profile")
+    if not isinstance(name, str):
+        raise TraceError(source, number, "profile", f"expected a profile name, got {name!r}")
+    overrides = record.get("overrides", {})
+    if not isinstance(overrides, dict) or not all(isinstance(v, str) for v in overrides.values()):
+        raise TraceError(source, number, "overrides", "expected an object of option name to value (strings)")
+    note = record.get("note", "")
+    if not isinstance(note, str):
+        raise TraceError(source, number, "note", "expected a string")
+    try:
+        profile = get_profile(name, tuple(overrides.items()))
+    except BrokerspecError as error:
+        raise TraceError(source, number, "profile", str(error)) from None
+    return profile, str(domain), note
+
+
+def _read_step(record: dict[str, Any], source: str, number: int, expected_step: int) -> TraceStep:
+    if record.get("type") != "step":
+        raise TraceError(source, number, "type", f"expected a step line, got type {record.get('type')!r}")
+    _reject_unknown(record, STEP_FIELDS, source, number)
+    step = record.get("step")
+    if step != expected_step:
+        raise TraceError(source, number, "step", f"expected step number {expected_step}, got {step!r}")
+    try:
+        command = decode_command(record.get("op"), record.get("args"))
+        outcome = decode_outcome(record["outcome"]) if record.get("outcome") is not None else None
+    except CodecError as error:
+        raise TraceError(source, number, error.path, error.message) from None
+    return TraceStep(command, outcome)
+
+
+def _reject_unknown(record: dict[str, Any], allowed: set[str], source: str, number: int) -> None:
+    unknown = sorted(set(record) - allowed)
+    if unknown:
+        raise TraceError(source, number, unknown[0], f"unknown field; allowed: {', '.join(sorted(allowed))}")
