@@ -1,6 +1,6 @@
 """Fast address resolution."""
 
 from .broker import FastBroker, split_fqqn
-from .lookup import lookup_after
+from .lookup import lookup_two
 
-__all__ = ["FastBroker", "lookup_after", "split_fqqn"]
+__all__ = ["FastBroker", "lookup_two", "split_fqqn"]

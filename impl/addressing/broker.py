@@ -6,25 +6,27 @@ Seed 000 worries that FQQN support costs string work on every request
 (``concat()`` and conversions). This implementation does that work once, when
 a queue is created, and never when it is looked up:
 
-``_bare``
-    bare queue name -> the lookup outcome for that name, already built: a
-    ``Resolved`` when one address binds the name, an ``Ambiguous`` (sorted
-    candidates) when several do. Names bound nowhere are absent.
-``_fqqn``
-    ``"address::queue"`` -> that queue's ``Resolved``. The FQQN string is
-    concatenated once, at create time, so an FQQN lookup is one ``dict.get``
-    on the string the client sent, with no split. Kept only when the profile
-    checks an FQQN's address part: when it is ignored (core protocol),
-    ``a1::q1`` means the bare name ``q1``, which may be ambiguous, and such
-    lookups take the slow path.
+``_names``
+    client name -> the lookup outcome for that name, already built. Two
+    kinds of key share the one dict, and cannot collide because a queue
+    name never contains ``::`` while an FQQN always does:
+
+    - a bare queue name -> ``Resolved`` when one address binds it,
+      ``Ambiguous`` (sorted candidates) when several do; names bound
+      nowhere are absent;
+    - ``"address::queue"`` -> that queue's ``Resolved``. The FQQN string is
+      concatenated once, at create time, so an FQQN lookup is one
+      ``dict.get`` on the string the client sent, with no split. These keys
+      exist only when the profile checks an FQQN's address part: when it is
+      ignored (core protocol), ``a1::q1`` means the bare name ``q1``, which
+      may be ambiguous, and such lookups take the slow path.
 ``_by_name``
     queue name -> {address -> queue record}; its length is the per-name
     address count of seed 000.
 ``_addresses``
     address name -> address record, which holds its queues by name.
 
-A lookup is therefore ``_bare.get(name)`` then ``_fqqn.get(name)``; only a
-miss (a name nobody bound, or the core protocol's address-blind FQQN mode)
+A lookup is therefore one ``_names.get(name)``; only a miss (a name nobody bound, or the core protocol's address-blind FQQN mode)
 takes the slow path that parses. Every create and delete updates the four
 indexes for the one name it touches. :meth:`FastBroker.check_valid` checks
 that the indexes agree; :meth:`FastBroker.snapshot` renders spec state.
@@ -140,8 +142,7 @@ class FastBroker:
         self._send_reuses_queue = options.send_reuses_existing_queue
         self._addresses: dict[str, _Address] = {}
         self._by_name: dict[str, dict[str, _Queue]] = {}
-        self._bare: dict[str, LookupOutcome] = {}
-        self._fqqn: dict[str, Resolved] = {}
+        self._names: dict[str, LookupOutcome] = {}
         self._prefixes: dict[str, RoutingType] = {}
         self._prefix_order: tuple[str, ...] = ()
         self._settings: dict[str, AddressSettings] = {CATCH_ALL: AddressSettings()}
@@ -164,22 +165,17 @@ class FastBroker:
     # -- lookup: the hot path --------------------------------------------------------
 
     def lookup(self, name: str) -> LookupOutcome:
-        """Resolve a client name: one or two dict probes unless it misses."""
+        """Resolve a client name: one dict probe unless it misses."""
         if self._prefix_order:
             name = self._strip(name)[0]
-        hit = self._bare.get(name)
-        if hit is not None:
-            return hit
-        found = self._fqqn.get(name)
-        if found is not None:
-            return found
-        return self._resolve_miss(name)
+        hit = self._names.get(name)
+        return hit if hit is not None else self._resolve_miss(name)
 
     def _resolve_miss(self, name: str) -> LookupOutcome:
         is_fqqn, _, queue = self._split(name)
         if not is_fqqn or self._check_fqqn:
             return NotFound(name)
-        hit = self._bare.get(queue)
+        hit = self._names.get(queue)
         if hit is None:
             return NotFound(name)
         if isinstance(hit, Ambiguous):
@@ -204,24 +200,24 @@ class FastBroker:
         by_address = self._by_name.get(queue.name)
         if by_address is None:
             self._by_name[queue.name] = {queue.address: queue}
-            self._bare[queue.name] = queue.resolved
+            self._names[queue.name] = queue.resolved
         else:
             by_address[queue.address] = queue
-            self._bare[queue.name] = self._bare_outcome(queue.name, by_address)
+            self._names[queue.name] = self._bare_outcome(queue.name, by_address)
         if self._check_fqqn:
-            self._fqqn[queue.fqqn] = queue.resolved
+            self._names[queue.fqqn] = queue.resolved
 
     def _forget_queue(self, queue: _Queue) -> None:
         del self._addresses[queue.address].queues[queue.name]
         by_address = self._by_name[queue.name]
         del by_address[queue.address]
         if by_address:
-            self._bare[queue.name] = self._bare_outcome(queue.name, by_address)
+            self._names[queue.name] = self._bare_outcome(queue.name, by_address)
         else:
             del self._by_name[queue.name]
-            del self._bare[queue.name]
+            del self._names[queue.name]
         if self._check_fqqn:
-            del self._fqqn[queue.fqqn]
+            del self._names[queue.fqqn]
 
     def _blocking_queue(self, address: str, name: str) -> _Queue | None:
         by_address = self._by_name.get(name)
@@ -443,11 +439,8 @@ class FastBroker:
         return Attached(address, queue, address if outcome else None, address + SEP + queue)
 
     def _lookup_stripped(self, name: str) -> LookupOutcome:
-        hit = self._bare.get(name)
-        if hit is not None:
-            return hit
-        found = self._fqqn.get(name)
-        return found if found is not None else self._resolve_miss(name)
+        hit = self._names.get(name)
+        return hit if hit is not None else self._resolve_miss(name)
 
     # -- observation -----------------------------------------------------------------
 
@@ -474,18 +467,20 @@ class FastBroker:
         for (address, name), queue in all_queues.items():
             fail.unless(queue.address == address and queue.name == name, f"queue {queue.fqqn} filed under {address!r}")
             fail.unless(self._by_name.get(name, {}).get(address) is queue, f"{queue.fqqn} missing from _by_name")
-            fail.unless(not self._check_fqqn or self._fqqn.get(queue.fqqn) is queue.resolved,
-                        f"{queue.fqqn} missing from _fqqn")
+            fail.unless(not self._check_fqqn or self._names.get(queue.fqqn) is queue.resolved,
+                        f"{queue.fqqn} missing from _names")
             fail.unless(queue.routing_type in self._addresses[address].routing_types,
                         f"{queue.fqqn} has a routing type its address does not allow")
         indexed = {(a, n) for n, by_address in self._by_name.items() for a in by_address}
         fail.unless(indexed == set(all_queues), f"_by_name lists {sorted(indexed ^ set(all_queues))} wrongly")
-        fail.unless(len(self._fqqn) == (len(all_queues) if self._check_fqqn else 0),
-                    "_fqqn holds entries for queues that do not exist")
-        fail.unless(set(self._bare) == set(self._by_name), "_bare and _by_name disagree on the bound names")
+        fqqn_keys = {key for key in self._names if SEP in key}
+        expected_fqqns = {q.fqqn for q in all_queues.values()} if self._check_fqqn else set()
+        fail.unless(fqqn_keys == expected_fqqns, f"_names has stale or missing FQQNs {sorted(fqqn_keys ^ expected_fqqns)}")
+        fail.unless(set(self._names) - fqqn_keys == set(self._by_name), "_names and _by_name disagree on bound names")
         for name, by_address in self._by_name.items():
             fail.unless(bool(by_address), f"empty _by_name entry for {name!r}")
-            fail.unless(self._bare.get(name) == self._bare_outcome(name, by_address), f"stale _bare entry for {name!r}")
+            fail.unless(self._names.get(name) == self._bare_outcome(name, by_address),
+                        f"stale _names entry for {name!r}")
             fail.unless(not self._broker_scope or len(by_address) == 1, f"{name!r} bound twice under broker scope")
         fail.unless(self._prefix_order == tuple(sorted(self._prefixes, key=len, reverse=True)), "stale prefix order")
         fail.raise_if_any()

@@ -1,28 +1,33 @@
 """A pure entry point into the reference lookup, shaped for symbolic execution.
 
-``lookup_after`` builds a fresh broker from a short explicit list of
-bindings, optionally deletes some names, and looks one name up. It has no
-state of its own, so CrossHair can compare it with the fast implementation's
-function of the same signature (``crosshair diffbehavior``).
+``lookup_two`` builds a fresh broker holding two bindings, optionally deletes
+one name, and looks one name up. It has no state of its own and takes only
+a few strings and flags, so CrossHair can compare it with the fast
+implementation's function of the same signature (``crosshair diffbehavior``).
 """
 
 from __future__ import annotations
 
 from brokerspec.spec import AddressingOptions, Profile, QueueNameScope
 from brokerspec.spec.addressing import LookupOutcome, RoutingType
+from brokerspec.spec.addressing.samples import SampleAddress, SampleName, SampleQueue
 
 from .broker import ReferenceBroker
 
 
-def lookup_after(bindings: list[tuple[str, str]], deletes: list[str], name: str,
-                 per_address_names: bool, check_fqqn_address: bool) -> LookupOutcome:
-    """Bind each (address, queue) as ANYCAST, delete each name in ``deletes``, then look ``name`` up."""
+def lookup_two(address1: SampleAddress, queue1: SampleQueue, address2: SampleAddress, queue2: SampleQueue,
+               deleted: SampleName, name: SampleName,
+               per_address_names: bool, check_fqqn_address: bool) -> LookupOutcome:
+    """Bind ``address1::queue1`` and ``address2::queue2`` (ANYCAST), delete ``deleted`` unless empty, look up ``name``.
+
+    Names come from the small alphabets of :mod:`brokerspec.spec.addressing.samples`."""
     scope = QueueNameScope.ADDRESS if per_address_names else QueueNameScope.BROKER
     options = AddressingOptions(name_scope=scope, fqqn_checks_address=check_fqqn_address)
     broker = ReferenceBroker(Profile("lookup", "symbolic lookup", options))
-    for address, queue in bindings:
-        broker.create_address(address, {RoutingType.ANYCAST})
-        broker.create_queue(address, queue, RoutingType.ANYCAST)
-    for doomed in deletes:
-        broker.destroy_queue(doomed)
-    return broker.queue_query(name)
+    broker.create_address(address1.value, {RoutingType.ANYCAST})
+    broker.create_address(address2.value, {RoutingType.ANYCAST})
+    broker.create_queue(address1.value, queue1.value, RoutingType.ANYCAST)
+    broker.create_queue(address2.value, queue2.value, RoutingType.ANYCAST)
+    if deleted.value:
+        broker.destroy_queue(deleted.value)
+    return broker.queue_query(name.value)

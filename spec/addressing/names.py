@@ -97,10 +97,25 @@ def implies(premise: bool, conclusion: bool) -> bool:
 def to_fully_qualified(address: str, queue: str) -> str:
     """Build the FQQN ``address::queue`` (Artemis ``CompositeAddress.toFullyQualified``).
 
+    Building and parsing are inverse only when the address neither contains
+    ``::`` nor *ends with* ``:``. An address ``a:`` gives ``a:::q``, which parses
+    as address ``a``, queue ``:q``: a queue on an address whose name ends in a
+    colon cannot be reached by its FQQN, in Artemis as here (rule
+    ADDR-FQQN-SPLIT; found by CrossHair against an earlier, too-strong
+    contract).
+
+    >>> parse_name(to_fully_qualified("a:", "q"))
+    ParsedName(is_fqqn=True, address='a', queue=':q')
+
     post: parse_name(__return__).is_fqqn
-    post: implies("::" not in address, parse_name(__return__) == ParsedName(True, address, queue))
+    post: implies(is_plain_address(address), parse_name(__return__) == ParsedName(True, address, queue))
     """
     return address + FQQN_SEPARATOR + queue
+
+
+def is_plain_address(address: str) -> bool:
+    """True when ``address::queue`` parses back into ``address`` and ``queue`` (no ``::``, no trailing ``:``)."""
+    return FQQN_SEPARATOR not in address and not address.endswith(":")
 
 
 def strip_prefix(name: str, prefixes: Mapping[str, RoutingType]) -> tuple[str, RoutingType | None]:

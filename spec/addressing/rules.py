@@ -35,7 +35,8 @@ RULES: dict[str, Rule] = {
         Rule("ADDR-FQQN-DETECT", "A name is fully qualified iff it contains '::' anywhere.",
              "Artemis CompositeAddress.isFullyQualified; seed 000"),
         Rule("ADDR-FQQN-SPLIT", "An FQQN splits at the first '::': 'a::b::c' is address 'a', queue 'b::c'; "
-             "'address::', '::queue' and '::' have empty parts.",
+             "'address::', '::queue' and '::' have empty parts; an address ending in ':' cannot be "
+             "named by FQQN ('a:' + '::q' parses as address 'a', queue ':q').",
              "Artemis CompositeAddress.extractAddressName/extractQueueName (ARTEMIS-1867, 2.7.0); "
              "CompositeAddressTest.testSplit"),
         Rule("ADDR-PREFIX-STRIP", "A configured routing-type prefix is removed from a client-supplied name and "

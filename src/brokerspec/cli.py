@@ -27,7 +27,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from brokerspec.spec import PROFILES, BrokerspecError, Profile, get_profile
 
@@ -124,7 +124,7 @@ def run_check(args: argparse.Namespace) -> int:
         for profile in profiles:
             task = progress.add_task(profile.label, total=None, status="")
 
-            def show(stats: object, task: int = task) -> None:
+            def show(stats: object, task: TaskID = task) -> None:
                 progress.update(task, status=f"{getattr(stats, 'examples', 0)} scenarios, "
                                              f"{getattr(stats, 'steps', 0)} steps")
 

@@ -138,7 +138,10 @@ def _decode_value(hint: Any, value: object, path: str) -> Any:
         (item,) = typing.get_args(hint)
         if not isinstance(value, list):
             raise CodecError(path, f"expected a list, got {_show(value)}")
-        return frozenset(_decode_value(item, v, f"{path}[{i}]") for i, v in enumerate(value))
+        members = [_decode_value(item, v, f"{path}[{i}]") for i, v in enumerate(value)]
+        if len(set(members)) != len(members):
+            raise CodecError(path, f"a set must not repeat a member, got {_show(value)}")
+        return frozenset(members)
     if origin is tuple:
         item = typing.get_args(hint)[0]
         if not isinstance(value, list):

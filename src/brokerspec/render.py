@@ -70,6 +70,8 @@ def replay_table(report: ReplayReport) -> Table:
             text = "=" if layer.outcome == step.spec else short_outcome(layer.outcome)
             if not layer.state_matches:
                 text += " (state differs)"
+            if layer.invariant_problem is not None:
+                text += " (private invariants broken)"
             cells.append(Text(text, style="" if layer.agrees_with(step.spec) else "bold red"))
         table.add_row(*cells)
     return table

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from brokerspec.spec import BrokerspecError
 from brokerspec.spec.addressing import AddressingCommand, Outcome, apply, initial_state
 
 from .check.lockstep import SubjectFactory, describe_state_difference, format_command
@@ -29,10 +30,12 @@ class LayerStep:
     error: str | None
     state_matches: bool
     state_difference: tuple[str, ...]
+    invariant_problem: str | None = None
 
     def agrees_with(self, expected: Outcome) -> bool:
-        """True when this layer's outcome and state both match the spec."""
-        return self.error is None and self.outcome == expected and self.state_matches
+        """True when this layer's outcome, state and private invariants all match the spec."""
+        return (self.error is None and self.outcome == expected and self.state_matches
+                and self.invariant_problem is None)
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,21 @@ class ReplayReport:
             if not layer.state_matches:
                 lines.append(f"  {name} state differs from the spec's:")
                 lines.extend(f"    {d}" for d in layer.state_difference)
+            if layer.invariant_problem is not None:
+                lines.append(f"  {name} broke its private invariants: {layer.invariant_problem}")
         return lines
+
+
+def private_problem(subject: object) -> str | None:
+    """What ``subject.check_valid()`` reports, or None (also when it has no such check)."""
+    check_valid = getattr(subject, "check_valid", None)
+    if check_valid is None:
+        return None
+    try:
+        check_valid()
+    except BrokerspecError as error:
+        return str(error)
+    return None
 
 
 def replay(trace: Trace, layers: Mapping[str, SubjectFactory]) -> ReplayReport:
@@ -109,6 +126,6 @@ def replay(trace: Trace, layers: Mapping[str, SubjectFactory]) -> ReplayReport:
                 results[name] = LayerStep(None, f"{type(error).__name__}: {error}", False, ())
                 continue
             difference = tuple(describe_state_difference(state, snapshot)) if snapshot != state else ()
-            results[name] = LayerStep(outcome, None, snapshot == state, difference)
+            results[name] = LayerStep(outcome, None, snapshot == state, difference, private_problem(subject))
         steps.append(ReplayStep(number, traced.command, traced.outcome, expected, results))
     return ReplayReport(trace, tuple(steps))

@@ -101,7 +101,9 @@ def read_trace(path: Path) -> Trace:
         raise TraceError(str(path), 0, "", f"cannot read the file: {error.strerror or error}") from None
     except UnicodeDecodeError as error:
         raise TraceError(str(path), 0, "", f"the file is not UTF-8 text ({error.reason})") from None
-    return parse_trace(text.splitlines(), str(path))
+    # Split on "\n" only: JSON escapes it inside strings, but str.splitlines() would also break
+    # at U+2028, U+2029 and U+0085, which json.dumps writes unescaped.
+    return parse_trace(text.split("\n"), str(path))
 
 
 def parse_trace(lines: Iterable[str], source: str) -> Trace:
@@ -127,11 +129,11 @@ def _load_line(text: str, source: str, number: int) -> dict[str, Any]:
     try:
         record = json.loads(text)
     except json.JSONDecodeError as error:
-        raise TraceError(source, number, "", f"not valid JSON ({error.msg} at column {error.colno})") from None
+        raise TraceError(source, number, "", f"not valid JSON: {error.msg} (column {error.colno})") from None
     if not isinstance(record, dict):
         raise TraceError(source, number, "", f"expected a JSON object, got {type(record).__name__}")
     version = record.get("v")
-    if version != SCHEMA_VERSION:
+    if type(version) is not int or version != SCHEMA_VERSION:
         raise TraceError(source, number, "v", f"unsupported schema version {version!r}; this brokerspec reads "
                                               f"version {SCHEMA_VERSION}")
     return record
@@ -147,16 +149,23 @@ def _read_header(record: dict[str, Any], source: str, number: int) -> tuple[Prof
     name = record.get("profile")
     if not isinstance(name, str):
         raise TraceError(source, number, "profile", f"expected a profile name, got {name!r}")
-    overrides = record.get("overrides", {})
+    if "overrides" not in record:
+        raise TraceError(source, number, "overrides", "missing field (use {} for none)")
+    overrides = record["overrides"]
     if not isinstance(overrides, dict) or not all(isinstance(v, str) for v in overrides.values()):
         raise TraceError(source, number, "overrides", "expected an object of option name to value (strings)")
     note = record.get("note", "")
     if not isinstance(note, str):
         raise TraceError(source, number, "note", "expected a string")
     try:
-        profile = get_profile(name, tuple(overrides.items()))
+        profile = get_profile(name)
     except BrokerspecError as error:
         raise TraceError(source, number, "profile", str(error)) from None
+    for dotted, value in overrides.items():
+        try:
+            profile = profile.with_option(dotted, value)
+        except BrokerspecError as error:
+            raise TraceError(source, number, f"overrides.{dotted}", str(error)) from None
     return profile, str(domain), note
 
 
@@ -165,11 +174,11 @@ def _read_step(record: dict[str, Any], source: str, number: int, expected_step: 
         raise TraceError(source, number, "type", f"expected a step line, got type {record.get('type')!r}")
     _reject_unknown(record, STEP_FIELDS, source, number)
     step = record.get("step")
-    if step != expected_step:
+    if type(step) is not int or step != expected_step:
         raise TraceError(source, number, "step", f"expected step number {expected_step}, got {step!r}")
     try:
         command = decode_command(record.get("op"), record.get("args"))
-        outcome = decode_outcome(record["outcome"]) if record.get("outcome") is not None else None
+        outcome = decode_outcome(record["outcome"]) if "outcome" in record else None
     except CodecError as error:
         raise TraceError(source, number, error.path, error.message) from None
     return TraceStep(command, outcome)

@@ -16,7 +16,19 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from brokerspec.spec.addressing import RoutingType
+from brokerspec.spec.addressing import (
+    AddressingCommand,
+    Consume,
+    CreateAddress,
+    CreateQueue,
+    DeleteAddress,
+    DeleteQueue,
+    Lookup,
+    RoutingType,
+    Send,
+    SetAddressSettings,
+    SetPrefix,
+)
 
 ADDRESSES = ("a1", "a2", "q1")
 QUEUES = ("q1", "q2", "a1")
@@ -45,7 +57,6 @@ plain_client_names = mostly(st.one_of(st.sampled_from(QUEUES + ADDRESSES), fqqns
 client_names = st.one_of(
     plain_client_names,
     plain_client_names,
-    plain_client_names,
     st.builds(lambda p, n: p + n, st.sampled_from(PREFIXES), plain_client_names),
 )
 prefixes = st.sampled_from(PREFIXES + ("",))
@@ -54,3 +65,21 @@ starting_addresses = st.lists(st.sampled_from(ADDRESSES), unique=True, max_size=
 starting_queues = st.lists(
     st.tuples(st.sampled_from(ADDRESSES), st.sampled_from(QUEUES), routing_types), max_size=4
 )
+
+
+def commands() -> st.SearchStrategy[AddressingCommand]:
+    """Any addressing command, built from the same colliding alphabets as the state machine."""
+    return st.one_of(
+        st.builds(CreateAddress, address=address_names, routing_types=routing_type_sets),
+        st.builds(DeleteAddress, address=address_names, force=st.booleans()),
+        st.builds(CreateQueue, address=address_names, queue=queue_names, routing_type=routing_types),
+        st.builds(CreateQueue, address=address_names, queue=queue_names, routing_type=routing_types),
+        st.builds(DeleteQueue, name=client_names),
+        st.builds(Lookup, name=client_names),
+        st.builds(Send, name=client_names, routing_type=optional_routing_types),
+        st.builds(Consume, name=client_names, routing_type=optional_routing_types),
+        st.builds(SetPrefix, prefix=prefixes, routing_type=optional_routing_types),
+        st.builds(SetAddressSettings, match=settings_matches, auto_create_addresses=st.booleans(),
+                  auto_create_queues=st.booleans(), default_address_routing_type=routing_types,
+                  default_queue_routing_type=routing_types),
+    )

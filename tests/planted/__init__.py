@@ -1,0 +1,1 @@
+"""Planted-bug fixtures: deliberately wrong implementations the checkers must catch."""
