@@ -19,7 +19,9 @@ a queue is created, and never when it is looked up:
       ``dict.get`` on the string the client sent, with no split. These keys
       exist only when the profile checks an FQQN's address part: when it is
       ignored (core protocol), ``a1::q1`` means the bare name ``q1``, which
-      may be ambiguous, and such lookups take the slow path.
+      may be ambiguous, and such lookups take the slow path. Nor do they
+      exist for an address whose name ends in ``:``: ``"a:" + "::q"`` is
+      ``"a:::q"``, which a client means as address ``a``, queue ``:q``.
 ``_by_name``
     queue name -> {address -> queue record}; its length is the per-name
     address count of seed 000.
@@ -107,7 +109,7 @@ def name_problem(name: str) -> str | None:
 
 
 class _Queue:
-    __slots__ = ("address", "name", "routing_type", "auto_created", "fqqn", "resolved")
+    __slots__ = ("address", "name", "routing_type", "auto_created", "fqqn", "fqqn_parses_back", "resolved")
 
     def __init__(self, address: str, name: str, routing_type: RoutingType, auto_created: bool) -> None:
         self.address = address
@@ -115,6 +117,8 @@ class _Queue:
         self.routing_type = routing_type
         self.auto_created = auto_created
         self.fqqn = address + SEP + name
+        # "a:" + "::" + "q" is "a:::q", which parses as address "a": such an FQQN names another queue.
+        self.fqqn_parses_back = not address.endswith(":")
         self.resolved = Resolved(address, name, routing_type)
 
 
@@ -204,7 +208,7 @@ class FastBroker:
         else:
             by_address[queue.address] = queue
             self._names[queue.name] = self._bare_outcome(queue.name, by_address)
-        if self._check_fqqn:
+        if self._check_fqqn and queue.fqqn_parses_back:
             self._names[queue.fqqn] = queue.resolved
 
     def _forget_queue(self, queue: _Queue) -> None:
@@ -216,7 +220,7 @@ class FastBroker:
         else:
             del self._by_name[queue.name]
             del self._names[queue.name]
-        if self._check_fqqn:
+        if self._check_fqqn and queue.fqqn_parses_back:
             del self._names[queue.fqqn]
 
     def _blocking_queue(self, address: str, name: str) -> _Queue | None:
@@ -371,7 +375,9 @@ class FastBroker:
         settings = self._settings.get(address) or self._settings[CATCH_ALL]
         record = self._addresses.get(address)
         wanted: str | None = None
-        if is_fqqn:
+        if routing_type is None:
+            pass  # an untyped send creates no queue (checkAutoCreate: EXISTED)
+        elif is_fqqn:
             if record is None or queue not in record.queues:
                 wanted = queue
         elif routing_type is ANYCAST:
@@ -384,9 +390,14 @@ class FastBroker:
         if wanted is not None and (not settings.auto_create_queues
                                    or (wanted in self._by_name and self._blocking_queue(address, wanted))):
             wanted = None
-        address_type = routing_type or settings.default_address_routing_type
-        outcome = self._auto_create(address, address_type, wanted, routing_type or settings.default_queue_routing_type,
-                                    settings)
+        # An untyped send leaves an existing address as it is; only a missing one is made.
+        address_type = (routing_type or settings.default_address_routing_type
+                        if routing_type is not None or record is None else None)
+        if address_type is None and wanted is None:
+            outcome: Rejected | bool = False
+        else:
+            outcome = self._auto_create(address, address_type, wanted,
+                                        routing_type or settings.default_queue_routing_type, settings)
         if isinstance(outcome, Rejected):
             return outcome
         created_address = address if outcome else None
@@ -421,14 +432,14 @@ class FastBroker:
             return Attached(found.address, found.queue)
         if isinstance(found, Ambiguous):
             return Rejected(AmbiguousName(name, found.candidates))
+        if queue and self._blocking_queue(address, queue) is not None:
+            return Rejected(QueueNotFound(name))
         problem = name_problem(address)
         if problem is not None:
             return Rejected(InvalidName(address, problem))
         problem = name_problem(queue)
         if problem is not None:
             return Rejected(InvalidName(queue, problem))
-        if self._blocking_queue(address, queue) is not None:
-            return Rejected(QueueNotFound(name))
         settings = self._settings.get(address) or self._settings[CATCH_ALL]
         if not settings.auto_create_queues:
             return Rejected(QueueNotFound(name))
@@ -467,14 +478,14 @@ class FastBroker:
         for (address, name), queue in all_queues.items():
             fail.unless(queue.address == address and queue.name == name, f"queue {queue.fqqn} filed under {address!r}")
             fail.unless(self._by_name.get(name, {}).get(address) is queue, f"{queue.fqqn} missing from _by_name")
-            fail.unless(not self._check_fqqn or self._names.get(queue.fqqn) is queue.resolved,
-                        f"{queue.fqqn} missing from _names")
+            if self._check_fqqn and queue.fqqn_parses_back:
+                fail.unless(self._names.get(queue.fqqn) is queue.resolved, f"{queue.fqqn} missing from _names")
             fail.unless(queue.routing_type in self._addresses[address].routing_types,
                         f"{queue.fqqn} has a routing type its address does not allow")
         indexed = {(a, n) for n, by_address in self._by_name.items() for a in by_address}
         fail.unless(indexed == set(all_queues), f"_by_name lists {sorted(indexed ^ set(all_queues))} wrongly")
         fqqn_keys = {key for key in self._names if SEP in key}
-        expected_fqqns = {q.fqqn for q in all_queues.values()} if self._check_fqqn else set()
+        expected_fqqns = {q.fqqn for q in all_queues.values() if q.fqqn_parses_back} if self._check_fqqn else set()
         fail.unless(fqqn_keys == expected_fqqns, f"_names has stale or missing FQQNs {sorted(fqqn_keys ^ expected_fqqns)}")
         fail.unless(set(self._names) - fqqn_keys == set(self._by_name), "_names and _by_name disagree on bound names")
         for name, by_address in self._by_name.items():

@@ -222,10 +222,7 @@ class ReferenceBroker:
 
     def check_auto_create_queue(self, address: str, queue: str, routing_type: RoutingType,
                                 settings: AddressSettings) -> Rejected | str | None:
-        """Decide whether ``address::queue`` can be auto-created; returns a rejection or the address plan."""
-        clash = self.existing_queue(address, queue)
-        if clash is not None:
-            return Rejected(QueueExists(clash.name, clash.address))
+        """Decide whether ``address::queue`` can be auto-created (its name is known to be free)."""
         return self.plan_address(address, routing_type, settings)
 
     def auto_create_queue(self, address: str, queue: str, routing_type: RoutingType, plan: str | None) -> bool:
@@ -245,24 +242,28 @@ class ReferenceBroker:
         if problem:
             return Rejected(InvalidName(address if check_name(address) else queue, problem))
         settings = self.settings_for(address)
-        plan = self.plan_address(address, routing_type or settings.default_address_routing_type, settings)
-        if isinstance(plan, Rejected):
-            return plan
+        address_type = routing_type or settings.default_address_routing_type
+        plan: str | None = None
+        if routing_type is not None or self.manager.get_address_info(address) is None:
+            # A send without a routing type leaves an existing address as it is (checkAutoCreate: EXISTED).
+            decided = self.plan_address(address, address_type, settings)
+            if isinstance(decided, Rejected):
+                return decided
+            plan = decided
         wanted = self.queue_wanted_by_send(is_fqqn, address, queue, routing_type, plan == "create")
-        queue_plan: Rejected | str | None = None
+        queue_plan: str | None = None
         if wanted is not None and settings.auto_create_queues:
             queue_type = routing_type or settings.default_queue_routing_type
             # The address plan is made for the address's own routing type; the queue may need another.
-            queue_plan = self.plan_after_address(address, plan, routing_type or settings.default_address_routing_type,
-                                                 queue_type, settings)
-            if isinstance(queue_plan, Rejected):
-                return queue_plan
-        created_address = self.apply_address_plan(address, routing_type or settings.default_address_routing_type,
-                                                   plan)
+            decided = self.plan_after_address(address, plan, address_type, queue_type, settings)
+            if isinstance(decided, Rejected):
+                return decided
+            queue_plan = decided
+        created_address = self.apply_address_plan(address, address_type, plan)
         created_queue = None
         if wanted is not None and settings.auto_create_queues:
             queue_type = routing_type or settings.default_queue_routing_type
-            self.apply_address_plan(address, queue_type, queue_plan if isinstance(queue_plan, str) else None)
+            self.apply_address_plan(address, queue_type, queue_plan)
             self.manager.add_binding(Binding(address, wanted, queue_type, auto_created=True))
             created_queue = BindingKey(address, wanted).fqqn()
         created = address if created_address else None
@@ -300,8 +301,11 @@ class ReferenceBroker:
         """The queue a send would like to auto-create, if any.
 
         A queue whose name is already taken is never wanted: the broker finds
-        it and creates nothing (``checkAutoCreate`` with ``locateQueue``).
+        it and creates nothing (``checkAutoCreate`` with ``locateQueue``). A
+        message without a routing type never asks for one.
         """
+        if routing_type is None:
+            return None
         if is_fqqn:
             wanted = queue
         elif routing_type is not RoutingType.ANYCAST:
@@ -327,13 +331,13 @@ class ReferenceBroker:
             return Attached(found.address, found.queue)
         if isinstance(found, Ambiguous):
             return Rejected(AmbiguousName(name, found.candidates))
+        if queue and self.existing_queue(address, queue) is not None:
+            # An FQQN naming a queue that lives on another address: "no such queue for that address".
+            return Rejected(QueueNotFound(name))
         for part in (address, queue):
             problem = check_name(part)
             if problem:
                 return Rejected(InvalidName(part, problem))
-        if self.existing_queue(address, queue) is not None:
-            # An FQQN naming a queue that lives on another address: "no such queue for that address".
-            return Rejected(QueueNotFound(name))
         settings = self.settings_for(address)
         if not settings.auto_create_queues:
             return Rejected(QueueNotFound(name))

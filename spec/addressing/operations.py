@@ -185,14 +185,12 @@ def auto_create_queue(
     """Auto-create ``address::queue`` (and its address) as a send or consume may.
 
     Returns the new state, a rejection (or None), and whether the address was
-    created too. The queue-name check is the same as for an explicit create
-    (ADDR-QUEUE-EXISTS), so under broker-wide names a name taken on another
-    address blocks it. Rule ADDR-AUTO-QUEUE (``checkAutoCreate``,
-    ``auto-create-queues``).
+    created too. Callers never ask for a taken name (rule ADDR-AUTO-QUEUE):
+    a send then creates nothing, a consume is refused as not found.
+    ``checkAutoCreate``, ``auto-create-queues``.
+
+    pre: find_existing_queue(state, address, queue) is None
     """
-    blocking = find_existing_queue(state, address, queue)
-    if blocking is not None:
-        return state, Rejected(QueueExists(blocking.name, blocking.address), rule="ADDR-QUEUE-EXISTS"), False
     grown, rejection, created_address = ensure_address(state, address, routing_type, settings)
     if rejection is not None:
         return state, rejection, False
@@ -325,10 +323,12 @@ def send(state: AddressingState, command: Send) -> Transition:
         return state, invalid
     address = parsed.address
     settings = get_settings(state, address)
-    address_type = routing_type or settings.default_address_routing_type
-    grown, rejection, created_address = ensure_address(state, address, address_type, settings)
-    if rejection is not None:
-        return state, rejection
+    grown, created_address = state, False
+    if routing_type is not None or address not in state.addresses:
+        address_type = routing_type or settings.default_address_routing_type
+        grown, rejection, created_address = ensure_address(state, address, address_type, settings)
+        if rejection is not None:
+            return state, rejection
     created_queue: str | None = None
     wanted = wanted_queue_for_send(grown, parsed.is_fqqn, address, parsed.queue, routing_type)
     if wanted is not None and settings.auto_create_queues:
@@ -356,12 +356,17 @@ def wanted_queue_for_send(
 ) -> str | None:
     """The queue a send would auto-create if allowed, or None (rules ADDR-SEND-*-AUTO-QUEUE).
 
+    A send without a routing type creates no queue: Artemis's
+    ``checkAutoCreate`` answers EXISTED at once for it (Artemis note D4).
+
     A send never refuses because of a queue name: when the name it would
     create is already taken (on any address under broker-wide names), it
     creates nothing, as Artemis's ``checkAutoCreate`` finds the queue with
     ``locateQueue`` and reports it as existing; the message then goes
     wherever the address's own queues take it (possibly nowhere).
     """
+    if routing_type is None:
+        return None
     if is_fqqn:
         wanted = queue
     elif routing_type is not RoutingType.ANYCAST:
@@ -402,11 +407,11 @@ def consume(state: AddressingState, command: Consume) -> Transition:
     if isinstance(found, Ambiguous):
         return state, Rejected(AmbiguousName(name, found.candidates), rule="ADDR-CONSUME-AMBIGUOUS")
     address, queue = parsed.address, parsed.queue
+    if queue and find_existing_queue(state, address, queue) is not None:
+        return state, Rejected(QueueNotFound(name), rule="ADDR-CONSUME-FQQN-ELSEWHERE")
     invalid = reject_invalid_name(address) or reject_invalid_name(queue)
     if invalid is not None:
         return state, invalid
-    if find_existing_queue(state, address, queue) is not None:
-        return state, Rejected(QueueNotFound(name), rule="ADDR-CONSUME-FQQN-ELSEWHERE")
     settings = get_settings(state, address)
     if not settings.auto_create_queues:
         return state, Rejected(QueueNotFound(name), rule="ADDR-CONSUME-NO-QUEUE")

@@ -97,8 +97,9 @@ RULES: dict[str, Rule] = {
              "is off.", "Artemis checkAutoCreate NOT_FOUND, addressDoesNotExist AMQ229203"),
         Rule("ADDR-AUTO-ROUTING-TYPE", "A missing routing type is added to an existing address when "
              "auto-create-addresses is on, and rejected otherwise.", "Artemis ServerSessionImpl.checkAutoCreate"),
-        Rule("ADDR-AUTO-QUEUE", "An auto-created queue obeys the same name check as an explicit create.",
-             "Artemis ServerSessionImpl.checkAutoCreate -> createQueue"),
+        Rule("ADDR-AUTO-QUEUE", "Auto-creation never makes a queue whose name is taken: a send then creates "
+             "nothing, a consume is refused as not found.",
+             "Artemis ServerSessionImpl.checkAutoCreate (locateQueue before createQueue)"),
         Rule("ADDR-SEND-AUTO-QUEUE", "An ANYCAST send auto-creates an ANYCAST queue named like the address when "
              "auto-create-queues is on: since ARTEMIS-2966 only if the address has no queue at all, before it "
              "whenever no queue is named like the address; never when the name is already taken (nothing is "
@@ -107,8 +108,9 @@ RULES: dict[str, Rule] = {
         Rule("ADDR-SEND-FQQN-AUTO-QUEUE", "A send to an FQQN whose queue is missing auto-creates it when "
              "auto-create-queues is on and the name is free; a name taken elsewhere routes nowhere.",
              "Artemis ServerSessionImpl.checkAutoCreate (FQQN requests, locateQueue)"),
-        Rule("ADDR-SEND-UNTYPED", "A send without a routing type to a missing address creates it with the default "
-             "address routing type (when auto-create-addresses is on).",
+        Rule("ADDR-SEND-UNTYPED", "A send without a routing type creates no queue and leaves an existing address "
+             "as it is; a missing address is created with the default address routing type (when "
+             "auto-create-addresses is on).",
              "Artemis PostOfficeImpl.checkAddress, ARTEMIS-4089 (2.28.0); brokerspec applies it to every profile"),
         Rule("ADDR-SEND-ROUTE", "A MULTICAST message is copied to every MULTICAST queue of the address, an ANYCAST "
              "message goes to one ANYCAST queue, a message without a routing type does both.",

@@ -20,6 +20,7 @@ class SampleAddress(Enum):
     A1 = "a1"
     A2 = "a2"
     Q1 = "q1"
+    A1_COLON = "a1:"
 
 
 class SampleQueue(Enum):
@@ -43,3 +44,4 @@ class SampleName(Enum):
     A1_EMPTY = "a1::"
     SEPARATOR = "::"
     THREE_PARTS = "a1::q1::q2"
+    COLON_FQQN = "a1:::q1"

@@ -96,6 +96,14 @@ class ShortestPrefixWins(FastBroker):
             self._prefix_order = saved
 
 
+class ColonAddressFqqnIndexed(FastBroker):
+    """Indexes ``a:`` + ``::q`` = ``a:::q`` as an FQQN, though clients mean address ``a``, queue ``:q`` by it."""
+
+    def _remember_queue(self, queue: _Queue) -> None:
+        queue.fqqn_parses_back = True
+        super()._remember_queue(queue)
+
+
 # --- pure entry points for CrossHair ---------------------------------------------------
 
 
@@ -115,6 +123,7 @@ lookup_two_first_match = _on(FirstMatchNotAmbiguous)
 lookup_two_fqqn_ignored = _on(FqqnAddressIgnored)
 lookup_two_twin = _on(DeleteTakesTwin)
 lookup_two_stale = _on(StaleParseAfterDelete)
+lookup_two_colon = _on(ColonAddressFqqnIndexed)
 
 
 @dataclass(frozen=True)
@@ -144,6 +153,8 @@ PLANTED: tuple[PlantedBug, ...] = (
                (f"{IMPL}.lookup_two", f"{ME}.lookup_two_twin")),
     PlantedBug("stale-cached-parse-after-delete", StaleParseAfterDelete, ALL,
                (f"{IMPL}.lookup_two", f"{ME}.lookup_two_stale")),
+    PlantedBug("fqqn-index-for-address-ending-in-colon", ColonAddressFqqnIndexed, ALL,
+               (f"{IMPL}.lookup_two", f"{ME}.lookup_two_colon")),
     PlantedBug("shortest-prefix-wins", ShortestPrefixWins, ALL, None,
                "lives in the order of a list kept across set_prefix calls: no pure function takes a name "
                "and a prefix set and returns a result, so there is nothing for diffbehavior to compare"),

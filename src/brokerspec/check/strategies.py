@@ -30,11 +30,11 @@ from brokerspec.spec.addressing import (
     SetPrefix,
 )
 
-ADDRESSES = ("a1", "a2", "q1")
+ADDRESSES = ("a1", "a2", "q1", "a1:")
 QUEUES = ("q1", "q2", "a1")
 PREFIXES = ("anycast://", "multicast://", "any")
 LONG_NAME = "long-" + "x" * 995
-ADVERSARIAL = ("", "::", "a1::", "::q1", "a1::q1::x", ":::", "é", "ünï::q1", LONG_NAME)
+ADVERSARIAL = ("", "::", "a1::", "::q1", "a1::q1::x", ":::", "a1:", ":q1", "a1:::q1", "é", "ünï::q1", LONG_NAME)
 
 routing_types = st.sampled_from((RoutingType.ANYCAST, RoutingType.MULTICAST))
 optional_routing_types = st.one_of(st.none(), routing_types)
