@@ -95,6 +95,8 @@ from brokerspec.reference import ReferenceBroker
 from brokerspec.spec import PROFILES, Profile, QueueNameScope, get_profile
 from brokerspec.spec.addressing import (
     AddressCreated,
+    CreateAddress,
+    CreateQueue,
     Ambiguous,
     NotFound,
     QueueCreated,
@@ -205,27 +207,29 @@ class Subject:
 BOTH_TYPES = (RoutingType.ANYCAST, RoutingType.MULTICAST)
 
 
+def build(name: str, broker: ReferenceBroker | FastBroker, addresses: list[str],
+          specs: list[QueueSpec]) -> float:
+    """Fill ``broker`` with ``specs`` through its ``execute`` entry point; return the seconds it took."""
+    start = time.perf_counter()
+    for address in addresses:
+        _expect(broker.execute(CreateAddress(address, frozenset(BOTH_TYPES))), AddressCreated,
+                f"{name} create_address")
+    for address, queue, routing_type in specs:
+        _expect(broker.execute(CreateQueue(address, queue, routing_type)), QueueCreated, f"{name} create_queue")
+    return time.perf_counter() - start
+
+
 def build_reference(profile: Profile, addresses: list[str], specs: list[QueueSpec]) -> tuple[Subject, float]:
     """A reference broker holding ``specs``, and the seconds it took to build."""
     broker = ReferenceBroker(profile)
-    start = time.perf_counter()
-    for address in addresses:
-        _expect(broker.create_address(address, set(BOTH_TYPES)), AddressCreated, "reference create_address")
-    for address, name, routing_type in specs:
-        _expect(broker.create_queue(address, name, routing_type), QueueCreated, "reference create_queue")
-    elapsed = time.perf_counter() - start
+    elapsed = build("reference", broker, addresses, specs)
     return Subject("reference", broker.queue_query, broker.create_queue, broker.destroy_queue), elapsed
 
 
 def build_impl(profile: Profile, addresses: list[str], specs: list[QueueSpec]) -> tuple[Subject, float]:
     """A fast broker holding ``specs``, and the seconds it took to build."""
     broker = FastBroker(profile)
-    start = time.perf_counter()
-    for address in addresses:
-        _expect(broker.create_address(address, frozenset(BOTH_TYPES)), AddressCreated, "impl create_address")
-    for address, name, routing_type in specs:
-        _expect(broker.create_queue(address, name, routing_type), QueueCreated, "impl create_queue")
-    elapsed = time.perf_counter() - start
+    elapsed = build("impl", broker, addresses, specs)
     return Subject("impl", broker.lookup, broker.create_queue, broker.delete_queue), elapsed
 
 
