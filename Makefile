@@ -4,6 +4,7 @@
 #   make test        mypy --strict, then the fast test tier with branch coverage gated at 95%
 #   make test-deep   the deep tier: larger Hypothesis runs and CrossHair budgets, a long check
 #   make bench       the benchmark (figures only, no timed assertions)
+#   make docs        regenerate the spec-made tables in docs/addressing.md (a test checks they are current)
 #
 # The first use creates .venv and installs the package with its dev tools. The install is a
 # setuptools *strict* editable install: a tree of links under build/ with the real import
@@ -18,7 +19,7 @@ SOURCES := pyproject.toml $(shell find spec reference impl src -name '*.py' -o -
 BUDGET ?= 60s
 COVERED := spec/*,reference/*,impl/*
 
-.PHONY: install run test test-deep typecheck bench clean
+.PHONY: install run test test-deep typecheck bench docs clean
 
 $(STAMP): $(SOURCES)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -45,6 +46,9 @@ test-deep: typecheck
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/addressing_bench.py
+
+docs: $(STAMP)
+	$(BIN)/python -m brokerspec.doctables
 
 clean:
 	rm -rf $(VENV) build *.egg-info .coverage coverage.xml .hypothesis .mypy_cache brokerspec-failures

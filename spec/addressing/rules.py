@@ -95,8 +95,9 @@ RULES: dict[str, Rule] = {
              "Artemis ServerSessionImpl.checkAutoCreate; address settings auto-create-addresses"),
         Rule("ADDR-AUTO-NO-ADDRESS", "A send or consume to a missing address is rejected when auto-create-addresses "
              "is off.", "Artemis checkAutoCreate NOT_FOUND, addressDoesNotExist AMQ229203"),
-        Rule("ADDR-AUTO-ROUTING-TYPE", "A missing routing type is added to an existing address when "
-             "auto-create-addresses is on, and rejected otherwise.", "Artemis ServerSessionImpl.checkAutoCreate"),
+        Rule("ADDR-AUTO-ROUTING-TYPE", "A typed send or a consume that needs a routing type an existing address "
+             "lacks adds it when auto-create-addresses is on, and is rejected otherwise (an untyped send never "
+             "asks).", "Artemis ServerSessionImpl.checkAutoCreate"),
         Rule("ADDR-AUTO-QUEUE", "Auto-creation never makes a queue whose name is taken: a send then creates "
              "nothing, a consume is refused as not found.",
              "Artemis ServerSessionImpl.checkAutoCreate (locateQueue before createQueue)"),
