@@ -207,6 +207,14 @@ class Subject:
 BOTH_TYPES = (RoutingType.ANYCAST, RoutingType.MULTICAST)
 
 
+def timed(work: Callable[[], None]) -> float:
+    """Seconds ``work`` takes with the garbage collector paused."""
+    with gc_paused():
+        start = time.perf_counter()
+        work()
+        return time.perf_counter() - start
+
+
 def build(name: str, broker: ReferenceBroker | FastBroker, addresses: list[str],
           specs: list[QueueSpec]) -> float:
     """Fill ``broker`` with ``specs`` through its ``execute`` entry point; return the seconds it took."""
@@ -326,32 +334,26 @@ def time_churn(subject: Subject, fresh: list[QueueSpec], by_fqqn: list[str], by_
     """Create ``fresh``, delete by FQQN, create again, delete by bare name; repeat until every
     one of the three cases has had ``min_seconds`` of timed work. Returns (operations, seconds) per case.
     """
-    clock = time.perf_counter
     create = subject.create_queue
     delete = subject.delete_queue
+
+    def create_all() -> None:
+        for address, name, routing_type in fresh:
+            create(address, name, routing_type)
+
+    def delete_all(names: list[str]) -> Callable[[], None]:
+        def run() -> None:
+            for name in names:
+                delete(name)
+        return run
+
     created = deleted_fqqn = deleted_bare = 0
     t_create = t_fqqn = t_bare = 0.0
     while True:
-        with gc_paused():
-            start = clock()
-            for address, name, routing_type in fresh:
-                create(address, name, routing_type)
-            t_create += clock() - start
-        with gc_paused():
-            start = clock()
-            for name in by_fqqn:
-                delete(name)
-            t_fqqn += clock() - start
-        with gc_paused():
-            start = clock()
-            for address, name, routing_type in fresh:
-                create(address, name, routing_type)
-            t_create += clock() - start
-        with gc_paused():
-            start = clock()
-            for name in by_name:
-                delete(name)
-            t_bare += clock() - start
+        t_create += timed(create_all)
+        t_fqqn += timed(delete_all(by_fqqn))
+        t_create += timed(create_all)
+        t_bare += timed(delete_all(by_name))
         created += 2 * len(fresh)
         deleted_fqqn += len(by_fqqn)
         deleted_bare += len(by_name)

@@ -220,11 +220,6 @@ class ReferenceBroker:
                 info.routing_types.add(routing_type)
         return False
 
-    def check_auto_create_queue(self, address: str, queue: str, routing_type: RoutingType,
-                                settings: AddressSettings) -> Rejected | str | None:
-        """Decide whether ``address::queue`` can be auto-created (its name is known to be free)."""
-        return self.plan_address(address, routing_type, settings)
-
     def auto_create_queue(self, address: str, queue: str, routing_type: RoutingType, plan: str | None) -> bool:
         """Create ``address::queue`` after a successful check; True when the address was created too."""
         created_address = self.apply_address_plan(address, routing_type, plan)
@@ -342,7 +337,7 @@ class ReferenceBroker:
         if not settings.auto_create_queues:
             return Rejected(QueueNotFound(name))
         queue_type = routing_type or settings.default_queue_routing_type
-        plan = self.check_auto_create_queue(address, queue, queue_type, settings)
+        plan = self.plan_address(address, queue_type, settings)  # the queue's name is known to be free
         if isinstance(plan, Rejected):
             return plan
         created_address = self.auto_create_queue(address, queue, queue_type, plan)

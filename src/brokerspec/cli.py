@@ -131,11 +131,10 @@ def run_check(args: argparse.Namespace) -> int:
             results.append(check_for(profile, layers, share, args.out, args.seed, show))
             progress.remove_task(task)
     console.print(check_table(results))
-    failed = [r for r in results if r.divergence is not None]
-    for result in failed:
-        assert result.divergence is not None
+    failed = [(r, r.divergence) for r in results if r.divergence is not None]
+    for result, divergence in failed:
         console.print(f"\n[bold red]{result.profile.label}[/]")
-        console.print(result.divergence.explain(), markup=False, highlight=False)
+        console.print(divergence.explain(), markup=False, highlight=False)
         console.print(f"replay with: brokerspec replay {result.trace_path}", markup=False)
     total = sum(r.steps for r in results)
     console.print(f"{len(results)} profile runs, {total} lockstep steps, "

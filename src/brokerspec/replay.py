@@ -15,10 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from brokerspec.spec import BrokerspecError
 from brokerspec.spec.addressing import AddressingCommand, Outcome, apply, initial_state
 
-from .check.lockstep import SubjectFactory, describe_state_difference, format_command
+from .check.lockstep import SubjectFactory, describe_state_difference, format_command, private_problem
 from .trace import Trace
 
 
@@ -91,18 +90,6 @@ class ReplayReport:
             if layer.invariant_problem is not None:
                 lines.append(f"  {name} broke its private invariants: {layer.invariant_problem}")
         return lines
-
-
-def private_problem(subject: object) -> str | None:
-    """What ``subject.check_valid()`` reports, or None (also when it has no such check)."""
-    check_valid = getattr(subject, "check_valid", None)
-    if check_valid is None:
-        return None
-    try:
-        check_valid()
-    except BrokerspecError as error:
-        return str(error)
-    return None
 
 
 def replay(trace: Trace, layers: Mapping[str, SubjectFactory]) -> ReplayReport:

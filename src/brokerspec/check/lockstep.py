@@ -103,6 +103,18 @@ def describe_state_difference(expected: AddressingState, actual: AddressingState
     return lines
 
 
+def private_problem(subject: object) -> str | None:
+    """What ``subject.check_valid()`` reports, or None (also when it has no such check)."""
+    check_valid = getattr(subject, "check_valid", None)
+    if check_valid is None:
+        return None
+    try:
+        check_valid()
+    except BrokerspecError as error:
+        return str(error)
+    return None
+
+
 class Lockstep:
     """The spec and some subjects, advanced one command at a time."""
 
@@ -138,12 +150,9 @@ class Lockstep:
             if snapshot != self.state:
                 self._fail(number, command, name, "the states differ after the step",
                            describe_state_difference(self.state, snapshot))
-            check_valid = getattr(subject, "check_valid", None)
-            if check_valid is not None:
-                try:
-                    check_valid()
-                except BrokerspecError as error:
-                    self._fail(number, command, name, "its private invariants broke", [str(error)])
+            problem = private_problem(subject)
+            if problem is not None:
+                self._fail(number, command, name, "its private invariants broke", [problem])
         return expected
 
     def _fail(self, number: int, command: AddressingCommand, layer: str, what: str, details: list[str]) -> None:

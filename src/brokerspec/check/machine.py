@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
 
 from brokerspec.spec import Profile
 from brokerspec.spec.addressing import (
@@ -36,7 +36,6 @@ from brokerspec.spec.addressing import (
     Send,
     SetAddressSettings,
     SetPrefix,
-    invariant_violations,
 )
 
 from . import strategies as s
@@ -116,12 +115,6 @@ def make_machine(
                                  default_queue_routing_type: RoutingType) -> None:
             self.run(SetAddressSettings(match, auto_create_addresses, auto_create_queues,
                                         default_address_routing_type, default_queue_routing_type))
-
-        @invariant()
-        def spec_state_is_valid(self) -> None:
-            broken = invariant_violations(self.lockstep.state)
-            if broken:
-                raise AssertionError("the spec state broke its invariants: " + "; ".join(broken))
 
     AddressingLockstep.__name__ = f"AddressingLockstep[{profile.label}]"
     AddressingLockstep.__qualname__ = AddressingLockstep.__name__
