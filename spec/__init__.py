@@ -7,9 +7,20 @@ domain; :mod:`.profiles` bundles every domain's options under one name.
 
 from .errors import BrokerspecError, InvalidCommand, InvalidOption, InvariantBroken, UnknownProfile
 from .frozen import FrozenMap
-from .profiles import PROFILES, AddressingOptions, Profile, QueueNameScope, get_profile
+from .outcome import Outcome, Reason
+from .profiles import (
+    PROFILES,
+    AddressingOptions,
+    DuplicatesOptions,
+    InstantAdd,
+    Profile,
+    QueueNameScope,
+    ReloadKeeps,
+    get_profile,
+)
 
 __all__ = [
     "BrokerspecError", "InvalidCommand", "InvalidOption", "InvariantBroken", "UnknownProfile", "FrozenMap",
-    "PROFILES", "AddressingOptions", "Profile", "QueueNameScope", "get_profile",
+    "Outcome", "Reason", "PROFILES", "AddressingOptions", "DuplicatesOptions", "InstantAdd", "Profile",
+    "QueueNameScope", "ReloadKeeps", "get_profile",
 ]

@@ -15,11 +15,16 @@ The bundled profiles:
     The designs the seed documents describe. For addressing that is seed 000:
     queue names unique per address, one bare name may be bound on several
     addresses, and a per-name address count makes such a name ambiguous.
-    Where the seed is silent the profile behaves as ``artemis-2.11``.
+    For duplicate detection it is seed 001, a walk through Artemis 2.11.0.
+    Where the seeds are silent the profile behaves as ``artemis-2.11``.
 ``artemis-2.11``
     Apache ActiveMQ Artemis 2.11.0 as released.
 ``artemis-latest``
     Apache ActiveMQ Artemis as released most recently (2.44.0).
+``artemis-1.2``
+    Duplicate detection as in Artemis 1.2.0, before ARTEMIS-332 flipped which
+    IDs a reload keeps. Only that domain is modelled for 1.2; the others
+    follow 2.11.0, and the description says so.
 
 A profile can be varied one option at a time with :meth:`Profile.with_option`
 (the command line's ``--set domain.option=value``); the variant keeps the base
@@ -76,6 +81,59 @@ class AddressingOptions:
     send_reuses_existing_queue: bool = True
 
 
+class InstantAdd(Enum):
+    """When an ID recorded by an *instant add* enters the cache (R12, R13).
+
+    Instant adds are the broker's own transactions (a non-transactional
+    send, R12) and bridge IDs (R13).
+    """
+
+    AFTER_STORE = "AFTER_STORE"
+    """Once the transaction's commit is stored (non-transactional sends up to 2.7)."""
+    BEFORE_COMMIT = "BEFORE_COMMIT"
+    """In the transaction's beforeCommit (2.8.0-2.17.x, ARTEMIS-2324; 2.11.0)."""
+    IMMEDIATE = "IMMEDIATE"
+    """During the check, and removed again if the transaction rolls back (2.18.0 on, ARTEMIS-3384)."""
+
+
+class ReloadKeeps(Enum):
+    """Which IDs survive a reload into a cache smaller than the stored list (R26)."""
+
+    NEWEST = "NEWEST"
+    """Drop the oldest: Artemis 1.3.0 and later (ARTEMIS-332)."""
+    OLDEST = "OLDEST"
+    """Keep the first ``size`` IDs and delete the newer ones: before Artemis 1.3.0."""
+
+
+@dataclass(frozen=True)
+class DuplicatesOptions:
+    """The semantic options of the duplicate-detection domain.
+
+    ``id_cache_size``
+        The global ``id-cache-size``: slots per cache (R18, default 20000).
+        0 disables detection (R24).
+    ``persist_id_cache``
+        Whether accepted IDs are written to the store and reloaded at a
+        restart (R25, default true).
+    ``nontx_add``
+        When a non-transactional send's ID enters the cache (R12).
+    ``bridge_add``
+        When a bridge ID enters the bridge cache (R13).
+    ``reload_keeps``
+        Which IDs a reload keeps when more are stored than the cache holds (R26).
+    ``per_address_size``
+        Whether ``address-settings/id-cache-size`` exists (2.31.0 on,
+        ARTEMIS-4159); without it ``set_id_cache_size`` is not supported.
+    """
+
+    id_cache_size: int = 20000
+    persist_id_cache: bool = True
+    nontx_add: InstantAdd = InstantAdd.IMMEDIATE
+    bridge_add: InstantAdd = InstantAdd.IMMEDIATE
+    reload_keeps: ReloadKeeps = ReloadKeeps.NEWEST
+    per_address_size: bool = True
+
+
 @dataclass(frozen=True)
 class Profile:
     """One named bundle of semantic options for every domain."""
@@ -83,6 +141,7 @@ class Profile:
     name: str
     description: str
     addressing: AddressingOptions = field(default_factory=AddressingOptions)
+    duplicates: DuplicatesOptions = field(default_factory=DuplicatesOptions)
     overrides: tuple[tuple[str, str], ...] = ()
 
     @property
@@ -147,17 +206,31 @@ def _parse_option_value(dotted: str, text: str, current: object) -> object:
                 return member
         choices = ", ".join(m.value for m in enum_type)
         raise InvalidOption(f"option {dotted} takes one of {choices}, not {text!r}")
-    raise InvalidOption(f"option {dotted} cannot be set from text")  # pragma: no cover - every option is bool or Enum
+    if isinstance(current, int):
+        try:
+            number = int(text.strip())
+        except ValueError:
+            raise InvalidOption(f"option {dotted} takes a whole number, not {text!r}") from None
+        if number < 0:
+            raise InvalidOption(f"option {dotted} takes a number of 0 or more, not {text!r}")
+        return number
+    raise InvalidOption(f"option {dotted} cannot be set from text")  # pragma: no cover - every option is bool, Enum or int
 
 
 SEED = Profile(
     name="seed",
-    description="the designs the seed documents describe (seed 000: per-address queue names, ambiguity detection)",
+    description="the designs the seed documents describe (seed 000: per-address queue names, ambiguity detection; "
+                "seed 001: duplicate detection as in 2.11)",
     addressing=AddressingOptions(
         name_scope=QueueNameScope.ADDRESS,
         fqqn_checks_address=True,
         anycast_consume_rejects_multicast_queue=False,
         send_reuses_existing_queue=False,
+    ),
+    duplicates=DuplicatesOptions(
+        nontx_add=InstantAdd.BEFORE_COMMIT,
+        bridge_add=InstantAdd.BEFORE_COMMIT,
+        per_address_size=False,
     ),
 )
 
@@ -170,6 +243,11 @@ ARTEMIS_2_11 = Profile(
         anycast_consume_rejects_multicast_queue=False,
         send_reuses_existing_queue=False,
     ),
+    duplicates=DuplicatesOptions(
+        nontx_add=InstantAdd.BEFORE_COMMIT,
+        bridge_add=InstantAdd.BEFORE_COMMIT,
+        per_address_size=False,
+    ),
 )
 
 ARTEMIS_LATEST = Profile(
@@ -181,9 +259,27 @@ ARTEMIS_LATEST = Profile(
         anycast_consume_rejects_multicast_queue=True,
         send_reuses_existing_queue=True,
     ),
+    duplicates=DuplicatesOptions(
+        nontx_add=InstantAdd.IMMEDIATE,
+        bridge_add=InstantAdd.IMMEDIATE,
+        per_address_size=True,
+    ),
 )
 
-PROFILES: dict[str, Profile] = {p.name: p for p in (SEED, ARTEMIS_2_11, ARTEMIS_LATEST)}
+ARTEMIS_1_2 = Profile(
+    name="artemis-1.2",
+    description="Apache ActiveMQ Artemis 1.2.0 for duplicate detection (reload keeps the oldest IDs, non-transactional "
+                "IDs visible after the store); the other domains follow 2.11.0",
+    addressing=ARTEMIS_2_11.addressing,
+    duplicates=DuplicatesOptions(
+        nontx_add=InstantAdd.AFTER_STORE,
+        bridge_add=InstantAdd.BEFORE_COMMIT,
+        reload_keeps=ReloadKeeps.OLDEST,
+        per_address_size=False,
+    ),
+)
+
+PROFILES: dict[str, Profile] = {p.name: p for p in (SEED, ARTEMIS_2_11, ARTEMIS_LATEST, ARTEMIS_1_2)}
 
 
 def get_profile(name: str, overrides: tuple[tuple[str, str], ...] = ()) -> Profile:

@@ -15,28 +15,12 @@ lists are FQQNs, sorted, so outcomes compare by content.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
+from ..outcome import Outcome as Outcome
+from ..outcome import Reason as Reason
 from .names import RoutingType
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """Base of every outcome: carries the deciding rule's ID, ignored by equality."""
-
-    kind: ClassVar[str] = "outcome"
-    rule: str = field(default="", compare=False, repr=False, kw_only=True)
-
-
-# --- reasons a command is rejected -------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Reason:
-    """Base of every rejection reason."""
-
-    kind: ClassVar[str] = "reason"
 
 
 @dataclass(frozen=True)

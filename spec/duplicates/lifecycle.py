@@ -1,0 +1,82 @@
+"""The transaction lifecycle, as a transition table.
+
+Introduction
+------------
+A session's transaction moves through three states: none open, ``ACTIVE``
+and ``ROLLBACK_ONLY``. The table :data:`TRANSACTION_LIFECYCLE` maps (state,
+event) to the next state and what happens, in words; a missing key is a move
+the broker refuses (``begin`` with a transaction open, ``commit`` or
+``rollback`` with none), which the spec answers with an outcome
+(``TransactionOpen``, ``NoTransaction``). The operations consult this table
+for every status change, the tests walk the whole state x event product, and
+the state diagram in ``docs/duplicate-detection.md`` is drawn from it.
+
+Sources: R9 (a duplicate marks the transaction rollback-only; the commit
+then fails and rolls everything back), R11 (IDs become visible at commit),
+R13 (a bridge duplicate rolls the work back at once), and
+``OpenWireConnection.processMessageSend`` (a failed send marks the
+transaction rollback-only).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class TxState(Enum):
+    """A session's transaction state."""
+
+    NONE = "none"
+    ACTIVE = "active"
+    ROLLBACK_ONLY = "rollback-only"
+
+
+class TxEvent(Enum):
+    """What can happen to a session's transaction."""
+
+    BEGIN = "begin"
+    SEND = "send accepted"
+    DUPLICATE = "duplicate sent"
+    FAILED_SEND = "send failed"
+    RECEIVE = "receive"
+    COMMIT = "commit"
+    ROLLBACK = "rollback"
+    RESTART = "restart or crash"
+
+
+TRANSACTION_LIFECYCLE: dict[tuple[TxState, TxEvent], tuple[TxState, str]] = {
+    (TxState.NONE, TxEvent.BEGIN): (TxState.ACTIVE, "transaction opened"),
+    (TxState.NONE, TxEvent.SEND): (TxState.NONE, "routed at once; its ID recorded as the profile says (R12)"),
+    (TxState.NONE, TxEvent.DUPLICATE): (TxState.NONE, "not routed; the client is told it succeeded (R8)"),
+    (TxState.NONE, TxEvent.FAILED_SEND): (TxState.NONE, "the client sees the failure"),
+    (TxState.NONE, TxEvent.RECEIVE): (TxState.NONE, "acknowledged at once"),
+    (TxState.NONE, TxEvent.RESTART): (TxState.NONE, "nothing to lose"),
+    (TxState.ACTIVE, TxEvent.SEND): (TxState.ACTIVE, "held; its ID recorded at commit (R11)"),
+    (TxState.ACTIVE, TxEvent.DUPLICATE): (TxState.ROLLBACK_ONLY, "not routed; the transaction is doomed (R9)"),
+    (TxState.ACTIVE, TxEvent.FAILED_SEND): (TxState.ROLLBACK_ONLY, "the transaction is doomed"),
+    (TxState.ACTIVE, TxEvent.RECEIVE): (TxState.ACTIVE, "acknowledgement held until commit"),
+    (TxState.ACTIVE, TxEvent.COMMIT): (TxState.NONE, "messages routed, IDs recorded, acknowledgements final"),
+    (TxState.ACTIVE, TxEvent.ROLLBACK): (TxState.NONE, "messages discarded, acknowledged messages back"),
+    (TxState.ACTIVE, TxEvent.RESTART): (TxState.NONE, "lost: rolled back"),
+    (TxState.ROLLBACK_ONLY, TxEvent.SEND): (TxState.ROLLBACK_ONLY, "held, to be discarded"),
+    (TxState.ROLLBACK_ONLY, TxEvent.DUPLICATE): (TxState.ROLLBACK_ONLY, "not routed"),
+    (TxState.ROLLBACK_ONLY, TxEvent.FAILED_SEND): (TxState.ROLLBACK_ONLY, "the client sees the failure"),
+    (TxState.ROLLBACK_ONLY, TxEvent.RECEIVE): (TxState.ROLLBACK_ONLY, "acknowledgement held, to be undone"),
+    (TxState.ROLLBACK_ONLY, TxEvent.COMMIT): (TxState.NONE, "commit fails; everything rolled back (R9)"),
+    (TxState.ROLLBACK_ONLY, TxEvent.ROLLBACK): (TxState.NONE, "messages discarded, acknowledged messages back"),
+    (TxState.ROLLBACK_ONLY, TxEvent.RESTART): (TxState.NONE, "lost: rolled back"),
+}
+
+
+def compute_next_tx_state(state: TxState, event: TxEvent) -> TxState | None:
+    """The state after ``event``, or None when the broker refuses the move.
+
+    post: __return__ is None or (state, event) in TRANSACTION_LIFECYCLE
+
+    >>> compute_next_tx_state(TxState.ACTIVE, TxEvent.DUPLICATE)
+    <TxState.ROLLBACK_ONLY: 'rollback-only'>
+    >>> compute_next_tx_state(TxState.NONE, TxEvent.COMMIT) is None
+    True
+    """
+    entry = TRANSACTION_LIFECYCLE.get((state, event))
+    return None if entry is None else entry[0]

@@ -1,0 +1,455 @@
+"""Operations: each duplicate-detection command as a pure state transition.
+
+Introduction
+------------
+``apply(state, command)`` returns the next state and the outcome; the
+operation for each command type is found in :data:`TRANSITIONS`. Every
+operation is atomic: sessions interleave whole operations, never parts of
+one (the race windows of R16 are therefore not modelled).
+
+Theory of operation, following ``PostOfficeImpl.route`` and
+``checkDuplicateID`` (seed 001):
+
+1. A send that carries a bridge ID is checked against the address's bridge
+   cache only; its normal ID is neither checked nor recorded (R6, R13).
+2. Otherwise its normal ID, converted to a cache key (R3), is looked up in
+   the address's cache (R7). A duplicate is not routed; outside a
+   transaction the client is told the send succeeded (R8), inside one the
+   transaction becomes rollback-only (R9). With ``reject_duplicates`` false
+   the duplicate is routed and its ID not recorded again (R10).
+3. A new ID is recorded: outside a transaction as part of the send (R12);
+   inside one when the commit is stored (R11), so a second send of the same
+   ID in the same or another open transaction is not a duplicate (R14,
+   R15). Bridge IDs inside a transaction follow the profile's instant-add
+   timing (R13).
+4. Routing failing after the check (``address_full``) undoes an instant add
+   by deleting the ID again, which leaves a hole and does not bring back
+   what the add evicted (R12, R21, 2.18 on).
+
+The check happens before bindings are looked up, so an address with no
+queues still records the ID (R5). Caches are created by the first check on
+their address, and their size is fixed then (R18).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from ..frozen import FrozenMap
+from ..outcome import Outcome
+from ..profiles import InstantAdd
+from .commands import (
+    Begin,
+    Commit,
+    Crash,
+    CreateQueue,
+    DeleteId,
+    DeleteQueue,
+    DuplicatesCommand,
+    Receive,
+    Restart,
+    Rollback,
+    Send,
+    SetIdCacheSize,
+)
+from .ids import compute_cache_key
+from .lifecycle import TxEvent, TxState, compute_next_tx_state
+from .model import (
+    CacheKind,
+    CacheName,
+    DoomReason,
+    DuplicatesState,
+    PendingMessage,
+    QueueState,
+    Transaction,
+    compute_cache_size,
+    get_queues_of,
+)
+from .outcomes import (
+    CommitFailed,
+    Committed,
+    Done,
+    IdDeleted,
+    NotSupported,
+    NoTransaction,
+    QueueDeleted,
+    QueueExists,
+    QueueNotFound,
+    Received,
+    Restarted,
+    RolledBack,
+    RoutingStatus,
+    SendFailed,
+    SendFailure,
+    Sent,
+    TransactionOpen,
+)
+from .ring import (
+    IdRing,
+    add_to_ring,
+    delete_from_ring,
+    get_durable_ids,
+    is_in_ring,
+    load_ring,
+    new_ring,
+    settle_pending,
+)
+
+Result = tuple[DuplicatesState, Outcome]
+
+
+# --- small pure helpers ------------------------------------------------------------
+
+
+def get_tx_state(state: DuplicatesState, session: str) -> TxState:
+    """The lifecycle state of ``session``'s transaction (NONE when it has none open)."""
+    tx = state.transactions.get(session)
+    return TxState.NONE if tx is None else tx.status
+
+
+def ensure_cache(state: DuplicatesState, name: CacheName) -> DuplicatesState:
+    """The state with cache ``name`` created (sized now, R18) if it did not exist."""
+    if name in state.caches:
+        return state
+    return _replace(state, caches=state.caches.set(name, new_ring(compute_cache_size(state, name))))
+
+
+def record_id(state: DuplicatesState, name: CacheName, key: bytes, owner: str = "") -> DuplicatesState:
+    """The state with ``key`` written into cache ``name`` (R19)."""
+    state = ensure_cache(state, name)
+    return _replace(state, caches=state.caches.set(name, add_to_ring(state.caches[name], key, owner)))
+
+
+def forget_id(state: DuplicatesState, name: CacheName, key: bytes) -> DuplicatesState:
+    """The state with ``key`` deleted from cache ``name``, when that cache exists (R21)."""
+    ring = state.caches.get(name)
+    if ring is None:
+        return state
+    return _replace(state, caches=state.caches.set(name, delete_from_ring(ring, key)))
+
+
+def return_messages(queues: FrozenMap[str, QueueState], acks: tuple[tuple[str, int], ...]) -> FrozenMap[str, QueueState]:
+    """Queues with acknowledged-but-uncommitted messages put back in number order (queues since deleted skipped)."""
+    for queue_name, message in acks:
+        queue = queues.get(queue_name)
+        if queue is not None:
+            queues = queues.set(queue_name, QueueState(queue.address, tuple(sorted((*queue.messages, message)))))
+    return queues
+
+
+def deliver(queues: FrozenMap[str, QueueState], message: int, targets: tuple[str, ...]) -> FrozenMap[str, QueueState]:
+    """Queues with ``message`` appended to each existing queue in ``targets``."""
+    for queue_name in targets:
+        queue = queues.get(queue_name)
+        if queue is not None:
+            queues = queues.set(queue_name, QueueState(queue.address, (*queue.messages, message)))
+    return queues
+
+
+def _replace(state: DuplicatesState, **changes: Any) -> DuplicatesState:
+    return dataclasses.replace(state, **changes)
+
+
+def _with_tx(state: DuplicatesState, session: str, tx: Transaction) -> DuplicatesState:
+    return _replace(state, transactions=state.transactions.set(session, tx))
+
+
+def _tx_replace(tx: Transaction, **changes: Any) -> Transaction:
+    return dataclasses.replace(tx, **changes)
+
+
+def _advance(tx: Transaction, event: TxEvent, doom: DoomReason | None = None) -> Transaction:
+    """``tx`` after ``event`` per the lifecycle table; a newly doomed transaction keeps its first reason."""
+    status = compute_next_tx_state(tx.status, event)
+    if status is None:  # pragma: no cover - the table has every event an open transaction can see
+        raise AssertionError(f"the lifecycle has no move for {tx.status} on {event}")
+    if status is TxState.ROLLBACK_ONLY and tx.doom is None:
+        return _tx_replace(tx, status=status, doom=doom)
+    return _tx_replace(tx, status=status)
+
+
+def undo_transaction(state: DuplicatesState, session: str) -> DuplicatesState:
+    """Roll back ``session``'s transaction: undo instant adds, put acknowledged messages back, drop it."""
+    tx = state.transactions[session]
+    for name, key in tx.instant_ids:
+        state = forget_id(state, name, key)
+    caches = FrozenMap((name, settle_pending(ring, session)) for name, ring in state.caches.items())
+    queues = return_messages(state.queues, tx.acks)
+    return _replace(state, caches=caches, queues=queues, transactions=state.transactions.remove(session))
+
+
+# --- queues -------------------------------------------------------------------------
+
+
+def process_create_queue(state: DuplicatesState, command: CreateQueue) -> Result:
+    """Create a queue; queue names are unique in the broker."""
+    if command.queue in state.queues:
+        return state, QueueExists(command.queue, rule="DUP-QUEUE-EXISTS")
+    queues = state.queues.set(command.queue, QueueState(command.address))
+    return _replace(state, queues=queues), Done(rule="DUP-QUEUE-CREATE")
+
+
+def process_delete_queue(state: DuplicatesState, command: DeleteQueue) -> Result:
+    """Delete a queue; when it was its address's last, forget both of the address's caches (R23).
+
+    Open transactions' ID work for those caches is dropped with them: a
+    decision (DUP-FORGET-IN-FLIGHT), since the broker would add such an ID to
+    the forgotten cache object, where no later send can see it.
+    """
+    queue = state.queues.get(command.queue)
+    if queue is None:
+        return state, QueueNotFound(command.queue, rule="DUP-QUEUE-NOT-FOUND")
+    state = _replace(state, queues=state.queues.remove(command.queue))
+    if get_queues_of(state, queue.address):
+        return state, QueueDeleted(False, rule="DUP-QUEUE-DELETE")
+    gone = {CacheName(CacheKind.NORMAL, queue.address), CacheName(CacheKind.BRIDGE, queue.address)}
+    caches = FrozenMap((name, ring) for name, ring in state.caches.items() if name not in gone)
+    transactions = FrozenMap(
+        (session, _tx_replace(
+            tx,
+            before_commit_ids=tuple(item for item in tx.before_commit_ids if item[0] not in gone),
+            after_store_ids=tuple(item for item in tx.after_store_ids if item[0] not in gone),
+            instant_ids=tuple(item for item in tx.instant_ids if item[0] not in gone),
+        ))
+        for session, tx in state.transactions.items()
+    )
+    return _replace(state, caches=caches, transactions=transactions), QueueDeleted(True, rule="DUP-FORGET-ON-LAST-QUEUE")
+
+
+# --- transactions -------------------------------------------------------------------
+
+
+def process_begin(state: DuplicatesState, command: Begin) -> Result:
+    """Open a transaction on a session that has none."""
+    if compute_next_tx_state(get_tx_state(state, command.session), TxEvent.BEGIN) is None:
+        return state, TransactionOpen(command.session, rule="DUP-TX-ALREADY-OPEN")
+    return _with_tx(state, command.session, Transaction()), Done(rule="DUP-TX-BEGIN")
+
+
+def process_commit(state: DuplicatesState, command: Commit) -> Result:
+    """Commit: a rollback-only transaction fails and rolls back (R9); otherwise route, then record IDs (R11).
+
+    IDs added in ``beforeCommit`` enter the cache first, then the store
+    makes everything durable, then the IDs waiting for the store enter, in
+    send order: the same ID sent twice takes two slots (R14), and nothing is
+    re-checked, so two transactions with the same ID both commit (R15).
+    """
+    tx = state.transactions.get(command.session)
+    if tx is None:
+        return state, NoTransaction(command.session, rule="DUP-NO-TRANSACTION")
+    if tx.status is TxState.ROLLBACK_ONLY and tx.doom is not None:
+        return undo_transaction(state, command.session), CommitFailed(tx.doom, rule="DUP-COMMIT-ROLLBACK-ONLY")
+    for name, key in tx.before_commit_ids:
+        state = record_id(state, name, key)
+    queues = state.queues
+    for pending in tx.messages:
+        queues = deliver(queues, pending.message, pending.queues)
+    caches = FrozenMap((name, settle_pending(ring, command.session)) for name, ring in state.caches.items())
+    state = _replace(state, queues=queues, caches=caches, transactions=state.transactions.remove(command.session))
+    for name, key in tx.after_store_ids:
+        state = record_id(state, name, key)
+    return state, Committed(tuple(p.message for p in tx.messages), rule="DUP-COMMIT")
+
+
+def process_rollback(state: DuplicatesState, command: Rollback) -> Result:
+    """Roll back: no ID of the transaction stays visible, acknowledged messages wait again (R11)."""
+    if command.session not in state.transactions:
+        return state, NoTransaction(command.session, rule="DUP-NO-TRANSACTION")
+    return undo_transaction(state, command.session), RolledBack(rule="DUP-ROLLBACK")
+
+
+def process_receive(state: DuplicatesState, command: Receive) -> Result:
+    """Take the first waiting message; inside a transaction the acknowledgement waits for the commit."""
+    queue = state.queues.get(command.queue)
+    if queue is None:
+        return state, QueueNotFound(command.queue, rule="DUP-QUEUE-NOT-FOUND")
+    if not queue.messages:
+        return state, Received(None, rule="DUP-RECEIVE")
+    message = queue.messages[0]
+    queues = state.queues.set(command.queue, QueueState(queue.address, queue.messages[1:]))
+    state = _replace(state, queues=queues)
+    tx = state.transactions.get(command.session)
+    if tx is not None:
+        tx = _advance(tx, TxEvent.RECEIVE)
+        state = _with_tx(state, command.session, _tx_replace(tx, acks=(*tx.acks, (command.queue, message))))
+    return state, Received(message, rule="DUP-RECEIVE")
+
+
+# --- sending ------------------------------------------------------------------------
+
+
+def process_send(state: DuplicatesState, command: Send) -> Result:
+    """Check the message's ID, record it, route the message (R5-R17)."""
+    if command.bridge_id is not None:
+        return _send_bridged(state, command, bytes.fromhex(command.bridge_id))
+    tx = state.transactions.get(command.session)
+    if command.duplicate_id is None:
+        return _route(state, command, None)
+    key = compute_cache_key(command.duplicate_id)
+    if key is None:
+        return _fail_send(state, command, SendFailure.ID_NOT_BYTES, "DUP-ID-NOT-BYTES")
+    name = CacheName(CacheKind.NORMAL, command.address)
+    state = ensure_cache(state, name)
+    ring = state.caches[name]
+    duplicate = is_in_ring(ring, key)
+    if duplicate and command.reject_duplicates:
+        if tx is None:
+            return state, Sent(RoutingStatus.DUPLICATED_ID, rule="DUP-NONTX-DUPLICATE")
+        doomed = _advance(tx, TxEvent.DUPLICATE, DoomReason.DUPLICATE_ID)
+        return _with_tx(state, command.session, doomed), Sent(
+            RoutingStatus.DUPLICATED_ID, rollback_only=True, rule="DUP-TX-DUPLICATE")
+    record = None if duplicate or ring.size == 0 else (name, key)
+    return _route(state, command, record, state.options.nontx_add,
+                  rule="DUP-NO-REJECT" if duplicate else "")
+
+
+def _send_bridged(state: DuplicatesState, command: Send, key: bytes) -> Result:
+    """A bridged message: only the bridge cache counts; a duplicate is dropped silently (R6, R13)."""
+    name = CacheName(CacheKind.BRIDGE, command.address)
+    state = ensure_cache(state, name)
+    ring = state.caches[name]
+    if not is_in_ring(ring, key):
+        record = None if ring.size == 0 else (name, key)
+        return _route(state, command, record, state.options.bridge_add)
+    tx = state.transactions.get(command.session)
+    if tx is None:
+        return state, Sent(RoutingStatus.DUPLICATED_ID, rule="DUP-BRIDGE-DUPLICATE")
+    state = undo_transaction(state, command.session)
+    doomed = _advance(tx, TxEvent.DUPLICATE, DoomReason.BRIDGE_DUPLICATE)
+    doomed = Transaction(status=doomed.status, doom=doomed.doom)
+    return _with_tx(state, command.session, doomed), Sent(
+        RoutingStatus.DUPLICATED_ID, rollback_only=True, rule="DUP-BRIDGE-DUPLICATE-IN-TX")
+
+
+def _fail_send(state: DuplicatesState, command: Send, reason: SendFailure, rule: str) -> Result:
+    tx = state.transactions.get(command.session)
+    if tx is None:
+        return state, SendFailed(reason, rule=rule)
+    doomed = _advance(tx, TxEvent.FAILED_SEND, DoomReason.SEND_FAILED)
+    return _with_tx(state, command.session, doomed), SendFailed(reason, rollback_only=True, rule=rule)
+
+
+def _route(state: DuplicatesState, command: Send, record: tuple[CacheName, bytes] | None,
+           timing: InstantAdd = InstantAdd.IMMEDIATE, rule: str = "") -> Result:
+    """Record ``record`` (a cache and key, or None) and route the message, in or outside a transaction."""
+    tx = state.transactions.get(command.session)
+    bridged = command.bridge_id is not None
+    if tx is None:
+        if command.address_full:
+            if record is not None and timing is InstantAdd.IMMEDIATE:
+                state = forget_id(record_id(state, *record), *record)
+            return state, SendFailed(SendFailure.ADDRESS_FULL, rule="DUP-SEND-FAILED")
+        if record is not None:
+            state = record_id(state, *record)
+        targets = get_queues_of(state, command.address)
+        number = state.next_message
+        queues = deliver(state.queues, number, targets)
+        status = RoutingStatus.OK if targets else RoutingStatus.NO_BINDINGS
+        return _replace(state, queues=queues, next_message=number + 1), Sent(
+            status, number, targets, rule=rule or ("DUP-ROUTED" if targets else "DUP-NO-BINDINGS"))
+    if record is not None:
+        if not bridged:
+            tx = _tx_replace(tx, after_store_ids=(*tx.after_store_ids, record))
+        elif timing is InstantAdd.IMMEDIATE:
+            state = record_id(state, *record, owner=command.session)
+            tx = _tx_replace(tx, instant_ids=(*tx.instant_ids, record))
+        elif timing is InstantAdd.BEFORE_COMMIT:
+            tx = _tx_replace(tx, before_commit_ids=(*tx.before_commit_ids, record))
+        else:
+            tx = _tx_replace(tx, after_store_ids=(*tx.after_store_ids, record))
+    if command.address_full:
+        doomed = _advance(tx, TxEvent.FAILED_SEND, DoomReason.SEND_FAILED)
+        return _with_tx(state, command.session, doomed), SendFailed(
+            SendFailure.ADDRESS_FULL, rollback_only=True, rule="DUP-SEND-FAILED-IN-TX")
+    targets = get_queues_of(state, command.address)
+    number = state.next_message
+    tx = _advance(tx, TxEvent.SEND)
+    tx = _tx_replace(tx, messages=(*tx.messages, PendingMessage(number, targets)))
+    status = RoutingStatus.OK if targets else RoutingStatus.NO_BINDINGS
+    state = _replace(_with_tx(state, command.session, tx), next_message=number + 1)
+    return state, Sent(status, number, targets, rollback_only=tx.status is TxState.ROLLBACK_ONLY,
+                       rule=rule or "DUP-TX-HELD")
+
+
+# --- administration -----------------------------------------------------------------
+
+
+def process_delete_id(state: DuplicatesState, command: DeleteId) -> Result:
+    """Delete one ID from an address's cache, leaving a hole (R21)."""
+    key = compute_cache_key(command.duplicate_id)
+    name = CacheName(CacheKind.NORMAL, command.address)
+    ring = state.caches.get(name)
+    if key is None or ring is None or not is_in_ring(ring, key):
+        return state, IdDeleted(False, rule="DUP-DELETE-ID")
+    return forget_id(state, name, key), IdDeleted(True, rule="DUP-DELETE-ID")
+
+
+def process_set_id_cache_size(state: DuplicatesState, command: SetIdCacheSize) -> Result:
+    """Set an address's ``id-cache-size``; caches that exist keep their size (R18, ARTEMIS-4159)."""
+    if not state.options.per_address_size:
+        return state, NotSupported(command.op, rule="DUP-SIZE-SETTING-UNSUPPORTED")
+    return _replace(state, size_settings=state.size_settings.set(command.address, command.size)), Done(
+        rule="DUP-SIZE-SETTING")
+
+
+def process_restart(state: DuplicatesState, command: Restart | Crash) -> Result:
+    """Restart: open transactions are lost; each cache is rebuilt from its durable IDs (R25, R26).
+
+    With ``persist_id_cache`` false every cache starts empty. Otherwise a
+    cache's durable IDs are its IDs in the order they entered, less holes and
+    uncommitted instant adds; they are loaded into a cache sized by the
+    settings now in force, dropping the excess as the profile says.
+    """
+    lost = len(state.transactions)
+    queues = state.queues
+    for tx in state.transactions.values():
+        queues = return_messages(queues, tx.acks)
+    global_size = state.global_size
+    if isinstance(command, Restart) and command.id_cache_size is not None:
+        global_size = command.id_cache_size
+    restarted = _replace(state, queues=queues, transactions=FrozenMap(), caches=FrozenMap(), global_size=global_size)
+    if not state.options.persist_id_cache:
+        return restarted, Restarted(lost, 0, rule="DUP-RESTART-NO-PERSIST")
+    caches: dict[CacheName, IdRing] = {}
+    dropped = 0
+    for name in sorted(state.caches):
+        stored = get_durable_ids(state.caches[name])
+        if not stored:
+            continue
+        ring, excess = load_ring(stored, compute_cache_size(restarted, name), state.options.reload_keeps)
+        dropped += excess
+        if ring is not None:
+            caches[name] = ring
+    return _replace(restarted, caches=FrozenMap(caches)), Restarted(lost, dropped, rule="DUP-RESTART-RELOAD")
+
+
+TRANSITIONS: dict[type[Any], Callable[[DuplicatesState, Any], Result]] = {
+    CreateQueue: process_create_queue,
+    DeleteQueue: process_delete_queue,
+    Begin: process_begin,
+    Send: process_send,
+    Receive: process_receive,
+    Commit: process_commit,
+    Rollback: process_rollback,
+    DeleteId: process_delete_id,
+    SetIdCacheSize: process_set_id_cache_size,
+    Restart: process_restart,
+    Crash: process_restart,
+}
+
+
+def apply(state: DuplicatesState, command: DuplicatesCommand) -> Result:
+    """Apply ``command`` to ``state``: the next state and the outcome.
+
+    >>> from brokerspec.spec import get_profile
+    >>> from brokerspec.spec.duplicates import DuplicateId, IdKind, initial_state
+    >>> state = initial_state(get_profile("seed"))
+    >>> state, _ = apply(state, CreateQueue("orders", "q1"))
+    >>> state, first = apply(state, Send("s1", "orders", DuplicateId(IdKind.STRING, "x")))
+    >>> state, second = apply(state, Send("s1", "orders", DuplicateId(IdKind.STRING, "x")))
+    >>> first.status.value, second.status.value
+    ('OK', 'DUPLICATED_ID')
+    """
+    return TRANSITIONS[type(command)](state, command)
