@@ -21,10 +21,11 @@ The bundled profiles:
     Apache ActiveMQ Artemis 2.11.0 as released.
 ``artemis-latest``
     Apache ActiveMQ Artemis as released most recently (2.44.0).
-``artemis-1.2``
-    Duplicate detection as in Artemis 1.2.0, before ARTEMIS-332 flipped which
-    IDs a reload keeps. Only that domain is modelled for 1.2; the others
-    follow 2.11.0, and the description says so.
+
+Older behaviours are options rather than bundles: for example
+``--set duplicates.reload_keeps=OLDEST`` gives the reload of Artemis before
+1.3.0 (ARTEMIS-332), and ``--set duplicates.nontx_add=AFTER_STORE`` the
+visibility of non-transactional IDs before 2.8.0 (ARTEMIS-2324).
 
 A profile can be varied one option at a time with :meth:`Profile.with_option`
 (the command line's ``--set domain.option=value``); the variant keeps the base
@@ -266,20 +267,7 @@ ARTEMIS_LATEST = Profile(
     ),
 )
 
-ARTEMIS_1_2 = Profile(
-    name="artemis-1.2",
-    description="Apache ActiveMQ Artemis 1.2.0 for duplicate detection (reload keeps the oldest IDs, non-transactional "
-                "IDs visible after the store); the other domains follow 2.11.0",
-    addressing=ARTEMIS_2_11.addressing,
-    duplicates=DuplicatesOptions(
-        nontx_add=InstantAdd.AFTER_STORE,
-        bridge_add=InstantAdd.BEFORE_COMMIT,
-        reload_keeps=ReloadKeeps.OLDEST,
-        per_address_size=False,
-    ),
-)
-
-PROFILES: dict[str, Profile] = {p.name: p for p in (SEED, ARTEMIS_2_11, ARTEMIS_LATEST, ARTEMIS_1_2)}
+PROFILES: dict[str, Profile] = {p.name: p for p in (SEED, ARTEMIS_2_11, ARTEMIS_LATEST)}
 
 
 def get_profile(name: str, overrides: tuple[tuple[str, str], ...] = ()) -> Profile:

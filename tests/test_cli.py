@@ -27,7 +27,8 @@ def good_trace(path: Path, lookup_outcome: Resolved) -> Path:
 
 
 def test_check_passes_and_prints_a_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["check", "--budget", "2s", "--profile", "seed", "--seed", "1", "--out", str(tmp_path)])
+    code = main(["check", "--budget", "2s", "--domain", "addressing", "--profile", "seed", "--seed", "1",
+                 "--out", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == EXIT_OK, out
     assert "seed+addressing.fqqn_checks_address=false" in out and "agree" in out
@@ -66,8 +67,9 @@ def test_bad_trace_is_a_usage_error_without_traceback(tmp_path: Path, capsys: py
     assert message in err and "Traceback" not in err
 
 
-def test_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["replay", "x.jsonl", "--layers", "fast"]) == EXIT_USAGE
+def test_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = good_trace(tmp_path / "ok.jsonl", Resolved("a1", "q1", ANY))
+    assert main(["replay", str(path), "--layers", "fast"]) == EXIT_USAGE
     assert "unknown layer fast" in capsys.readouterr().err
     assert main(["check", "--set", "addressing.nope=1", "--budget", "1"]) == EXIT_USAGE
     assert "unknown option 'nope'" in capsys.readouterr().err

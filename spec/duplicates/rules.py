@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..addressing.rules import Rule
 
-ALL = ("seed", "artemis-2.11", "artemis-latest", "artemis-1.2")
+ALL = ("seed", "artemis-2.11", "artemis-latest")
 
 RULES: dict[str, Rule] = {
     r.id: r
@@ -105,7 +105,7 @@ RULES: dict[str, Rule] = {
         Rule("DUP-SIZE-SETTING", "address-settings id-cache-size sets an address's cache size.",
              "ARTEMIS-4159 (2.31.0); PostOfficeImpl.resolveIdCacheSize; R18", ("artemis-latest",)),
         Rule("DUP-SIZE-SETTING-UNSUPPORTED", "Before 2.31.0 there is no per-address id-cache-size.",
-             "ARTEMIS-4159", ("seed", "artemis-2.11", "artemis-1.2")),
+             "ARTEMIS-4159", ("seed", "artemis-2.11")),
         Rule("DUP-RESTART-RELOAD", "A restart loses open transactions and reloads each cache from its durable IDs in "
              "the order they were stored; when more are stored than the cache holds, the oldest are dropped (before "
              "1.3.0 the newest).", "seed 001 PostOfficeJournalLoader.handleDuplicateIds, DuplicateIDCacheImpl.load; "

@@ -3,11 +3,12 @@
 Subcommands
 -----------
 ``brokerspec check``
-    Runs the differential check of address resolution: the spec, the
-    reference and the fast implementation in lockstep under Hypothesis, for
-    every bundled profile and its core-protocol variant (FQQN address part
-    ignored), within a time budget. Prints a summary table; writes every
-    divergence as a trace file.
+    Runs the differential check of every domain (address resolution,
+    duplicate detection): the spec, the reference and the fast
+    implementation in lockstep under Hypothesis, for every bundled profile
+    (and, for address resolution, its core-protocol variant with the FQQN
+    address part ignored), within a time budget. Prints a summary table;
+    writes every divergence as a trace file.
 ``brokerspec replay FILE``
     Replays a trace against the spec, the reference and the fast
     implementation, step by step, and shows where they part.
@@ -31,7 +32,7 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 
 from brokerspec.spec import PROFILES, BrokerspecError, Profile, get_profile
 
-from .check.lockstep import LAYERS, SubjectFactory
+from .check.domains import DOMAINS, Domain, SubjectFactory
 from .check.runner import CheckResult, check_for
 from .render import check_table, make_console, replay_table
 from .replay import replay
@@ -72,6 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     check = commands.add_parser("check", help="differential check of spec, reference and impl")
+    check.add_argument("--domain", action="append", choices=sorted(DOMAINS),
+                       help="domain to check (repeatable; default: every domain)")
     check.add_argument("--profile", action="append", choices=sorted(PROFILES),
                        help="profile to check (repeatable; default: every bundled profile)")
     check.add_argument("--set", action="append", type=parse_setting, default=[], metavar="DOMAIN.OPTION=VALUE",
@@ -79,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--no-core-variants", action="store_true",
                        help="skip the variants with the FQQN address part ignored (core protocol)")
     check.add_argument("--budget", type=parse_duration, default=30.0, metavar="DURATION",
-                       help="total time budget, shared by the profiles (default 30s)")
+                       help="total time budget, shared by the domains and profiles (default 30s)")
     check.add_argument("--layers", default="reference,impl", help="comma-separated layers (default reference,impl)")
     check.add_argument("--seed", type=int, default=None, help="seed for a repeatable run")
     check.add_argument("--out", type=Path, default=Path("brokerspec-failures"),
@@ -93,20 +96,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def choose_layers(text: str) -> dict[str, SubjectFactory]:
-    """The layers named in a comma-separated list."""
+def choose_layers(text: str, domain: Domain) -> dict[str, SubjectFactory]:
+    """The layers of ``domain`` named in a comma-separated list."""
+    layers = domain.layers
     names = [n.strip() for n in text.split(",") if n.strip()]
-    unknown = [n for n in names if n not in LAYERS]
+    unknown = [n for n in names if n not in layers]
     if unknown or not names:
-        raise UsageError(f"unknown layer {', '.join(unknown) or '(none given)'}; layers: {', '.join(LAYERS)}")
-    return {n: LAYERS[n] for n in names}
+        raise UsageError(f"unknown layer {', '.join(unknown) or '(none given)'}; layers: {', '.join(layers)}")
+    return {n: layers[n] for n in names}
 
 
-def checked_profiles(args: argparse.Namespace) -> list[Profile]:
-    """The profiles a ``check`` covers: chosen (or all), with overrides, plus core variants."""
+def checked_profiles(args: argparse.Namespace, domain: Domain) -> list[Profile]:
+    """The profiles a ``check`` of ``domain`` covers: chosen (or all), with overrides, plus core variants."""
     names = args.profile or list(PROFILES)
     profiles = [get_profile(n, tuple(args.set)) for n in names]
-    if not args.no_core_variants:
+    if domain.name == "addressing" and not args.no_core_variants:
         profiles += [p.with_option(*CORE_VARIANT) for p in profiles
                      if p.addressing.fqqn_checks_address and CORE_VARIANT[0] not in dict(p.overrides)]
     return profiles
@@ -114,38 +118,39 @@ def checked_profiles(args: argparse.Namespace) -> list[Profile]:
 
 def run_check(args: argparse.Namespace) -> int:
     """``brokerspec check``."""
-    layers = choose_layers(args.layers)
-    profiles = checked_profiles(args)
+    domains = [DOMAINS[name] for name in (args.domain or list(DOMAINS))]
+    runs = [(domain, choose_layers(args.layers, domain), profile)
+            for domain in domains for profile in checked_profiles(args, domain)]
     console = make_console()
-    share = args.budget / len(profiles)
+    share = args.budget / len(runs)
     results: list[CheckResult] = []
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[status]}"),
                   TimeElapsedColumn(), console=console, transient=True) as progress:
-        for profile in profiles:
-            task = progress.add_task(profile.label, total=None, status="")
+        for domain, layers, profile in runs:
+            task = progress.add_task(f"{domain.name} {profile.label}", total=None, status="")
 
             def show(stats: object, task: TaskID = task) -> None:
                 progress.update(task, status=f"{getattr(stats, 'examples', 0)} scenarios, "
                                              f"{getattr(stats, 'steps', 0)} steps")
 
-            results.append(check_for(profile, layers, share, args.out, args.seed, show))
+            results.append(check_for(profile, layers, share, args.out, args.seed, show, domain))
             progress.remove_task(task)
     console.print(check_table(results))
     failed = [(r, r.divergence) for r in results if r.divergence is not None]
     for result, divergence in failed:
-        console.print(f"\n[bold red]{result.profile.label}[/]")
+        console.print(f"\n[bold red]{result.domain} {result.profile.label}[/]")
         console.print(divergence.explain(), markup=False, highlight=False)
         console.print(f"replay with: brokerspec replay {result.trace_path}", markup=False)
     total = sum(r.steps for r in results)
-    console.print(f"{len(results)} profile runs, {total} lockstep steps, "
+    console.print(f"{len(results)} domain and profile runs, {total} lockstep steps, "
                   f"{len(failed)} divergence{'s' if len(failed) != 1 else ''}")
     return EXIT_DIVERGENCE if failed else EXIT_OK
 
 
 def run_replay(args: argparse.Namespace) -> int:
     """``brokerspec replay FILE``."""
-    layers = choose_layers(args.layers)
     trace = read_trace(args.trace)
+    layers = choose_layers(args.layers, DOMAINS[trace.domain])
     report = replay(trace, layers)
     console = make_console()
     if trace.note:

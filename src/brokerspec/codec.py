@@ -24,13 +24,23 @@ import typing
 from enum import Enum
 from typing import Any, TypeVar, Union
 
-from brokerspec.spec.addressing import COMMAND_TYPES, OUTCOME_TYPES, REASON_TYPES, Outcome, Reason
+from brokerspec.spec import BrokerspecError, Outcome, Reason, addressing, duplicates
 
 T = TypeVar("T")
 
-COMMANDS_BY_OP: dict[str, type[Any]] = {c.op: c for c in COMMAND_TYPES}
-OUTCOMES_BY_KIND: dict[str, type[Outcome]] = {o.kind: o for o in OUTCOME_TYPES}
-REASONS_BY_KIND: dict[str, type[Reason]] = {r.kind: r for r in REASON_TYPES}
+COMMANDS: dict[str, dict[str, type[Any]]] = {
+    "addressing": {c.op: c for c in addressing.COMMAND_TYPES},
+    "duplicates": {c.op: c for c in duplicates.COMMAND_TYPES},
+}
+"""Each domain's command types by operation name (two domains may use the same name)."""
+OUTCOMES: dict[str, dict[str, type[Outcome]]] = {
+    "addressing": {o.kind: o for o in addressing.OUTCOME_TYPES},
+    "duplicates": {o.kind: o for o in duplicates.OUTCOME_TYPES},
+}
+"""Each domain's outcome types by kind."""
+REASONS_BY_KIND: dict[str, type[Reason]] = {r.kind: r for r in addressing.REASON_TYPES}
+COMMANDS_BY_OP = COMMANDS["addressing"]
+OUTCOMES_BY_KIND = OUTCOMES["addressing"]
 
 
 class CodecError(ValueError):
@@ -72,22 +82,25 @@ def encode_value(value: object) -> Any:
         data: dict[str, Any] = {"type": value.kind}
         data.update({f.name: encode_value(getattr(value, f.name)) for f in dataclasses.fields(value)})
         return data
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: encode_value(getattr(value, f.name)) for f in dataclasses.fields(value)}
     return value
 
 
-def decode_command(op: object, args: object, path: str = "args") -> Any:
-    """Build the command named ``op`` from its JSON ``args``."""
+def decode_command(op: object, args: object, path: str = "args", domain: str = "addressing") -> Any:
+    """Build ``domain``'s command named ``op`` from its JSON ``args``."""
     if not isinstance(op, str):
         raise CodecError("op", f"expected an operation name (a string), got {_show(op)}")
-    command_type = COMMANDS_BY_OP.get(op)
+    known = COMMANDS[domain]
+    command_type = known.get(op)
     if command_type is None:
-        raise CodecError("op", f"unknown operation {op!r}; known: {', '.join(sorted(COMMANDS_BY_OP))}")
+        raise CodecError("op", f"unknown {domain} operation {op!r}; known: {', '.join(sorted(known))}")
     return _decode_dataclass(command_type, args, path)
 
 
-def decode_outcome(data: object, path: str = "outcome") -> Outcome:
-    """Build an outcome from its JSON object."""
-    return _decode_tagged(data, OUTCOMES_BY_KIND, path)
+def decode_outcome(data: object, path: str = "outcome", domain: str = "addressing") -> Outcome:
+    """Build one of ``domain``'s outcomes from its JSON object."""
+    return _decode_tagged(data, OUTCOMES[domain], path)
 
 
 def _decode_tagged(data: object, registry: dict[str, type[T]], path: str) -> T:
@@ -116,7 +129,10 @@ def _decode_dataclass(cls: type[T], data: object, path: str) -> T:
                 continue
             raise CodecError(f"{path}.{name}", "missing field")
         values[name] = _decode_value(hints[name], data[name], f"{path}.{name}")
-    return cls(**values)
+    try:
+        return cls(**values)
+    except BrokerspecError as error:  # a value the command itself refuses, e.g. a malformed hex ID
+        raise CodecError(path, str(error)) from None
 
 
 def _decode_value(hint: Any, value: object, path: str) -> Any:
@@ -154,6 +170,8 @@ def _decode_value(hint: Any, value: object, path: str) -> Any:
         return hint(value)
     if hint is Reason:
         return _decode_tagged(value, REASONS_BY_KIND, path)
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return _decode_dataclass(hint, value, path)
     if hint is bool:
         if not isinstance(value, bool):
             raise CodecError(path, f"expected true or false, got {_show(value)}")

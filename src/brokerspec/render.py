@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from brokerspec.spec.addressing import Outcome
+from brokerspec.spec import Outcome
 
 from .check.lockstep import format_command
 from .check.runner import CheckResult
@@ -32,16 +32,16 @@ def short_outcome(outcome: Outcome | None) -> str:
 
 
 def check_table(results: Sequence[CheckResult]) -> Table:
-    """One row per profile: how much was checked and what was found."""
-    table = Table(title="brokerspec check: address resolution, spec vs reference vs impl")
-    for column in ("profile", "scenarios", "steps", "seconds", "result", "trace"):
+    """One row per domain and profile: how much was checked and what was found."""
+    table = Table(title="brokerspec check: spec vs reference vs impl")
+    for column in ("domain", "profile", "scenarios", "steps", "seconds", "result", "trace"):
         table.add_column(column, justify="right" if column in ("scenarios", "steps", "seconds") else "left")
     for r in results:
         if r.divergence is None:
             verdict = Text("agree", style="green")
         else:
             verdict = Text(f"{r.divergence.layer} parted at step {r.divergence.step}", style="bold red")
-        table.add_row(r.profile.label, str(r.examples), str(r.steps), f"{r.seconds:.1f}", verdict,
+        table.add_row(r.domain, r.profile.label, str(r.examples), str(r.steps), f"{r.seconds:.1f}", verdict,
                       str(r.trace_path) if r.trace_path else "")
     return table
 
@@ -49,7 +49,7 @@ def check_table(results: Sequence[CheckResult]) -> Table:
 def replay_table(report: ReplayReport) -> Table:
     """The trace step by step: recorded outcome, spec, and each layer, differences in red."""
     first = report.first_difference
-    table = Table(title=f"replay of {report.trace.source} under {report.trace.profile.label}")
+    table = Table(title=f"replay of {report.trace.source} ({report.trace.domain}) under {report.trace.profile.label}")
     table.add_column("step", justify="right")
     table.add_column("operation")
     table.add_column("recorded")

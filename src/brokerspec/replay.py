@@ -15,9 +15,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from brokerspec.spec.addressing import AddressingCommand, Outcome, apply, initial_state
+from typing import Any
 
-from .check.lockstep import SubjectFactory, describe_state_difference, format_command, private_problem
+from brokerspec.spec import Outcome
+
+from .check.domains import get_domain
+from .check.lockstep import SubjectFactory, format_command, private_problem
 from .trace import Trace
 
 
@@ -42,7 +45,7 @@ class ReplayStep:
     """Everything known about one step of a replayed trace."""
 
     number: int
-    command: AddressingCommand
+    command: Any
     recorded: Outcome | None
     spec: Outcome
     layers: dict[str, LayerStep]
@@ -94,12 +97,13 @@ class ReplayReport:
 
 def replay(trace: Trace, layers: Mapping[str, SubjectFactory]) -> ReplayReport:
     """Run ``trace`` through the spec and every layer in ``layers``."""
-    state = initial_state(trace.profile)
+    domain = get_domain(trace.domain)
+    state = domain.initial_state(trace.profile)
     subjects = {name: factory(trace.profile) for name, factory in layers.items()}
     broken: dict[str, str] = {}
     steps: list[ReplayStep] = []
     for number, traced in enumerate(trace.steps, start=1):
-        state, expected = apply(state, traced.command)
+        state, expected = domain.apply(state, traced.command)
         results: dict[str, LayerStep] = {}
         for name, subject in subjects.items():
             if name in broken:
@@ -112,7 +116,11 @@ def replay(trace: Trace, layers: Mapping[str, SubjectFactory]) -> ReplayReport:
                 broken[name] = f"{type(error).__name__} at step {number}"
                 results[name] = LayerStep(None, f"{type(error).__name__}: {error}", False, ())
                 continue
-            difference = tuple(describe_state_difference(state, snapshot)) if snapshot != state else ()
+            difference = tuple(domain.describe_state_difference(state, snapshot)) if snapshot != state else ()
             results[name] = LayerStep(outcome, None, snapshot == state, difference, private_problem(subject))
         steps.append(ReplayStep(number, traced.command, traced.outcome, expected, results))
+    for subject in subjects.values():
+        close = getattr(subject, "close", None)
+        if close is not None:
+            close()
     return ReplayReport(trace, tuple(steps))

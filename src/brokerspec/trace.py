@@ -24,13 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from brokerspec.spec import BrokerspecError, Profile, get_profile
-from brokerspec.spec.addressing import AddressingCommand, Outcome
+from brokerspec.spec import BrokerspecError, Outcome, Profile, get_profile
 
 from .codec import CodecError, decode_command, decode_outcome, encode_command, encode_outcome
 
 SCHEMA_VERSION = 1
-DOMAINS = ("addressing",)
+DOMAINS = ("addressing", "duplicates")
 HEADER_FIELDS = {"v", "type", "domain", "profile", "overrides", "note"}
 STEP_FIELDS = {"v", "type", "step", "op", "args", "outcome"}
 
@@ -51,7 +50,7 @@ class TraceError(BrokerspecError):
 class TraceStep:
     """One operation, with the outcome observed for it (None when not observed)."""
 
-    command: AddressingCommand
+    command: Any
     outcome: Outcome | None = None
 
 
@@ -119,7 +118,7 @@ def parse_trace(lines: Iterable[str], source: str) -> Trace:
         if profile is None:
             profile, domain, note = _read_header(record, source, number)
             continue
-        steps.append(_read_step(record, source, number, expected_step=len(steps) + 1))
+        steps.append(_read_step(record, source, number, len(steps) + 1, domain))
     if profile is None:
         raise TraceError(source, 1, "", "the trace is empty: expected a header line")
     return Trace(profile, tuple(steps), domain, note, source)
@@ -169,7 +168,7 @@ def _read_header(record: dict[str, Any], source: str, number: int) -> tuple[Prof
     return profile, str(domain), note
 
 
-def _read_step(record: dict[str, Any], source: str, number: int, expected_step: int) -> TraceStep:
+def _read_step(record: dict[str, Any], source: str, number: int, expected_step: int, domain: str) -> TraceStep:
     if record.get("type") != "step":
         raise TraceError(source, number, "type", f"expected a step line, got type {record.get('type')!r}")
     _reject_unknown(record, STEP_FIELDS, source, number)
@@ -177,8 +176,8 @@ def _read_step(record: dict[str, Any], source: str, number: int, expected_step: 
     if type(step) is not int or step != expected_step:
         raise TraceError(source, number, "step", f"expected step number {expected_step}, got {step!r}")
     try:
-        command = decode_command(record.get("op"), record.get("args"))
-        outcome = decode_outcome(record["outcome"]) if "outcome" in record else None
+        command = decode_command(record.get("op"), record.get("args"), domain=domain)
+        outcome = decode_outcome(record["outcome"], domain=domain) if "outcome" in record else None
     except CodecError as error:
         raise TraceError(source, number, error.path, error.message) from None
     return TraceStep(command, outcome)

@@ -20,36 +20,20 @@ found by one is reproduced exactly by the other.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any
 
-from brokerspec.impl import FastBroker
-from brokerspec.reference import ReferenceBroker
-from brokerspec.spec import BrokerspecError, Profile
-from brokerspec.spec.addressing import (
-    AddressingCommand,
-    AddressingState,
-    Outcome,
-    apply,
-    initial_state,
-    invariant_violations,
-)
+from brokerspec.spec import BrokerspecError, Outcome, Profile
 
 from ..codec import encode_command
+from .domains import ADDRESSING, Domain, Subject, SubjectFactory
 
+__all__ = ["LAYERS", "Divergence", "DivergenceError", "Lockstep", "Subject", "SubjectFactory",
+           "describe_state_difference", "format_command", "private_problem"]
 
-class Subject(Protocol):
-    """What the lockstep driver needs from an implementation."""
-
-    def execute(self, command: AddressingCommand) -> Outcome: ...
-
-    def snapshot(self) -> AddressingState: ...
-
-
-SubjectFactory = Callable[[Profile], Subject]
-
-LAYERS: dict[str, SubjectFactory] = {"reference": ReferenceBroker, "impl": FastBroker}
+LAYERS: Mapping[str, SubjectFactory] = ADDRESSING.layers
+"""The address-resolution layers (kept for callers that predate other domains)."""
 
 
 class DivergenceError(AssertionError):
@@ -65,12 +49,13 @@ class Divergence:
     """Where a subject first parted from the spec."""
 
     step: int
-    command: AddressingCommand
+    command: Any
     layer: str
     what: str
     details: tuple[str, ...]
-    commands: tuple[AddressingCommand, ...] = field(default=())
+    commands: tuple[Any, ...] = field(default=())
     observed: tuple[Outcome | None, ...] = field(default=())
+    domain: str = "addressing"
 
     def explain(self) -> str:
         """A readable account: the script up to the failing step, then what differed."""
@@ -83,24 +68,15 @@ class Divergence:
         return "\n".join(lines)
 
 
-def format_command(command: AddressingCommand) -> str:
+def format_command(command: Any) -> str:
     """A command as a broker verb with its arguments, e.g. ``create_queue(address='a1', ...)``."""
     args = ", ".join(f"{k}={v!r}" for k, v in encode_command(command).items())
     return f"{command.op}({args})"
 
 
-def describe_state_difference(expected: AddressingState, actual: AddressingState) -> list[str]:
-    """Every entry in which two address-model states differ, in words."""
-    lines: list[str] = []
-    for part in ("addresses", "queues", "name_counts", "settings", "prefixes"):
-        want: Mapping[object, object] = getattr(expected, part)
-        have: Mapping[object, object] = getattr(actual, part)
-        for key in sorted(set(want) | set(have), key=repr):
-            if want.get(key) != have.get(key):
-                lines.append(f"{part}[{key!r}]: spec {want.get(key)!r}, got {have.get(key)!r}")
-    if expected.options != actual.options:
-        lines.append(f"options: spec {expected.options!r}, got {actual.options!r}")
-    return lines
+def describe_state_difference(expected: Any, actual: Any, domain: Domain = ADDRESSING) -> list[str]:
+    """Every entry in which two states of ``domain`` differ, in words."""
+    return domain.describe_state_difference(expected, actual)
 
 
 def private_problem(subject: object) -> str | None:
@@ -118,21 +94,23 @@ def private_problem(subject: object) -> str | None:
 class Lockstep:
     """The spec and some subjects, advanced one command at a time."""
 
-    def __init__(self, profile: Profile, subjects: Mapping[str, SubjectFactory]) -> None:
+    def __init__(self, profile: Profile, subjects: Mapping[str, SubjectFactory],
+                 domain: Domain = ADDRESSING) -> None:
         self.profile = profile
-        self.state = initial_state(profile)
-        self.subjects = {name: factory(profile) for name, factory in subjects.items()}
-        self.commands: list[AddressingCommand] = []
+        self.domain = domain
+        self.state = domain.initial_state(profile)
+        self.subjects: dict[str, Subject] = {name: factory(profile) for name, factory in subjects.items()}
+        self.commands: list[Any] = []
         self.outcomes: list[Outcome] = []
         self.observed: dict[str, list[Outcome | None]] = {name: [] for name in self.subjects}
 
-    def step(self, command: AddressingCommand) -> Outcome:
+    def step(self, command: Any) -> Outcome:
         """Apply ``command`` everywhere; raise :class:`DivergenceError` at the first disagreement."""
         self.commands.append(command)
         number = len(self.commands)
-        self.state, expected = apply(self.state, command)
+        self.state, expected = self.domain.apply(self.state, command)
         self.outcomes.append(expected)
-        broken = invariant_violations(self.state)
+        broken = self.domain.invariant_violations(self.state)
         if broken:
             self._fail(number, command, "spec", "the spec broke its own invariants", broken)
         for name, subject in self.subjects.items():
@@ -149,14 +127,22 @@ class Lockstep:
             snapshot = subject.snapshot()
             if snapshot != self.state:
                 self._fail(number, command, name, "the states differ after the step",
-                           describe_state_difference(self.state, snapshot))
+                           self.domain.describe_state_difference(self.state, snapshot))
             problem = private_problem(subject)
             if problem is not None:
                 self._fail(number, command, name, "its private invariants broke", [problem])
         return expected
 
-    def _fail(self, number: int, command: AddressingCommand, layer: str, what: str, details: list[str]) -> None:
+    def close(self) -> None:
+        """Close every subject that holds resources (a store, a temporary folder)."""
+        for subject in self.subjects.values():
+            close = getattr(subject, "close", None)
+            if close is not None:
+                close()
+
+    def _fail(self, number: int, command: Any, layer: str, what: str, details: list[str]) -> None:
         observed = tuple(self.observed.get(layer, self.outcomes))
         raise DivergenceError(
-            Divergence(number, command, layer, what, tuple(details), tuple(self.commands), observed)
+            Divergence(number, command, layer, what, tuple(details), tuple(self.commands), observed,
+                       self.domain.name)
         )

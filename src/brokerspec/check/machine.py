@@ -39,6 +39,7 @@ from brokerspec.spec.addressing import (
 )
 
 from . import strategies as s
+from .domains import ADDRESSING, Domain
 from .lockstep import Lockstep, SubjectFactory
 
 
@@ -51,10 +52,15 @@ class RunStats:
 
 
 def make_machine(
-    profile: Profile, subjects: Mapping[str, SubjectFactory], stats: RunStats | None = None
+    profile: Profile, subjects: Mapping[str, SubjectFactory], stats: RunStats | None = None,
+    domain: Domain = ADDRESSING,
 ) -> type[RuleBasedStateMachine]:
-    """A state machine class that runs ``subjects`` in lockstep with the spec under ``profile``."""
+    """A state machine class that runs ``subjects`` in lockstep with the spec of ``domain`` under ``profile``."""
     counts = stats if stats is not None else RunStats()
+    if domain.name == "duplicates":
+        from .duplicates_machine import make_duplicates_machine
+
+        return make_duplicates_machine(profile, subjects, counts)
 
     class AddressingLockstep(RuleBasedStateMachine):
         """Spec and subjects in lockstep over the address model."""
@@ -63,6 +69,9 @@ def make_machine(
             super().__init__()
             self.lockstep = Lockstep(profile, subjects)
             counts.examples += 1
+
+        def teardown(self) -> None:
+            self.lockstep.close()
 
         def run(self, command: AddressingCommand) -> None:
             counts.steps += 1

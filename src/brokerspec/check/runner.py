@@ -25,6 +25,7 @@ from hypothesis.stateful import run_state_machine_as_test
 from brokerspec.spec import Profile
 
 from ..trace import Trace, TraceStep, write_trace
+from .domains import ADDRESSING, Domain
 from .lockstep import Divergence, DivergenceError, SubjectFactory
 from .machine import RunStats, make_machine
 
@@ -37,6 +38,7 @@ class CheckResult:
     """What one budgeted run found."""
 
     profile: Profile
+    domain: str
     examples: int
     steps: int
     seconds: float
@@ -59,9 +61,10 @@ def machine_settings(max_examples: int, steps: int = STEPS_PER_EXAMPLE) -> setti
 
 
 def run_machine(profile: Profile, subjects: Mapping[str, SubjectFactory], max_examples: int,
-                run_seed: int | None = None, stats: RunStats | None = None) -> Divergence | None:
-    """Run the state machine once; return the shrunk divergence, or None if none was found."""
-    machine = make_machine(profile, subjects, stats)
+                run_seed: int | None = None, stats: RunStats | None = None,
+                domain: Domain = ADDRESSING) -> Divergence | None:
+    """Run the state machine of ``domain`` once; return the shrunk divergence, or None if none was found."""
+    machine = make_machine(profile, subjects, stats, domain)
     if run_seed is not None:
         machine = seed(run_seed)(machine)
     try:
@@ -74,22 +77,23 @@ def run_machine(profile: Profile, subjects: Mapping[str, SubjectFactory], max_ex
 
 
 def check_for(profile: Profile, subjects: Mapping[str, SubjectFactory], seconds: float, out_dir: Path,
-              run_seed: int | None = None, on_batch: Callable[[RunStats], None] | None = None) -> CheckResult:
-    """Check ``subjects`` against the spec under ``profile`` for about ``seconds``."""
+              run_seed: int | None = None, on_batch: Callable[[RunStats], None] | None = None,
+              domain: Domain = ADDRESSING) -> CheckResult:
+    """Check ``subjects`` against the spec of ``domain`` under ``profile`` for about ``seconds``."""
     stats = RunStats()
     started = time.monotonic()
     batch = 0
     divergence: Divergence | None = None
     while divergence is None and (batch == 0 or time.monotonic() - started < seconds):
         batch_seed = None if run_seed is None else run_seed + batch
-        divergence = run_machine(profile, subjects, BATCH_EXAMPLES, batch_seed, stats)
+        divergence = run_machine(profile, subjects, BATCH_EXAMPLES, batch_seed, stats, domain)
         batch += 1
         if on_batch is not None:
             on_batch(stats)
     trace_path = None
     if divergence is not None:
         trace_path = write_divergence(out_dir, profile, divergence)
-    return CheckResult(profile, stats.examples, stats.steps, time.monotonic() - started, divergence, trace_path)
+    return CheckResult(profile, domain.name, stats.examples, stats.steps, time.monotonic() - started, divergence, trace_path)
 
 
 def divergence_trace(profile: Profile, divergence: Divergence) -> Trace:
@@ -97,16 +101,16 @@ def divergence_trace(profile: Profile, divergence: Divergence) -> Trace:
     observed = list(divergence.observed) + [None] * (len(divergence.commands) - len(divergence.observed))
     steps = tuple(TraceStep(c, o) for c, o in zip(divergence.commands, observed))
     note = f"{divergence.layer} parted from the spec at step {divergence.step}: {divergence.what}"
-    return Trace(profile, steps, note=note)
+    return Trace(profile, steps, domain=divergence.domain, note=note)
 
 
 def write_divergence(out_dir: Path, profile: Profile, divergence: Divergence) -> Path:
     """Write a divergence as a trace file named after profile, layer and time; return its path."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     safe = "".join(ch if ch.isalnum() or ch in "-._" else "_" for ch in profile.label)
-    path = out_dir / f"addressing-{safe}-{divergence.layer}-{stamp}.jsonl"
+    path = out_dir / f"{divergence.domain}-{safe}-{divergence.layer}-{stamp}.jsonl"
     counter = 1
     while path.exists():
         counter += 1
-        path = out_dir / f"addressing-{safe}-{divergence.layer}-{stamp}-{counter}.jsonl"
+        path = out_dir / f"{divergence.domain}-{safe}-{divergence.layer}-{stamp}-{counter}.jsonl"
     return write_trace(path, divergence_trace(profile, divergence))

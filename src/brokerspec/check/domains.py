@@ -1,0 +1,104 @@
+"""The semantic domains the checker knows, and what it needs from each.
+
+Introduction
+------------
+Every domain has the same shape: commands, outcomes, a spec state with an
+initial value, a pure ``apply``, the state's invariants, and implementation
+layers (the teaching reference and the fast implementation) that execute
+commands and show their state as a spec state. :class:`Domain` bundles those
+so that the lockstep driver, the Hypothesis machines, trace replay and the
+command line treat every domain alike. :data:`DOMAINS` lists them by the
+name traces use in their header.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from brokerspec.spec import Outcome, Profile, addressing, duplicates
+
+
+class Subject(Protocol):
+    """What the checker needs from an implementation of any domain."""
+
+    def execute(self, command: Any) -> Outcome: ...
+
+    def snapshot(self) -> Any: ...
+
+
+SubjectFactory = Callable[[Profile], Subject]
+
+
+@dataclass(frozen=True)
+class Domain:
+    """One semantic domain: its spec functions and its implementation layers."""
+
+    name: str
+    initial_state: Callable[[Profile], Any]
+    apply: Callable[[Any, Any], tuple[Any, Outcome]]
+    invariant_violations: Callable[[Any], list[str]]
+    state_parts: tuple[str, ...]
+    load_layers: Callable[[], Mapping[str, SubjectFactory]]
+
+    @property
+    def layers(self) -> Mapping[str, SubjectFactory]:
+        """The implementation layers by name (``reference``, ``impl``)."""
+        return self.load_layers()
+
+    def describe_state_difference(self, expected: Any, actual: Any) -> list[str]:
+        """Every entry in which two states of this domain differ, in words."""
+        lines: list[str] = []
+        for part in self.state_parts:
+            want = getattr(expected, part)
+            have = getattr(actual, part)
+            if isinstance(want, Mapping) and isinstance(have, Mapping):
+                for key in sorted(set(want) | set(have), key=repr):
+                    if want.get(key) != have.get(key):
+                        lines.append(f"{part}[{key!r}]: spec {want.get(key)!r}, got {have.get(key)!r}")
+            elif want != have:
+                lines.append(f"{part}: spec {want!r}, got {have!r}")
+        return lines
+
+
+def _addressing_layers() -> Mapping[str, SubjectFactory]:
+    from brokerspec.impl import FastBroker
+    from brokerspec.reference import ReferenceBroker
+
+    return {"reference": ReferenceBroker, "impl": FastBroker}
+
+
+def _duplicates_layers() -> Mapping[str, SubjectFactory]:
+    from brokerspec.impl.duplicates import FastDuplicatesBroker
+    from brokerspec.reference.duplicates import ReferenceDuplicatesBroker
+
+    return {"reference": ReferenceDuplicatesBroker, "impl": FastDuplicatesBroker}
+
+
+ADDRESSING = Domain(
+    name="addressing",
+    initial_state=addressing.initial_state,
+    apply=addressing.apply,
+    invariant_violations=addressing.invariant_violations,
+    state_parts=("addresses", "queues", "name_counts", "settings", "prefixes", "options"),
+    load_layers=_addressing_layers,
+)
+
+DUPLICATES = Domain(
+    name="duplicates",
+    initial_state=duplicates.initial_state,
+    apply=duplicates.apply,
+    invariant_violations=duplicates.invariant_violations,
+    state_parts=("caches", "queues", "transactions", "size_settings", "global_size", "next_message", "options"),
+    load_layers=_duplicates_layers,
+)
+
+DOMAINS: dict[str, Domain] = {d.name: d for d in (ADDRESSING, DUPLICATES)}
+
+
+def get_domain(name: str) -> Domain:
+    """The domain called ``name``; KeyError lists the known ones."""
+    if name not in DOMAINS:
+        raise KeyError(f"unknown domain {name!r}; domains: {', '.join(DOMAINS)}")
+    return DOMAINS[name]

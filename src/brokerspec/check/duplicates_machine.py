@@ -1,0 +1,132 @@
+"""The lockstep state machine for duplicate detection.
+
+Introduction
+------------
+One thin rule-based machine: each rule is named after a broker operation
+and only builds the command; :class:`~brokerspec.check.lockstep.Lockstep`
+runs it through the spec and every subject and compares outcomes and
+states. The alphabets are tiny so that IDs collide all the time: two string
+IDs, the bytes that equal one of them (``7800`` is the string ``"x"``), the
+UTF-8 byte that does not (``78``), a long that cannot be converted, and two
+bridge IDs. Every run starts by restarting the broker with a cache of 1 to 3
+slots, so eviction, holes and reload truncation happen within a few steps.
+Restart (with a new cache size) and crash are ordinary operations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
+
+from brokerspec.spec import Profile
+from brokerspec.spec.duplicates import (
+    Begin,
+    Commit,
+    Crash,
+    CreateQueue,
+    DeleteId,
+    DeleteQueue,
+    DuplicateId,
+    IdKind,
+    Receive,
+    Restart,
+    Rollback,
+    Send,
+    SetIdCacheSize,
+)
+
+from .domains import DUPLICATES
+from .lockstep import Lockstep, SubjectFactory
+from .machine import RunStats
+
+SESSIONS = st.sampled_from(["s1", "s2", "s3"])
+ADDRESSES = st.sampled_from(["a1", "a2"])
+QUEUES = st.sampled_from(["q1", "q2", "q3"])
+IDS = st.sampled_from([
+    DuplicateId(IdKind.STRING, "x"), DuplicateId(IdKind.STRING, "y"), DuplicateId(IdKind.SIMPLE_STRING, "x"),
+    DuplicateId(IdKind.BYTES, "7800"), DuplicateId(IdKind.BYTES, "78"), DuplicateId(IdKind.STRING, "z"),
+    DuplicateId(IdKind.LONG, "5"),
+])
+OPTIONAL_IDS = st.one_of(st.none(), IDS, IDS)
+BRIDGE_IDS = st.one_of(st.none(), st.none(), st.none(), st.sampled_from(["01", "02"]))
+SIZES = st.sampled_from([0, 1, 2, 3])
+
+
+def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFactory],
+                            counts: RunStats) -> type[RuleBasedStateMachine]:
+    """A state machine class running ``subjects`` in lockstep with the duplicate-detection spec."""
+
+    class DuplicatesLockstep(RuleBasedStateMachine):
+        """Spec and subjects in lockstep over ID caches, transactions and restarts."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.lockstep = Lockstep(profile, subjects, DUPLICATES)
+            counts.examples += 1
+
+        def teardown(self) -> None:
+            self.lockstep.close()
+
+        def run(self, command: object) -> None:
+            counts.steps += 1
+            self.lockstep.step(command)
+
+        @initialize(size=st.sampled_from([1, 2, 3]), queues=st.lists(st.tuples(ADDRESSES, QUEUES), max_size=3))
+        def start_small(self, size: int, queues: list[tuple[str, str]]) -> None:
+            """Restart with a tiny cache, then bind a few queues."""
+            self.run(Restart(size))
+            for address, queue in queues:
+                self.run(CreateQueue(address, queue))
+
+        @rule(session=SESSIONS, address=ADDRESSES, duplicate_id=OPTIONAL_IDS, bridge_id=BRIDGE_IDS,
+              reject_duplicates=st.sampled_from([True, True, True, False]),
+              address_full=st.sampled_from([False, False, False, False, True]))
+        def send(self, session: str, address: str, duplicate_id: DuplicateId | None, bridge_id: str | None,
+                 reject_duplicates: bool, address_full: bool) -> None:
+            self.run(Send(session, address, duplicate_id, bridge_id, reject_duplicates, address_full))
+
+        @rule(session=SESSIONS)
+        def begin(self, session: str) -> None:
+            self.run(Begin(session))
+
+        @rule(session=SESSIONS)
+        def commit(self, session: str) -> None:
+            self.run(Commit(session))
+
+        @rule(session=SESSIONS)
+        def rollback(self, session: str) -> None:
+            self.run(Rollback(session))
+
+        @rule(session=SESSIONS, queue=QUEUES)
+        def receive(self, session: str, queue: str) -> None:
+            self.run(Receive(session, queue))
+
+        @rule(address=ADDRESSES, queue=QUEUES)
+        def create_queue(self, address: str, queue: str) -> None:
+            self.run(CreateQueue(address, queue))
+
+        @rule(queue=QUEUES)
+        def delete_queue(self, queue: str) -> None:
+            self.run(DeleteQueue(queue))
+
+        @rule(address=ADDRESSES, duplicate_id=IDS)
+        def delete_id(self, address: str, duplicate_id: DuplicateId) -> None:
+            self.run(DeleteId(address, duplicate_id))
+
+        @rule(address=ADDRESSES, size=SIZES)
+        def set_id_cache_size(self, address: str, size: int) -> None:
+            self.run(SetIdCacheSize(address, size))
+
+        @rule(size=st.one_of(st.none(), SIZES))
+        def restart(self, size: int | None) -> None:
+            self.run(Restart(size))
+
+        @rule()
+        def crash(self) -> None:
+            self.run(Crash())
+
+    DuplicatesLockstep.__name__ = f"DuplicatesLockstep[{profile.label}]"
+    DuplicatesLockstep.__qualname__ = DuplicatesLockstep.__name__
+    return DuplicatesLockstep
