@@ -15,8 +15,10 @@ The state is one frozen value (STYLE point 2):
   holds until it ends (R9, R11-R15);
 * ``next_message``: the number the next accepted message gets.
 
-Messages are numbered in the order they are routed; a queue holds its
-messages in number order. A message taken by a transactional receive leaves
+Messages are numbered in the order they are sent (a message sent inside a
+transaction gets its number at the send, and reaches its queues at the
+commit); a queue holds its messages in number order, the order a restart
+reloads them in, and a receive takes the lowest number. A message taken by a transactional receive leaves
 the queue and is held by the transaction until it commits (gone) or rolls
 back (back in the queue, in number order).
 """

@@ -140,11 +140,11 @@ def return_messages(queues: FrozenMap[str, QueueState], acks: tuple[tuple[str, i
 
 
 def deliver(queues: FrozenMap[str, QueueState], message: int, targets: tuple[str, ...]) -> FrozenMap[str, QueueState]:
-    """Queues with ``message`` appended to each existing queue in ``targets``."""
+    """Queues with ``message`` added to each existing queue in ``targets``, in number order."""
     for queue_name in targets:
         queue = queues.get(queue_name)
         if queue is not None:
-            queues = queues.set(queue_name, QueueState(queue.address, (*queue.messages, message)))
+            queues = queues.set(queue_name, QueueState(queue.address, tuple(sorted((*queue.messages, message)))))
     return queues
 
 
