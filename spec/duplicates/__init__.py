@@ -81,6 +81,7 @@ from .ring import (
     settle_pending,
 )
 from .rules import RULES, STRUCTURAL
+from .visibility import AddMoment, compute_add_moment, is_undone_on_failure
 
 REASON_TYPES: tuple[type, ...] = ()
 
@@ -97,5 +98,5 @@ __all__ = [
     "RoutingStatus", "SendFailed", "SendFailure", "Sent", "TransactionOpen",
     "IdRing", "add_to_ring", "delete_from_ring", "get_durable_ids", "get_ids_in_order", "is_in_ring", "load_ring",
     "new_ring", "ring_problems", "settle_pending",
-    "RULES", "STRUCTURAL",
+    "RULES", "STRUCTURAL", "AddMoment", "compute_add_moment", "is_undone_on_failure",
 ]

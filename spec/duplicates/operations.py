@@ -96,6 +96,7 @@ from .ring import (
     new_ring,
     settle_pending,
 )
+from .visibility import AddMoment, compute_add_moment, is_undone_on_failure
 
 Result = tuple[DuplicatesState, Outcome]
 
@@ -338,7 +339,7 @@ def _route(state: DuplicatesState, command: Send, record: tuple[CacheName, bytes
     bridged = command.bridge_id is not None
     if tx is None:
         if command.address_full:
-            if record is not None and timing is InstantAdd.IMMEDIATE:
+            if record is not None and is_undone_on_failure(timing):
                 state = forget_id(record_id(state, *record), *record)
             return state, SendFailed(SendFailure.ADDRESS_FULL, rule="DUP-SEND-FAILED")
         if record is not None:
@@ -350,12 +351,11 @@ def _route(state: DuplicatesState, command: Send, record: tuple[CacheName, bytes
         return _replace(state, queues=queues, next_message=number + 1), Sent(
             status, number, targets, rule=rule or ("DUP-ROUTED" if targets else "DUP-NO-BINDINGS"))
     if record is not None:
-        if not bridged:
-            tx = _tx_replace(tx, after_store_ids=(*tx.after_store_ids, record))
-        elif timing is InstantAdd.IMMEDIATE:
+        moment = compute_add_moment(True, bridged, timing)
+        if moment is AddMoment.AT_ONCE:
             state = record_id(state, *record, owner=command.session)
             tx = _tx_replace(tx, instant_ids=(*tx.instant_ids, record))
-        elif timing is InstantAdd.BEFORE_COMMIT:
+        elif moment is AddMoment.BEFORE_COMMIT:
             tx = _tx_replace(tx, before_commit_ids=(*tx.before_commit_ids, record))
         else:
             tx = _tx_replace(tx, after_store_ids=(*tx.after_store_ids, record))
