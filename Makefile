@@ -4,7 +4,7 @@
 #   make test        mypy --strict, then the fast test tier with branch coverage gated at 95%
 #   make test-deep   the deep tier: larger Hypothesis runs and CrossHair budgets, a long check
 #   make bench       the benchmark (figures only, no timed assertions)
-#   make docs        regenerate the spec-made tables in docs/addressing.md (a test checks they are current)
+#   make docs        regenerate the spec-made tables in docs/*.md (a test checks they are current)
 #
 # The first use creates .venv and installs the package with its dev tools. The install is a
 # setuptools *strict* editable install: a tree of links under build/ with the real import
@@ -49,6 +49,7 @@ bench: $(STAMP)
 
 docs: $(STAMP)
 	$(BIN)/python -m brokerspec.doctables
+	$(BIN)/python -m brokerspec.doctables_duplicates
 
 clean:
 	rm -rf $(VENV) build *.egg-info .coverage coverage.xml .hypothesis .mypy_cache brokerspec-failures
