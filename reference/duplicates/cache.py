@@ -1,0 +1,278 @@
+"""The duplicate-ID cache: a bounded ring of IDs with a map for lookups.
+
+Introduction
+------------
+This is Artemis 2.11's ``DuplicateIDCacheImpl`` (seed 001), which 2.17
+split into ``PersistentDuplicateIDCache`` and ``InMemoryDuplicateIDCache``
+without changing how it works (R19). One cache exists per address, and one
+more, ``BRIDGE.<address>``, for bridge IDs (R7). It has three parts:
+
+``cache``
+    a map from an ID's bytes to the slot it was last written to. "The ID is
+    in the cache" means "the ID is a key of this map" (``contains``, R20).
+``ids``
+    at most ``size`` slots, each an ID with the record ID of its journal
+    record, or a hole left by an explicit delete (R21).
+``pos``
+    the write cursor.
+
+``add_to_cache_in_memory`` writes at the cursor: it points the map at the
+cursor's slot, then evicts whatever ID the slot held (removing that ID from
+the map and deleting its journal record), overwrites the slot and moves the
+cursor on, wrapping after the last slot. Eviction is therefore first in,
+first out by the time an ID entered memory; looking an ID up, or rejecting
+it, never moves it (R19). Because the map is updated before the eviction,
+two quirks follow, and this reference keeps them as Artemis has them: an ID
+written twice (R14) holds two slots and loses its map entry when the older
+copy is evicted; an ID written over its own slot loses its map entry too.
+
+``add_to_cache(key, tx, instant_add)`` decides *when* the in-memory write
+happens (R11-R13). For a client transaction (``instant_add`` false) it
+waits until the commit is stored. For an *instant add* (a send outside any
+client transaction, or a bridge ID) the answer depends on the version,
+given to the cache as ``instant_add_timing``:
+
+* ``AFTER_STORE`` (non-transactional sends before 2.8): once the broker's
+  own transaction is stored;
+* ``BEFORE_COMMIT`` (2.8 to 2.17, ARTEMIS-2324): in ``before_commit``;
+* ``IMMEDIATE`` (2.18 on, ARTEMIS-3384): at once, and deleted again in
+  ``before_rollback`` if the transaction rolls back; the delete leaves a
+  hole and does not bring back what the write evicted (R12, R21).
+
+The waiting is done by an :class:`AddDuplicateIDOperation` registered on
+the transaction, as in Artemis. ``atomic_verify`` is the bridge's check:
+"contains, else add as an instant add" in one step (R13).
+
+A cache of size 0 is disabled: it finds nothing and records nothing (R24,
+``NoOpDuplicateIDCache`` from 2.28). Artemis's no-op ``atomicVerify``
+answers "duplicate" and so drops every bridged message; the spec decided
+against that (DUP-SIZE-ZERO) and this reference follows the spec.
+
+Journal records (R25, R26): with ``persist`` on, every write into memory has
+a ``DUPLICATE_ID`` record, inside the transaction the ID travels in, and
+every eviction, delete or clear deletes the record. ``load`` rebuilds the
+ring from the records a restart finds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from brokerspec.spec import InstantAdd, ReloadKeeps
+from brokerspec.spec.duplicates import CacheName, DoomReason
+
+from .journal import StorageManager
+from .transaction import Transaction, TransactionOperation
+
+
+@dataclass
+class IdSlot:
+    """One slot of the ring: an ID and its journal record, or a hole (``key`` None).
+
+    ``owner`` is the transaction whose instant add wrote the slot; while it
+    is open the slot's record is not yet durable.
+    """
+
+    key: bytes | None
+    record_id: int | None = None
+    owner: Transaction | None = None
+
+
+HOLE_KEY = None
+
+
+class DuplicateIDCache:
+    """One bounded ID cache, named after its address (or ``BRIDGE.`` and the address)."""
+
+    def __init__(self, name: CacheName, size: int, storage: StorageManager, persist: bool,
+                 instant_add_timing: InstantAdd) -> None:
+        self.name = name
+        self.size = size
+        self.storage = storage
+        self.persist = persist
+        self.instant_add_timing = instant_add_timing
+        self.cache: dict[bytes, int] = {}
+        self.ids: list[IdSlot] = []
+        self.pos = 0
+        self.discarded = False
+
+    def is_enabled(self) -> bool:
+        """Whether the cache records anything at all (size 0 turns it off, R24)."""
+        return self.size > 0
+
+    # -- looking up ------------------------------------------------------------------
+
+    def contains(self, key: bytes) -> bool:
+        """Whether ``key`` is in the map (R20)."""
+        return key in self.cache
+
+    def atomic_verify(self, key: bytes, tx: Transaction) -> bool:
+        """The bridge check: False (and ``tx`` doomed) for a duplicate, else add ``key`` as an instant add (R13)."""
+        if self.contains(key):
+            tx.mark_as_rollback_only(DoomReason.BRIDGE_DUPLICATE)
+            return False
+        self.add_to_cache(key, tx, instant_add=True)
+        return True
+
+    # -- adding ----------------------------------------------------------------------
+
+    def add_to_cache(self, key: bytes, tx: Transaction, instant_add: bool) -> None:
+        """Record ``key`` as part of ``tx``, now or when ``tx`` commits (R11-R13)."""
+        if not self.is_enabled():
+            return
+        timing = self.instant_add_timing if instant_add else InstantAdd.AFTER_STORE
+        if timing is InstantAdd.IMMEDIATE:
+            record_id = self.store_record(key, tx)
+            self.add_to_cache_in_memory(key, record_id, owner=tx)
+            tx.add_operation(AddDuplicateIDOperation(self, key, timing))
+        elif timing is InstantAdd.BEFORE_COMMIT:
+            tx.add_operation(AddDuplicateIDOperation(self, key, timing))
+        else:
+            tx.after_store(AddDuplicateIDOperation(self, key, timing))
+
+    def store_record(self, key: bytes, tx: Transaction) -> int | None:
+        """Write ``key``'s journal record inside ``tx``; its record ID, or None when not persisting."""
+        if not self.persist:
+            return None
+        record_id = self.storage.generate_id()
+        self.storage.store_duplicate_id_transactional(tx.id, self.name, key, record_id)
+        return record_id
+
+    def add_to_cache_in_memory(self, key: bytes, record_id: int | None, owner: Transaction | None = None) -> None:
+        """Write ``key`` at the cursor, evicting the slot's previous ID, and move the cursor on (R19).
+
+        >>> from brokerspec.spec.duplicates import CacheKind
+        >>> cache = DuplicateIDCache(CacheName(CacheKind.NORMAL, "a1"), 2, StorageManager(), False,
+        ...                          InstantAdd.IMMEDIATE)
+        >>> for key in (b"a", b"b", b"c"):
+        ...     cache.add_to_cache_in_memory(key, None)
+        >>> [slot.key for slot in cache.ids], cache.pos, cache.contains(b"a")
+        ([b'c', b'b'], 1, False)
+
+        Writing an ID over its own slot loses its map entry (the quirk kept on purpose):
+
+        >>> cache.add_to_cache_in_memory(b"b", None)
+        >>> [slot.key for slot in cache.ids], cache.contains(b"b")
+        ([b'c', b'b'], False)
+        """
+        self.cache[key] = self.pos
+        slot = IdSlot(key, record_id, owner)
+        if self.pos < len(self.ids):
+            evicted = self.ids[self.pos]
+            if evicted.key is not None:
+                self.cache.pop(evicted.key, None)
+                self.delete_record(evicted)
+            self.ids[self.pos] = slot
+        else:
+            self.ids.append(slot)
+        self.pos = 0 if self.pos == self.size - 1 else self.pos + 1
+
+    # -- removing --------------------------------------------------------------------
+
+    def delete_from_cache(self, key: bytes) -> None:
+        """Forget ``key``: drop its map entry and, if its slot still holds it, leave a hole (R21).
+
+        The cursor does not move and nothing is compacted.
+        """
+        used = self.cache.pop(key, None)
+        if used is None:
+            return
+        slot = self.ids[used]
+        if slot.key == key:
+            self.delete_record(slot)
+            self.ids[used] = IdSlot(HOLE_KEY)
+
+    def delete_record(self, slot: IdSlot) -> None:
+        """Delete the journal record of ``slot``'s ID, when it has one."""
+        if slot.record_id is not None:
+            self.storage.delete_duplicate_id(slot.record_id)
+
+    def clear(self) -> None:
+        """Forget every ID and delete every record; the cursor goes back to 0 (R22)."""
+        for slot in self.ids:
+            self.delete_record(slot)
+        self.cache.clear()
+        self.ids.clear()
+        self.pos = 0
+
+    def discard(self) -> None:
+        """Clear the cache for good: the post office no longer knows it (R23).
+
+        Operations of open transactions that still point at this object do
+        nothing from now on. In Artemis they would still write into the
+        orphaned object and, at their commit, into the journal, from where a
+        restart would bring their IDs back; the spec drops that work
+        (DUP-FORGET-IN-FLIGHT), and so does this reference.
+        """
+        self.clear()
+        self.discarded = True
+
+    # -- loading ---------------------------------------------------------------------
+
+    def load(self, stored: list[tuple[bytes, int]], keeps: ReloadKeeps) -> int:
+        """Fill the empty ring from the records a restart found (oldest first); return how many were dropped (R26).
+
+        When more IDs are stored than the ring holds, the oldest are dropped
+        (ARTEMIS-332, 1.3.0) or, before that, the newest; the dropped
+        records are deleted in one journal transaction. The survivors fill
+        slots ``0..k-1`` and the cursor stands at ``k``, or at 0 when the
+        ring is full, so the next write overwrites the oldest survivor.
+        """
+        excess = max(0, len(stored) - self.size)
+        if keeps is ReloadKeeps.NEWEST:
+            dropped, kept = stored[:excess], stored[excess:]
+        else:
+            kept, dropped = stored[:self.size], stored[self.size:]
+        if dropped:
+            load_tx = self.storage.generate_id()
+            for _, record_id in dropped:
+                self.storage.delete_duplicate_id_transactional(load_tx, record_id)
+            self.storage.commit(load_tx)
+        for key, record_id in kept:
+            self.cache[key] = len(self.ids)
+            self.ids.append(IdSlot(key, record_id))
+        self.pos = 0 if len(self.ids) == self.size else len(self.ids)
+        return len(dropped)
+
+
+class AddDuplicateIDOperation(TransactionOperation):
+    """The transaction's note to write an ID into a cache at the right moment (seed 001).
+
+    ``timing`` says which hook does the work: ``IMMEDIATE`` (already in
+    memory; undone by ``before_rollback``), ``BEFORE_COMMIT`` or
+    ``AFTER_STORE``. A waiting ID's journal record is written in
+    ``before_commit``, inside the transaction, so that the journal holds
+    records in the order IDs enter memory (see :mod:`.journal`).
+    """
+
+    def __init__(self, cache: DuplicateIDCache, key: bytes, timing: InstantAdd) -> None:
+        self.cache = cache
+        self.key = key
+        self.timing = timing
+        self.record_id: int | None = None
+        self.done = False
+
+    def is_live(self) -> bool:
+        """Whether the operation still has a cache to work on (its cache was not forgotten, R23)."""
+        return not self.cache.discarded
+
+    def before_commit(self, tx: Transaction) -> None:
+        if self.timing is InstantAdd.IMMEDIATE or not self.is_live():
+            return
+        self.record_id = self.cache.store_record(self.key, tx)
+        if self.timing is InstantAdd.BEFORE_COMMIT:
+            self.process()
+
+    def after_commit(self, tx: Transaction) -> None:
+        if self.timing is InstantAdd.AFTER_STORE and self.is_live():
+            self.process()
+
+    def before_rollback(self, tx: Transaction) -> None:
+        if self.timing is InstantAdd.IMMEDIATE and self.is_live():
+            self.cache.delete_from_cache(self.key)
+
+    def process(self) -> None:
+        """Write the ID into memory, once."""
+        if not self.done:
+            self.cache.add_to_cache_in_memory(self.key, self.record_id)
+            self.done = True
