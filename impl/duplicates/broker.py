@@ -1,0 +1,622 @@
+"""The fast duplicate-detection broker: mutable caches, a real durable store, checked against the spec.
+
+Introduction
+------------
+:class:`FastDuplicatesBroker` runs the commands of
+:mod:`brokerspec.spec.duplicates` and returns the outcomes the spec's
+``apply`` returns, but keeps its state the way Artemis does: per cache a
+dict from key to slot, a preallocated list of slots and a cursor
+(``DuplicateIDCacheImpl``, R19; see :mod:`.cache`), per session a mutable
+transaction record, per queue a sorted list (:mod:`.records`). Nothing on
+the hot path builds a spec value; :meth:`~FastDuplicatesBroker.snapshot`
+does, when asked.
+
+Durability. Every operation that changes durable state writes it to a
+:class:`~.store.SqliteStore` in one store transaction, committed before
+``execute`` returns: a non-transactional send writes its ID record, its
+message rows and the message counter together, as Artemis writes the
+``DUPLICATE_ID`` record in the message's own journal transaction (R25); a
+commit writes all of the transaction's ID records with its messages. ID
+records follow the slots: the cache primitives note every slot they change
+and, at the end of the operation, :meth:`~FastDuplicatesBroker._persist_ids`
+writes each noted slot's durable content (a key, or nothing for a hole or
+an uncommitted instant add). ``restart`` closes the store cleanly and
+reopens it; ``crash`` abandons the connection and opens a new one; both,
+and opening a broker on an existing store, rebuild memory from the store
+alone, as the spec's ``process_restart`` does (R25, R26).
+
+Seams. Each method below does one thing and can be overridden on its own,
+so that a planted-bug subclass breaks exactly one rule:
+
+``_cache_for(kind, address)``
+    the cache a check uses, created (and sized, R18) on first use; one per
+    address and kind (R7). Shared caches: ignore ``kind``.
+``_is_duplicate(cache, key)``
+    the check: an index lookup that moves nothing (R19, R20). A rejected
+    duplicate that moves: re-record it here.
+``_record(cache, key, owner)``
+    the ring write at the cursor, evicting the oldest (R19). Newest evicted:
+    write elsewhere.
+``_forget(cache, key)``
+    drop a key and leave a hole; the cursor stays (R21).
+``_hold_id(tx, cache, key, moment)``
+    where a transactional send's new ID waits: for the commit, or in the
+    cache at once as a pending instant add (R11, R13). ID added at send:
+    record it here instead.
+``_commit_ids(tx)``
+    when held IDs enter the cache at the commit, in send order (R11, R14).
+``_undo(tx)``
+    rollback: instant adds deleted, acknowledged messages back (R11, R12).
+    A rollback that leaves IDs behind: skip the forgetting.
+``_doom(tx, reason)``
+    mark a transaction rollback-only, keeping the first reason (R9, R13).
+    A duplicate that does not doom: ignore ``DUPLICATE_ID`` here.
+``_reload(stored, size)``
+    at a restart, which stored IDs survive and in which slot order (R26,
+    ARTEMIS-332). Reload keeps the wrong end: slice the other way.
+``_forget_address(address)``
+    the last queue of an address went: both caches forgotten, in memory,
+    in the store and in open transactions (R23).
+``_persist_ids(touched)``
+    write the changed slots' ID records into the operation's store
+    transaction (R25). A store that loses IDs: delay or drop them here.
+
+An override that changes slots through :meth:`IdCache.write` and
+:meth:`IdCache.clear` (which note the slot) keeps the store in step with
+memory, whatever else it gets wrong.
+
+:meth:`~FastDuplicatesBroker.check_valid` checks the private indexes against
+each other and against what the store holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from brokerspec.spec import FrozenMap, InvariantBroken, Profile, ReloadKeeps
+from brokerspec.spec.duplicates import (
+    AddMoment,
+    Begin,
+    CacheKind,
+    CacheName,
+    Commit,
+    CommitFailed,
+    Committed,
+    Crash,
+    CreateQueue,
+    DeleteId,
+    DeleteQueue,
+    DoomReason,
+    Done,
+    DuplicatesCommand,
+    DuplicatesState,
+    IdDeleted,
+    NotSupported,
+    NoTransaction,
+    QueueDeleted,
+    QueueExists,
+    QueueNotFound,
+    QueueState,
+    Receive,
+    Received,
+    Restart,
+    Restarted,
+    Rollback,
+    RolledBack,
+    RoutingStatus,
+    Send,
+    SendFailed,
+    SendFailure,
+    Sent,
+    SetIdCacheSize,
+    TransactionOpen,
+    TxState,
+    compute_add_moment,
+    compute_cache_key,
+    is_undone_on_failure,
+)
+from brokerspec.spec.outcome import Outcome
+
+from .cache import IdCache, SlotLog
+from .records import OpenTransaction, WaitingQueue
+from .store import SqliteStore
+from .validity import find_problems
+
+__all__ = ["FastDuplicatesBroker", "IdCache", "OpenTransaction", "SqliteStore", "WaitingQueue"]
+"""The broker, and the record types its seams take (so an override can name them from this module)."""
+
+NORMAL = CacheKind.NORMAL
+BRIDGE = CacheKind.BRIDGE
+ACTIVE = TxState.ACTIVE
+ROLLBACK_ONLY = TxState.ROLLBACK_ONLY
+OK = RoutingStatus.OK
+NO_BINDINGS = RoutingStatus.NO_BINDINGS
+DUPLICATED_ID = RoutingStatus.DUPLICATED_ID
+DONE = Done()
+SENT_DUPLICATE = Sent(DUPLICATED_ID)
+NOTHING_RECEIVED = Received(None)
+"""Outcomes are frozen values, so the common constant ones are built once."""
+
+
+class FastDuplicatesBroker:
+    """Duplicate detection for one broker, built for speed, durable in SQLite, checked against the spec.
+
+    ``store_path`` names the SQLite file (created when missing, reloaded when
+    present); None keeps the store in memory, so nothing outlives the object.
+    The broker-wide ``id-cache-size`` comes from ``profile`` when the store is
+    new and from the store afterwards (a restart may have changed it).
+    """
+
+    def __init__(self, profile: Profile, store_path: Path | None = None) -> None:
+        options = profile.duplicates
+        self.profile = profile
+        self._persist = options.persist_id_cache
+        self._per_address_size = options.per_address_size
+        self._keeps_newest = options.reload_keeps is ReloadKeeps.NEWEST
+        self._failed_send_undoes = is_undone_on_failure(options.nontx_add)
+        self._failed_bridge_undoes = is_undone_on_failure(options.bridge_add)
+        self._tx_moment = compute_add_moment(True, False, options.nontx_add)
+        self._tx_bridge_moment = compute_add_moment(True, True, options.bridge_add)
+        self._log = SlotLog()
+        self._normal: dict[str, IdCache] = {}
+        self._bridge: dict[str, IdCache] = {}
+        self._queues: dict[str, WaitingQueue] = {}
+        self._bindings: dict[str, tuple[str, ...]] = {}
+        self._txs: dict[str, OpenTransaction] = {}
+        self._sizes: dict[str, int] = {}
+        self._global_size = options.id_cache_size
+        self._next_message = 1
+        self._closed = False
+        self._store = SqliteStore(store_path, options.id_cache_size)
+        self._dispatch: dict[type[Any], Callable[[Any], Outcome]] = {
+            Send: self._send,
+            Receive: self._receive,
+            Begin: self._begin,
+            Commit: self._commit,
+            Rollback: self._rollback,
+            CreateQueue: self._create_queue,
+            DeleteQueue: self._delete_queue,
+            DeleteId: self._delete_id,
+            SetIdCacheSize: self._set_id_cache_size,
+            Restart: self._restart,
+            Crash: self._restart,
+        }
+        try:
+            self._rebuild()
+        except BaseException:
+            self._store.close()
+            raise
+
+    # -- the public surface ------------------------------------------------------------
+
+    def execute(self, command: DuplicatesCommand) -> Outcome:
+        """Run one command; its durable effects are committed to the store before this returns.
+
+        An exception (a bug, or a store that fails) rolls the store
+        transaction back but may leave memory changed: :meth:`check_valid`
+        then says where the two part.
+        """
+        try:
+            outcome = self._dispatch[type(command)](command)
+            touched = self._log.touched
+            if touched:
+                self._persist_ids(touched)
+                touched.clear()
+            self._store.commit()
+        except BaseException:
+            self._log.touched.clear()
+            self._store.rollback()
+            raise
+        return outcome
+
+    def close(self) -> None:
+        """Close the store (idempotent). Open transactions are lost, as at a restart."""
+        if not self._closed:
+            self._closed = True
+            self._store.close()
+
+    def __enter__(self) -> FastDuplicatesBroker:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self.close()
+
+    # -- seams: caches -----------------------------------------------------------------
+
+    def _cache_for(self, kind: CacheKind, address: str) -> IdCache:
+        """The cache of ``kind`` for ``address``, created now (and sized now, R18) if missing."""
+        table = self._normal if kind is NORMAL else self._bridge
+        cache = table.get(address)
+        if cache is None:
+            cache = table[address] = IdCache(CacheName(kind, address), self._size_for(kind, address), self._log)
+        return cache
+
+    def _is_duplicate(self, cache: IdCache, key: bytes) -> bool:
+        """Whether ``key`` is in ``cache``: one index probe; nothing moves (R19, R20)."""
+        return key in cache.index
+
+    def _record(self, cache: IdCache, key: bytes, owner: str) -> None:
+        """Write ``key`` at the cursor, evicting what the slot held; ``owner`` marks a pending instant add (R19).
+
+        The order is Artemis's ``addToCacheInMemory``: the index points the key
+        at the cursor first, then the evicted key leaves the index, even when
+        it is the same key or a newer slot still holds it.
+        """
+        size = cache.size
+        if size <= 0:
+            return
+        position = cache.position
+        index = cache.index
+        index[key] = position
+        evicted = cache.write(position, key, owner)
+        if evicted is not None:
+            index.pop(evicted, None)
+        cache.position = 0 if position == size - 1 else position + 1
+
+    def _forget(self, cache: IdCache, key: bytes) -> None:
+        """Drop ``key`` from the index and leave a hole where it was last written; the cursor stays (R21)."""
+        used = cache.index.pop(key, None)
+        if used is not None and used < cache.filled and cache.slots[used] == key:
+            cache.clear(used)
+
+    def _reload(self, stored: tuple[bytes, ...], size: int) -> tuple[tuple[bytes, ...] | None, int]:
+        """The IDs a reloaded cache holds, slot 0 first (None: disabled), and how many were dropped (R26).
+
+        More IDs than slots: the oldest go (ARTEMIS-332, 1.3.0), or the newest
+        under ``reload_keeps=OLDEST``.
+        """
+        if size <= 0:
+            return None, len(stored)
+        excess = max(0, len(stored) - size)
+        return (stored[excess:] if self._keeps_newest else stored[:size]), excess
+
+    def _forget_address(self, address: str) -> None:
+        """Forget both caches of ``address`` and the open transactions' ID work for them (R23)."""
+        gone = False
+        for table in (self._normal, self._bridge):
+            cache = table.pop(address, None)
+            if cache is not None:
+                cache.live = False
+                gone = True
+        if not gone:
+            return
+        if self._persist:
+            self._store.drop_caches(address)
+        for tx in self._txs.values():
+            for work in tx.id_work():
+                if work:
+                    work[:] = [item for item in work if item[0].live]
+
+    def _persist_ids(self, touched: list[tuple[IdCache, int]]) -> None:
+        """Write the ID records of the slots this operation changed (nothing when IDs are not persisted, R25)."""
+        if self._persist:
+            self._write_id_rows(touched)
+
+    # -- seams: transactions ---------------------------------------------------------------
+
+    def _hold_id(self, tx: OpenTransaction, cache: IdCache, key: bytes, moment: AddMoment) -> None:
+        """Keep a transactional send's new ID until its moment (R11), or add it now as pending (R13, 2.18 on)."""
+        if moment is AddMoment.AT_ONCE:
+            self._record(cache, key, tx.session)
+            tx.instant.append((cache, key))
+        elif moment is AddMoment.BEFORE_COMMIT:
+            tx.before_commit.append((cache, key))
+        else:
+            tx.after_store.append((cache, key))
+
+    def _commit_ids(self, tx: OpenTransaction) -> None:
+        """At the commit: ``beforeCommit`` IDs, then pending instant adds settle, then stored-commit IDs (R11, R14)."""
+        for cache, key in tx.before_commit:
+            self._record(cache, key, "")
+        if tx.instant:
+            for cache in dict.fromkeys(cache for cache, _ in tx.instant):
+                cache.settle(tx.session)
+        for cache, key in tx.after_store:
+            self._record(cache, key, "")
+
+    def _undo(self, tx: OpenTransaction) -> None:
+        """Roll ``tx`` back: delete its instant adds, put its acknowledged messages back, close it (R11, R12)."""
+        session = tx.session
+        if tx.instant:
+            for cache, key in tx.instant:
+                self._forget(cache, key)
+            for cache in dict.fromkeys(cache for cache, _ in tx.instant):
+                cache.settle(session)
+        if self._txs.get(session) is tx:
+            del self._txs[session]
+        if tx.acks:
+            store = self._store
+            for queue_name, number in tx.acks:
+                queue = self._queues.get(queue_name)
+                if queue is not None:
+                    queue.add(number)
+                    store.add_message(queue_name, number)
+            store.release(session)
+
+    def _doom(self, tx: OpenTransaction, reason: DoomReason) -> None:
+        """Mark ``tx`` rollback-only; a transaction already doomed keeps its first reason (R9)."""
+        tx.status = ROLLBACK_ONLY
+        if tx.doom is None:
+            tx.doom = reason
+
+    # -- sending ------------------------------------------------------------------------
+
+    def _send(self, command: Send) -> Outcome:
+        """Check the ID, record it, route the message (R5-R17; the spec's ``process_send``)."""
+        if command.bridge_id is not None:
+            return self._send_bridged(command, bytes.fromhex(command.bridge_id))
+        tx = self._txs.get(command.session)
+        duplicate_id = command.duplicate_id
+        if duplicate_id is None:
+            return self._route(command, tx, None, b"", False)
+        key = compute_cache_key(duplicate_id)
+        if key is None:
+            if tx is None:
+                return SendFailed(SendFailure.ID_NOT_BYTES)
+            self._doom(tx, DoomReason.SEND_FAILED)
+            return SendFailed(SendFailure.ID_NOT_BYTES, rollback_only=True)
+        cache = self._cache_for(NORMAL, command.address)
+        duplicate = self._is_duplicate(cache, key)
+        if duplicate and command.reject_duplicates:
+            if tx is None:
+                return SENT_DUPLICATE
+            self._doom(tx, DoomReason.DUPLICATE_ID)
+            return Sent(DUPLICATED_ID, rollback_only=True)
+        return self._route(command, tx, None if duplicate or cache.size == 0 else cache, key, False)
+
+    def _send_bridged(self, command: Send, key: bytes) -> Outcome:
+        """Only the bridge cache counts; a duplicate is dropped, and inside a transaction undoes it (R6, R13)."""
+        cache = self._cache_for(BRIDGE, command.address)
+        tx = self._txs.get(command.session)
+        if not self._is_duplicate(cache, key):
+            return self._route(command, tx, None if cache.size == 0 else cache, key, True)
+        if tx is None:
+            return SENT_DUPLICATE
+        self._undo(tx)
+        doomed = OpenTransaction(tx.session)
+        if tx.doom is not None:
+            doomed.status = ROLLBACK_ONLY
+            doomed.doom = tx.doom
+        self._doom(doomed, DoomReason.BRIDGE_DUPLICATE)
+        self._txs[tx.session] = doomed
+        return Sent(DUPLICATED_ID, rollback_only=True)
+
+    def _route(self, command: Send, tx: OpenTransaction | None, cache: IdCache | None, key: bytes,
+               bridged: bool) -> Outcome:
+        """Record ``key`` in ``cache`` (None: nothing to record) and route, at once or inside ``tx``."""
+        store = self._store
+        if tx is None:
+            if command.address_full:
+                if cache is not None and (self._failed_bridge_undoes if bridged else self._failed_send_undoes):
+                    self._record(cache, key, "")
+                    self._forget(cache, key)
+                return SendFailed(SendFailure.ADDRESS_FULL)
+            if cache is not None:
+                self._record(cache, key, "")
+            targets = self._bindings.get(command.address, ())
+            number = self._next_message
+            self._next_message = number + 1
+            store.set_next_message(number + 1)
+            queues = self._queues
+            for name in targets:
+                queues[name].add(number)
+                store.add_message(name, number)
+            return Sent(OK if targets else NO_BINDINGS, number, targets)
+        if cache is not None:
+            self._hold_id(tx, cache, key, self._tx_bridge_moment if bridged else self._tx_moment)
+        if command.address_full:
+            self._doom(tx, DoomReason.SEND_FAILED)
+            return SendFailed(SendFailure.ADDRESS_FULL, rollback_only=True)
+        targets = self._bindings.get(command.address, ())
+        number = self._next_message
+        self._next_message = number + 1
+        store.set_next_message(number + 1)
+        tx.messages.append((number, targets))
+        return Sent(OK if targets else NO_BINDINGS, number, targets, rollback_only=tx.status is ROLLBACK_ONLY)
+
+    # -- receiving and ending transactions ----------------------------------------------------
+
+    def _receive(self, command: Receive) -> Outcome:
+        """Take the lowest waiting message; inside a transaction it is held until the end."""
+        queue = self._queues.get(command.queue)
+        if queue is None:
+            return QueueNotFound(command.queue)
+        if not len(queue):
+            return NOTHING_RECEIVED
+        number = queue.take_first()
+        self._store.remove_message(command.queue, number)
+        tx = self._txs.get(command.session)
+        if tx is not None:
+            tx.acks.append((command.queue, number))
+            self._store.hold(command.session, command.queue, number)
+        return Received(number)
+
+    def _begin(self, command: Begin) -> Outcome:
+        if command.session in self._txs:
+            return TransactionOpen(command.session)
+        self._txs[command.session] = OpenTransaction(command.session)
+        return DONE
+
+    def _commit(self, command: Commit) -> Outcome:
+        """A rollback-only transaction fails and rolls back (R9); otherwise route, settle, record IDs (R11)."""
+        tx = self._txs.get(command.session)
+        if tx is None:
+            return NoTransaction(command.session)
+        if tx.status is ROLLBACK_ONLY and tx.doom is not None:
+            self._undo(tx)
+            return CommitFailed(tx.doom)
+        self._commit_ids(tx)
+        queues = self._queues
+        store = self._store
+        for number, targets in tx.messages:
+            for name in targets:
+                queue = queues.get(name)
+                if queue is not None:
+                    queue.add(number)
+                    store.add_message(name, number)
+        del self._txs[command.session]
+        if tx.acks:
+            store.release(command.session)
+        return Committed(tuple(number for number, _ in tx.messages))
+
+    def _rollback(self, command: Rollback) -> Outcome:
+        tx = self._txs.get(command.session)
+        if tx is None:
+            return NoTransaction(command.session)
+        self._undo(tx)
+        return RolledBack()
+
+    # -- queues and administration -------------------------------------------------------------
+
+    def _create_queue(self, command: CreateQueue) -> Outcome:
+        if command.queue in self._queues:
+            return QueueExists(command.queue)
+        self._queues[command.queue] = WaitingQueue(command.address)
+        self._bindings[command.address] = tuple(sorted((*self._bindings.get(command.address, ()), command.queue)))
+        self._store.create_queue(command.queue, command.address)
+        return DONE
+
+    def _delete_queue(self, command: DeleteQueue) -> Outcome:
+        queue = self._queues.pop(command.queue, None)
+        if queue is None:
+            return QueueNotFound(command.queue)
+        self._store.delete_queue(command.queue)
+        remaining = tuple(name for name in self._bindings[queue.address] if name != command.queue)
+        if remaining:
+            self._bindings[queue.address] = remaining
+            return QueueDeleted(False)
+        del self._bindings[queue.address]
+        self._forget_address(queue.address)
+        return QueueDeleted(True)
+
+    def _delete_id(self, command: DeleteId) -> Outcome:
+        key = compute_cache_key(command.duplicate_id)
+        cache = self._normal.get(command.address)
+        if key is None or cache is None or key not in cache.index:
+            return IdDeleted(False)
+        self._forget(cache, key)
+        return IdDeleted(True)
+
+    def _set_id_cache_size(self, command: SetIdCacheSize) -> Outcome:
+        """Per-address ``id-cache-size`` (ARTEMIS-4159); existing caches keep their size (R18)."""
+        if not self._per_address_size:
+            return NotSupported(command.op)
+        self._sizes[command.address] = command.size
+        self._store.set_size(command.address, command.size)
+        return DONE
+
+    def _size_for(self, kind: CacheKind, address: str) -> int:
+        """The size a cache gets when created now; the bridge cache ignores the address's setting (R18)."""
+        if kind is NORMAL:
+            size = self._sizes.get(address)
+            if size is not None:
+                return size
+        return self._global_size
+
+    # -- restarts -------------------------------------------------------------------------------
+
+    def _restart(self, command: Restart | Crash) -> Outcome:
+        """Lose open transactions and rebuild everything from the store (R25, R26)."""
+        lost = len(self._txs)
+        store = self._store
+        if isinstance(command, Restart):
+            if command.id_cache_size is not None:
+                store.set_global_size(command.id_cache_size)
+                store.commit()
+            store.reopen()
+        else:
+            store.abandon()
+        dropped = self._rebuild()
+        return Restarted(lost, dropped)
+
+    def _rebuild(self) -> int:
+        """Replace all memory by what the store holds, as the spec's ``process_restart``; return the IDs dropped.
+
+        Held messages go back to the queue of their name, if there is one; each
+        cache is reloaded from its records in stamp order into a cache sized by
+        the settings in force, and the store is rewritten to match (the dropped
+        IDs' records deleted, the survivors in their new slots), in one store
+        transaction.
+        """
+        store = self._store
+        stored = store.load()
+        for cache in (*self._normal.values(), *self._bridge.values()):
+            cache.live = False
+        self._normal = {}
+        self._bridge = {}
+        self._txs = {}
+        self._log.touched.clear()
+        self._log.stamp = 0
+        self._global_size = stored.global_size
+        self._sizes = dict(stored.sizes)
+        self._next_message = stored.next_message
+        self._queues = {name: WaitingQueue(address, stored.messages.get(name))
+                        for name, address in stored.queues.items()}
+        bindings: dict[str, list[str]] = {}
+        for name, address in stored.queues.items():
+            bindings.setdefault(address, []).append(name)
+        self._bindings = {address: tuple(sorted(names)) for address, names in bindings.items()}
+        for _, queue_name, number in stored.held:
+            queue = self._queues.get(queue_name)
+            if queue is not None:
+                queue.add(number)
+                store.add_message(queue_name, number)
+        if stored.held:
+            store.release_all()
+        dropped = 0
+        if stored.ids:
+            store.drop_all_ids()
+        if self._persist:
+            for (bridge, address), keys in sorted(stored.ids.items()):
+                kind = BRIDGE if bridge else NORMAL
+                size = self._size_for(kind, address)
+                kept, excess = self._reload(tuple(keys), size)
+                dropped += excess
+                if kept is not None:
+                    cache = IdCache(CacheName(kind, address), size, self._log)
+                    cache.fill(kept)
+                    (self._bridge if bridge else self._normal)[address] = cache
+            self._write_id_rows(self._log.touched)
+        self._log.touched.clear()
+        store.commit()
+        return dropped
+
+    # -- the store ---------------------------------------------------------------------------------
+
+    def _write_id_rows(self, touched: list[tuple[IdCache, int]]) -> None:
+        """Each touched slot of a live cache: its key's record, or no record for a hole or a pending add."""
+        store = self._store
+        for cache, slot in (dict.fromkeys(touched) if len(touched) > 1 else touched):
+            if not cache.live:
+                continue
+            key = cache.slots[slot]
+            if key is None or slot in cache.pending:
+                store.delete_id(cache.bridge, cache.address, slot)
+            else:
+                store.put_id(cache.bridge, cache.address, slot, cache.stamps[slot], key)
+
+    # -- observation -------------------------------------------------------------------------------
+
+    def snapshot(self) -> DuplicatesState:
+        """The broker as a spec state (the only place spec values are built)."""
+        return DuplicatesState(
+            options=self.profile.duplicates,
+            global_size=self._global_size,
+            size_settings=FrozenMap(self._sizes),
+            caches=FrozenMap({cache.name: cache.to_ring()
+                              for table in (self._normal, self._bridge) for cache in table.values()}),
+            queues=FrozenMap({name: QueueState(queue.address, queue.waiting())
+                              for name, queue in self._queues.items()}),
+            transactions=FrozenMap({session: tx.to_spec() for session, tx in self._txs.items()}),
+            next_message=self._next_message,
+        )
+
+    def check_valid(self) -> None:
+        """Raise :class:`InvariantBroken` naming every private index that disagrees with another or with the store."""
+        problems = find_problems(self)
+        if problems:
+            raise InvariantBroken("fast duplicates broker: " + "; ".join(problems))

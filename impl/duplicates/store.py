@@ -1,0 +1,236 @@
+"""The durable store: SQLite in WAL mode with ``synchronous=FULL``, one store transaction per operation.
+
+Introduction
+------------
+Artemis writes a ``DUPLICATE_ID`` journal record inside the same journal
+transaction as the message it guards, so the ID and the routing decision
+become durable together (``storeDuplicateIDTransactional``, R25), and a
+client transaction's ID records are written with its commit. This store
+does the same with SQLite: the broker opens at most one store transaction
+per operation, lazily, at the first write, and commits it when the
+operation has finished; :meth:`SqliteStore.commit` returns only when the
+write-ahead log is on disk (``synchronous=FULL`` syncs the WAL at every
+commit). An operation that changes nothing durable writes nothing.
+
+What is durable (everything the spec's ``process_restart`` keeps):
+
+``meta``
+    ``next_message`` and ``global_size`` (a restart may change the latter).
+``sizes``
+    per-address ``id-cache-size`` settings (R18).
+``queues`` and ``messages``
+    each queue's address and its waiting messages. Queues keep messages in
+    number order, so a number is all a row needs.
+``held``
+    messages taken by a receive inside a transaction still open, by
+    session and queue name. At a restart they go back to the queue of that
+    name if one exists then, as the spec's ``return_messages`` does; a
+    commit deletes the session's rows, a rollback moves them back.
+``ids``
+    one row per durable cache slot: cache (kind, address), slot, write
+    stamp and key. Ordering a cache's rows by stamp gives its durable IDs
+    oldest first (the spec's ``get_durable_ids``); holes and uncommitted
+    instant adds have no row. Evicting an ID overwrites its slot's row,
+    which is Artemis's delete record for the evicted ID (R19).
+
+Why SQLite rather than a hand-written journal: one SQLite commit costs one
+WAL sync, the same as an append-only journal's ``fsync``, while SQLite
+gives atomic multi-row transactions, recovery of a torn tail and indexed
+deletes for free; ``benchmarks/store_choice.py`` measures the difference.
+
+A store opened on ``None`` lives in memory (no file, nothing synced): the
+broker still runs every write through it, and a restart reloads from it,
+but nothing survives the process.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS sizes(address TEXT PRIMARY KEY, size INTEGER NOT NULL) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS queues(name TEXT PRIMARY KEY, address TEXT NOT NULL) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS messages(queue TEXT NOT NULL, number INTEGER NOT NULL, PRIMARY KEY(queue, number))"
+    " WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS held(session TEXT NOT NULL, queue TEXT NOT NULL, number INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS ids(bridge INTEGER NOT NULL, address TEXT NOT NULL, slot INTEGER NOT NULL,"
+    " stamp INTEGER NOT NULL, key BLOB NOT NULL, PRIMARY KEY(bridge, address, slot)) WITHOUT ROWID",
+)
+
+
+@dataclass
+class StoredState:
+    """Everything the store holds, as read at start-up."""
+
+    next_message: int
+    global_size: int
+    sizes: dict[str, int] = field(default_factory=dict)
+    queues: dict[str, str] = field(default_factory=dict)
+    messages: dict[str, list[int]] = field(default_factory=dict)
+    held: list[tuple[str, str, int]] = field(default_factory=list)
+    ids: dict[tuple[bool, str], list[bytes]] = field(default_factory=dict)
+
+
+class SqliteStore:
+    """The broker's durable state in one SQLite database (or in memory when ``path`` is None)."""
+
+    def __init__(self, path: Path | None, initial_global_size: int) -> None:
+        self.path = path
+        self._initial_global_size = initial_global_size
+        self._in_transaction = False
+        self._conn = self._connect()
+
+    # -- connections ---------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(":memory:" if self.path is None else str(self.path), isolation_level=None,
+                               check_same_thread=False)
+        if self.path is not None:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("BEGIN IMMEDIATE")
+        for statement in _SCHEMA:
+            conn.execute(statement)
+        conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+        conn.execute("INSERT OR IGNORE INTO meta VALUES ('next_message', 1)")
+        conn.execute("INSERT OR IGNORE INTO meta VALUES ('global_size', ?)", (self._initial_global_size,))
+        conn.execute("COMMIT")
+        version = conn.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()[0]
+        if version != SCHEMA_VERSION:
+            conn.close()
+            raise ValueError(f"store {self.path} has schema version {version}, this broker reads {SCHEMA_VERSION}")
+        return conn
+
+    def reopen(self) -> None:
+        """Close the connection cleanly and open a new one (a clean restart); in memory, keep the one there is."""
+        self.rollback()
+        if self.path is None:
+            return
+        self._conn.close()
+        self._conn = self._connect()
+
+    def abandon(self) -> None:
+        """Open a new connection and drop the old one without closing it (a crash); in memory, keep the one there is.
+
+        The new connection is opened first, so the old one is never the last
+        connection to the file and dropping it cannot checkpoint or remove
+        the write-ahead log: only what SQLite made durable is read back.
+        """
+        self._in_transaction = False
+        if self.path is None:
+            self.rollback()
+            return
+        self._conn = self._connect()
+
+    def close(self) -> None:
+        """Commit nothing further and close the connection."""
+        self.rollback()
+        self._conn.close()
+
+    # -- transactions ----------------------------------------------------------------
+
+    def _write(self, sql: str, parameters: tuple[object, ...]) -> None:
+        if not self._in_transaction:
+            self._conn.execute("BEGIN")
+            self._in_transaction = True
+        self._conn.execute(sql, parameters)
+
+    def commit(self) -> None:
+        """Make the operation's writes durable (nothing happens if it wrote nothing)."""
+        if self._in_transaction:
+            self._in_transaction = False
+            self._conn.execute("COMMIT")
+
+    def rollback(self) -> None:
+        """Abandon the operation's writes."""
+        if self._in_transaction:
+            self._in_transaction = False
+            self._conn.execute("ROLLBACK")
+
+    # -- writes ----------------------------------------------------------------------
+
+    def put_id(self, bridge: bool, address: str, slot: int, stamp: int, key: bytes) -> None:
+        """Record that ``slot`` of a cache durably holds ``key`` (replacing the evicted ID's record)."""
+        self._write("INSERT OR REPLACE INTO ids VALUES (?, ?, ?, ?, ?)", (bridge, address, slot, stamp, key))
+
+    def delete_id(self, bridge: bool, address: str, slot: int) -> None:
+        """Record that ``slot`` of a cache holds nothing durable (a hole, a pending add, an eviction by one)."""
+        self._write("DELETE FROM ids WHERE bridge = ? AND address = ? AND slot = ?", (bridge, address, slot))
+
+    def drop_caches(self, address: str) -> None:
+        """Forget both caches of ``address`` (R23)."""
+        self._write("DELETE FROM ids WHERE bridge IN (0, 1) AND address = ?", (address,))
+
+    def drop_all_ids(self) -> None:
+        """Forget every ID record (a reload writes the survivors back)."""
+        self._write("DELETE FROM ids", ())
+
+    def create_queue(self, name: str, address: str) -> None:
+        """Record a new queue."""
+        self._write("INSERT INTO queues VALUES (?, ?)", (name, address))
+
+    def delete_queue(self, name: str) -> None:
+        """Forget a queue and its waiting messages (messages held by transactions stay held)."""
+        self._write("DELETE FROM queues WHERE name = ?", (name,))
+        self._write("DELETE FROM messages WHERE queue = ?", (name,))
+
+    def add_message(self, queue: str, number: int) -> None:
+        """Record message ``number`` waiting in ``queue``."""
+        self._write("INSERT INTO messages VALUES (?, ?)", (queue, number))
+
+    def remove_message(self, queue: str, number: int) -> None:
+        """Record that message ``number`` left ``queue``."""
+        self._write("DELETE FROM messages WHERE queue = ? AND number = ?", (queue, number))
+
+    def hold(self, session: str, queue: str, number: int) -> None:
+        """Record that ``session``'s open transaction took message ``number`` from ``queue``."""
+        self._write("INSERT INTO held VALUES (?, ?, ?)", (session, queue, number))
+
+    def release(self, session: str) -> None:
+        """Forget what ``session``'s transaction held (it committed, rolled back or was lost)."""
+        self._write("DELETE FROM held WHERE session = ?", (session,))
+
+    def release_all(self) -> None:
+        """Forget every held message (a restart has put them back)."""
+        self._write("DELETE FROM held", ())
+
+    def set_next_message(self, number: int) -> None:
+        """Record the number the next message gets."""
+        self._write("UPDATE meta SET value = ? WHERE name = 'next_message'", (number,))
+
+    def set_global_size(self, size: int) -> None:
+        """Record the broker-wide ``id-cache-size``."""
+        self._write("UPDATE meta SET value = ? WHERE name = 'global_size'", (size,))
+
+    def set_size(self, address: str, size: int) -> None:
+        """Record an address's ``id-cache-size`` setting."""
+        self._write("INSERT OR REPLACE INTO sizes VALUES (?, ?)", (address, size))
+
+    # -- reading ---------------------------------------------------------------------
+
+    def load(self) -> StoredState:
+        """Read everything back: the start of a reload."""
+        conn = self._conn
+        meta = dict(conn.execute("SELECT name, value FROM meta"))
+        state = StoredState(next_message=meta["next_message"], global_size=meta["global_size"])
+        state.sizes = dict(conn.execute("SELECT address, size FROM sizes"))
+        state.queues = dict(conn.execute("SELECT name, address FROM queues"))
+        for queue, number in conn.execute("SELECT queue, number FROM messages ORDER BY queue, number"):
+            state.messages.setdefault(queue, []).append(number)
+        state.held = list(conn.execute("SELECT session, queue, number FROM held ORDER BY rowid"))
+        for bridge, address, key in conn.execute("SELECT bridge, address, key FROM ids ORDER BY stamp"):
+            state.ids.setdefault((bool(bridge), address), []).append(bytes(key))
+        return state
+
+    def read_ids(self) -> dict[tuple[bool, str], list[tuple[int, bytes]]]:
+        """Every ID record as (slot, key) in stamp order, per cache (for consistency checks)."""
+        rows: dict[tuple[bool, str], list[tuple[int, bytes]]] = {}
+        for bridge, address, slot, key in self._conn.execute(
+                "SELECT bridge, address, slot, key FROM ids ORDER BY stamp"):
+            rows.setdefault((bool(bridge), address), []).append((slot, bytes(key)))
+        return rows

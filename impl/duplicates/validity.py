@@ -1,0 +1,127 @@
+"""The fast broker's private invariants: its indexes against each other, and memory against the store.
+
+Introduction
+------------
+:meth:`FastDuplicatesBroker.check_valid` calls :func:`find_problems`, which
+lists, in words, every way the broker's redundant structures disagree:
+
+* each cache is filed under its own name, is live, and its slots, index,
+  cursor, pending marks and write stamps are consistent (the ring
+  invariants of R19-R21, plus stamps in cursor order, which the store's
+  reload order depends on);
+* a pending mark belongs to a session with an open transaction, and every
+  open transaction's ID work names caches that are still filed;
+* the address -> queues index lists exactly the queues there are, and
+  every queue's messages are in increasing order and below the counter;
+* the store holds exactly what memory says is durable: the counter, the
+  sizes, the queues and their waiting messages, the messages open
+  transactions hold, and per cache the durable IDs (slot and key) in the
+  order the spec's ``get_durable_ids`` gives (R25).
+
+This module reads the broker's private fields; it belongs to the broker.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from brokerspec.spec.duplicates import CacheKind, CacheName, TxState
+
+if TYPE_CHECKING:
+    from .broker import FastDuplicatesBroker
+
+
+def find_problems(broker: FastDuplicatesBroker) -> list[str]:
+    """Every private invariant ``broker`` breaks (empty when it is sound)."""
+    return [*_cache_problems(broker), *_transaction_problems(broker), *_queue_problems(broker),
+            *_store_problems(broker)]
+
+
+def _cache_problems(broker: FastDuplicatesBroker) -> list[str]:
+    found: list[str] = []
+    for kind, table in ((CacheKind.NORMAL, broker._normal), (CacheKind.BRIDGE, broker._bridge)):
+        for address, cache in table.items():
+            if cache.name != CacheName(kind, address):
+                found.append(f"cache {cache.name} filed as {CacheName(kind, address)}")
+            if not cache.live:
+                found.append(f"cache {cache.name} is filed but marked forgotten")
+            found.extend(f"cache {cache.name}: {problem}" for problem in cache.problems())
+            for owner in sorted(set(cache.pending.values())):
+                if owner not in broker._txs:
+                    found.append(f"cache {cache.name}: pending add owned by {owner!r}, which has no open transaction")
+    return found
+
+
+def _transaction_problems(broker: FastDuplicatesBroker) -> list[str]:
+    found: list[str] = []
+    for session, tx in broker._txs.items():
+        if tx.session != session:
+            found.append(f"transaction of {tx.session!r} filed under {session!r}")
+        if tx.status not in (TxState.ACTIVE, TxState.ROLLBACK_ONLY):
+            found.append(f"transaction of {session!r} is open in state {tx.status.value}")
+        if (tx.status is TxState.ROLLBACK_ONLY) != (tx.doom is not None):
+            found.append(f"transaction of {session!r}: status {tx.status.value} with doom {tx.doom}")
+        for work in tx.id_work():
+            for cache, key in work:
+                table = broker._bridge if cache.bridge else broker._normal
+                if table.get(cache.address) is not cache:
+                    found.append(f"transaction of {session!r} holds {key.hex()} for cache {cache.name}, "
+                                 "which is no longer filed")
+    return found
+
+
+def _queue_problems(broker: FastDuplicatesBroker) -> list[str]:
+    found: list[str] = []
+    expected: dict[str, list[str]] = {}
+    for name, queue in broker._queues.items():
+        expected.setdefault(queue.address, []).append(name)
+        waiting = queue.waiting()
+        if list(waiting) != sorted(set(waiting)):
+            found.append(f"queue {name!r}: messages not in increasing order {waiting}")
+        if waiting and waiting[-1] >= broker._next_message:
+            found.append(f"queue {name!r}: message {waiting[-1]} at or beyond the counter {broker._next_message}")
+        if not 0 <= queue.head <= len(queue.messages):
+            found.append(f"queue {name!r}: head {queue.head} outside its list")
+    bindings = {address: tuple(sorted(names)) for address, names in expected.items()}
+    if bindings != broker._bindings:
+        found.append(f"address index {broker._bindings} but the queues say {bindings}")
+    return found
+
+
+def _store_problems(broker: FastDuplicatesBroker) -> list[str]:
+    found: list[str] = []
+    store = broker._store
+    stored = store.load()
+    if stored.next_message != broker._next_message:
+        found.append(f"store counter {stored.next_message}, memory {broker._next_message}")
+    if stored.global_size != broker._global_size:
+        found.append(f"store global id-cache-size {stored.global_size}, memory {broker._global_size}")
+    if stored.sizes != broker._sizes:
+        found.append(f"store sizes {stored.sizes}, memory {broker._sizes}")
+    addresses = {name: queue.address for name, queue in broker._queues.items()}
+    if stored.queues != addresses:
+        found.append(f"store queues {stored.queues}, memory {addresses}")
+    for name, queue in broker._queues.items():
+        if tuple(stored.messages.get(name, ())) != queue.waiting():
+            found.append(f"queue {name!r}: store holds {stored.messages.get(name, [])}, memory {queue.waiting()}")
+    orphans = sorted(set(stored.messages) - set(broker._queues))
+    if orphans:
+        found.append(f"store holds messages of missing queues {orphans}")
+    held = sorted((session, queue, number) for session, tx in broker._txs.items() for queue, number in tx.acks)
+    if sorted(stored.held) != held:
+        found.append(f"store holds {sorted(stored.held)} for open transactions, memory {held}")
+    rows = store.read_ids()
+    durable: dict[tuple[bool, str], list[tuple[int, bytes]]] = {}
+    if broker._persist:
+        for cache in (*broker._normal.values(), *broker._bridge.values()):
+            slots = list(range(cache.position, cache.filled)) + list(range(min(cache.position, cache.filled)))
+            entries = [(slot, key) for slot in slots
+                       if (key := cache.slots[slot]) is not None and cache.is_durable(slot)]
+            if entries:
+                durable[(cache.bridge, cache.address)] = entries
+    for cache_key in sorted(set(rows) | set(durable)):
+        if rows.get(cache_key, []) != durable.get(cache_key, []):
+            label = CacheName(CacheKind.BRIDGE if cache_key[0] else CacheKind.NORMAL, cache_key[1])
+            found.append(f"cache {label}: store records {rows.get(cache_key, [])}, "
+                         f"durable in memory {durable.get(cache_key, [])}")
+    return found

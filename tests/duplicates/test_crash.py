@@ -1,0 +1,121 @@
+"""Crash consistency of the fast broker's store: real children, killed with SIGKILL, reloaded, compared.
+
+The fast tier runs 200 trials (the deep tier 1000) across the profiles with
+a three-slot cache, so eviction, holes and reload truncation all reach the
+store. A planted store that writes ID records one operation late must be
+caught: the harness has to be able to fail.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from brokerspec.crash import (
+    CrashReport,
+    TrialResult,
+    check_prefix,
+    generate_workload,
+    main,
+    plan_kill,
+    run_crash_trials,
+    trial_seeds,
+)
+from brokerspec.spec import PROFILES, Profile, get_profile
+from brokerspec.spec.duplicates import Crash, Restart, Send
+from depth import scaled
+
+TESTS = Path(__file__).resolve().parents[1]
+PLANTED = "duplicates.crash_planted:LaggingIdStore"
+SMALL = ("duplicates.id_cache_size", "3")
+CHECKED: list[Profile] = [get_profile(name, (SMALL,)) for name in PROFILES] + [
+    get_profile("artemis-latest", (SMALL, ("duplicates.reload_keeps", "OLDEST"))),
+    get_profile("artemis-2.11", (SMALL, ("duplicates.persist_id_cache", "false"))),
+]
+
+
+def test_store_keeps_exactly_a_durable_prefix_under_sigkill() -> None:
+    trials = scaled(200, 1000)
+    seen: list[TrialResult] = []
+    started = time.perf_counter()
+    report = run_crash_trials(trials, seed=2026, profiles=CHECKED, on_trial=seen.append)
+    assert report.ok, report.summary()
+    assert report.trials == trials == len(seen)
+    assert (report.lost, report.phantom, report.mismatches, report.errors) == (0, 0, 0, 0)
+    assert {result.style for result in seen} == {"lines", "delay"}
+    assert any(0 < result.done < result.steps for result in seen), "some kills land inside the workload"
+    print(report.summary(), f"\nwall time {time.perf_counter() - started:.1f} s")
+
+
+def test_harness_catches_a_store_that_writes_ids_late() -> None:
+    report = run_crash_trials(30, seed=7, profiles=[get_profile("artemis-latest", (SMALL,))],
+                              broker=PLANTED, python_path=[str(TESTS)])
+    assert report.lost > 0, report.summary()
+    assert not report.ok
+    failure = report.failures[0]
+    assert f"--seed {failure.seed}" in failure.replay_command()
+    assert "lost IDs" in report.summary()
+
+
+@pytest.mark.parametrize("durable", [0, 1, 7, 23, 60])
+def test_prefix_reload_matches_the_spec(durable: int, tmp_path: Path) -> None:
+    result = check_prefix(get_profile("artemis-latest", (SMALL,)), seed=11, steps=60, durable=durable,
+                          folder=tmp_path)
+    assert result.ok, result.describe()
+    assert result.matched == durable
+
+
+def test_prefix_check_catches_the_late_store_without_a_kill(tmp_path: Path) -> None:
+    profile = get_profile("artemis-latest", (SMALL,))
+    results = []
+    for durable in range(1, 31):
+        folder = tmp_path / str(durable)
+        folder.mkdir()
+        results.append(check_prefix(profile, seed=11, steps=30, durable=durable, folder=folder, broker=PLANTED))
+    assert any(result.lost for result in results), "\n".join(result.describe() for result in results)
+    assert all(result.matched is None for result in results if result.lost)
+
+
+def test_workloads_are_deterministic_and_never_restart() -> None:
+    first = generate_workload(5, 200)
+    assert first == generate_workload(5, 200)
+    assert first != generate_workload(6, 200)
+    assert not any(isinstance(command, (Restart, Crash)) for command in first)
+    sends = [command for command in first if isinstance(command, Send)]
+    assert len(sends) > 60
+    assert any(command.bridge_id for command in sends)
+    ids = [command.duplicate_id for command in sends if command.duplicate_id is not None]
+    assert len(set(ids)) < len(ids) / 5, "IDs come from a tiny alphabet, so duplicates are common"
+
+
+def test_kill_plans_use_both_styles() -> None:
+    plans = [plan_kill(seed, 60, 0.001) for seed in trial_seeds(40, 1)]
+    assert {plan.style for plan in plans} == {"lines", "delay"}
+    assert all(0 <= plan.lines <= 60 and 0.0 <= plan.delay <= 0.06 for plan in plans)
+
+
+def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    small = ["--set", "duplicates.id_cache_size=3"]
+    assert main(["child", "--store", str(tmp_path / "child.sqlite"), "--seed", "3", "--steps", "12", *small]) == 0
+    lines = capsys.readouterr().out.split()
+    assert lines[0] == "ready" and lines[-1] == "finished" and lines.count("done") == 12
+    assert main(["prefix", "--seed", "3", "--steps", "12", "--durable", "12", *small]) == 0
+    assert main(["trial", "--seed", "3", "--steps", "12", "--profile", "seed", *small]) == 0
+    assert main(["run", "--trials", "3", "--seed", "3", "--steps", "12", "--profile", "seed",
+                 "--profile", "artemis-latest", *small]) == 0
+    out = capsys.readouterr().out
+    assert "prefix kill after 12 of 12 steps): ok" in out and "crash trials: 3 in" in out
+
+
+def test_report_counts_failures() -> None:
+    profile = get_profile("seed")
+    report = CrashReport()
+    report.add(TrialResult(1, profile, 10, "lines", 4, 5))
+    report.add(TrialResult(2, profile, 10, "delay", 3, None, lost=("a1:'x'",)))
+    report.add(TrialResult(3, profile, 10, "delay", 10, None, error="child exited with 1"))
+    assert (report.trials, report.lost, report.phantom, report.mismatches, report.errors) == (3, 1, 0, 1, 1)
+    assert report.failed_seeds == [2, 3] and report.in_flight_durable == 1 and report.finished == 1
+    text = report.summary()
+    assert "seed 2" in text and "python -m brokerspec.crash trial --seed 2 --profile seed" in text
