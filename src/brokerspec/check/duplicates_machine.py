@@ -87,17 +87,36 @@ def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFact
                  reject_duplicates: bool, address_full: bool) -> None:
             self.run(Send(session, address, duplicate_id, bridge_id, reject_duplicates, address_full))
 
-        @rule(session=SESSIONS)
-        def begin(self, session: str) -> None:
+        @rule(session=SESSIONS, address=ADDRESSES, duplicate_ids=st.lists(IDS, min_size=2, max_size=4))
+        def send_several(self, session: str, address: str, duplicate_ids: list[DuplicateId]) -> None:
+            """A burst of sends with IDs, so caches fill and wrap (and restarts reload full ones)."""
+            for duplicate_id in duplicate_ids:
+                self.run(Send(session, address, duplicate_id))
+
+        @rule(session=SESSIONS, address=ADDRESSES, duplicate_id=OPTIONAL_IDS, bridge_id=BRIDGE_IDS)
+        def send_in_transaction(self, session: str, address: str, duplicate_id: DuplicateId | None,
+                                bridge_id: str | None) -> None:
+            """Begin (refused when one is open, which is fine) and send in the session's transaction."""
             self.run(Begin(session))
+            self.run(Send(session, address, duplicate_id, bridge_id))
+
+        def ending(self, session: str) -> str:
+            """``session`` if its transaction is open, else the first session that has one (else ``session``).
+
+            A plain function of the state, so the choice shrinks as well as any
+            argument; drawing from the open sessions directly, or guarding the
+            rule with a precondition, left shrunk scripts full of no-op steps.
+            """
+            open_ones = self.lockstep.state.transactions
+            return session if session in open_ones or not open_ones else min(open_ones)
 
         @rule(session=SESSIONS)
         def commit(self, session: str) -> None:
-            self.run(Commit(session))
+            self.run(Commit(self.ending(session)))
 
         @rule(session=SESSIONS)
         def rollback(self, session: str) -> None:
-            self.run(Rollback(session))
+            self.run(Rollback(self.ending(session)))
 
         @rule(session=SESSIONS, queue=QUEUES)
         def receive(self, session: str, queue: str) -> None:
@@ -119,13 +138,10 @@ def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFact
         def set_id_cache_size(self, address: str, size: int) -> None:
             self.run(SetIdCacheSize(address, size))
 
-        @rule(size=st.one_of(st.none(), SIZES))
-        def restart(self, size: int | None) -> None:
-            self.run(Restart(size))
-
-        @rule()
-        def crash(self) -> None:
-            self.run(Crash())
+        @rule(crash=st.booleans(), size=st.one_of(st.none(), SIZES))
+        def restart(self, crash: bool, size: int | None) -> None:
+            """A clean restart (possibly with a new global cache size) or a crash."""
+            self.run(Crash() if crash else Restart(size))
 
     DuplicatesLockstep.__name__ = f"DuplicatesLockstep[{profile.label}]"
     DuplicatesLockstep.__qualname__ = DuplicatesLockstep.__name__
