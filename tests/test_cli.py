@@ -92,3 +92,9 @@ def test_installed_entry_point_runs() -> None:
     result = subprocess.run([sys.executable, "-m", "brokerspec.cli", "profiles"], capture_output=True, text=True,
                             check=False)
     assert result.returncode == 0 and "seed" in result.stdout
+
+
+def test_crash_subcommand_runs_the_harness(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["crash", "run", "--trials", "3", "--seed", "5", "--workers", "1"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "crash trials: 3" in out and "3 matched the spec" in out

@@ -12,6 +12,10 @@ Subcommands
 ``brokerspec replay FILE``
     Replays a trace against the spec, the reference and the fast
     implementation, step by step, and shows where they part.
+``brokerspec crash run|trial|prefix ...``
+    The crash-consistency harness of the duplicate-detection store: kills
+    the fast broker with SIGKILL at random points and checks what survives
+    against the spec (see :mod:`brokerspec.crash`).
 ``brokerspec profiles``
     Lists the profiles and their options.
 
@@ -91,6 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
     replay_cmd = commands.add_parser("replay", help="replay a trace against spec, reference and impl")
     replay_cmd.add_argument("trace", type=Path, help="a trace file (JSON lines)")
     replay_cmd.add_argument("--layers", default="reference,impl", help="comma-separated layers")
+
+    crash = commands.add_parser("crash", help="SIGKILL crash trials of the duplicate-detection store",
+                                add_help=False)
+    crash.add_argument("rest", nargs=argparse.REMAINDER, help="run|trial|prefix and their options")
 
     commands.add_parser("profiles", help="list the profiles and their options")
     return parser
@@ -174,8 +182,13 @@ def run_profiles() -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["crash"]:  # the harness parses its own options, --help included
+        from .crash import main as crash_main
+
+        return crash_main(arguments[1:])
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     try:
         if args.command == "check":
             return run_check(args)
