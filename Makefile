@@ -46,6 +46,8 @@ test-deep: typecheck
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/addressing_bench.py
+	$(BIN)/python benchmarks/duplicates_bench.py
+	$(BIN)/python benchmarks/store_choice.py
 
 docs: $(STAMP)
 	$(BIN)/python -m brokerspec.doctables
