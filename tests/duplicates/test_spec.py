@@ -253,3 +253,38 @@ def test_ring_holds_the_last_size_ids_added(keys: list[bytes], size: int) -> Non
     for k in keys:
         ring = add_to_ring(ring, k)
     assert get_ids_in_order(ring) == (tuple(keys[-size:]) if keys else ())
+
+
+# --- the invariants catch broken states ------------------------------------------------------
+
+
+def broken_states() -> list[tuple[str, DuplicatesState]]:
+    from dataclasses import replace
+
+    from brokerspec.spec import FrozenMap
+    from brokerspec.spec.duplicates import IdRing, QueueState, Transaction
+
+    good = initial_state(get_profile("seed"))
+    name = CacheName(CacheKind.NORMAL, "a")
+    return [
+        ("slots in a cache of size", replace(good, caches=FrozenMap({name: IdRing(1, (b"a", b"b"), 0)}))),
+        ("cursor at", replace(good, caches=FrozenMap({name: IdRing(3, (b"a",), 0)}))),
+        ("outside", replace(good, caches=FrozenMap({name: IdRing(1, (b"a",), 5)}))),
+        ("does not hold it", replace(good, caches=FrozenMap({name: IdRing(2, (b"a",), 1, FrozenMap({b"b": 0}))}))),
+        ("pending mark on empty slot", replace(good, caches=FrozenMap({name: IdRing(
+            2, (None,), 1, FrozenMap(), FrozenMap({0: "s"}))}))),
+        ("has no open transaction", replace(good, caches=FrozenMap({name: IdRing(
+            2, (b"a",), 1, FrozenMap({b"a": 0}), FrozenMap({0: "s"}))}))),
+        ("with doom", replace(good, transactions=FrozenMap({"s": Transaction(TxState.ROLLBACK_ONLY)}))),
+        ("strictly increasing", replace(good, next_message=9, queues=FrozenMap({"q": QueueState("a", (2, 1))}))),
+        ("held by a transaction", replace(good, next_message=9, queues=FrozenMap({"q": QueueState("a", (1,))}),
+                                          transactions=FrozenMap({"s": Transaction(acks=(("q", 1),))}))),
+        ("numbered beyond", replace(good, queues=FrozenMap({"q": QueueState("a", (4,))}))),
+        ("negative id-cache-size", replace(good, global_size=-1)),
+    ]
+
+
+@pytest.mark.parametrize(("fragment", "state"), broken_states(), ids=[f for f, _ in broken_states()])
+def test_invariants_name_each_broken_state(fragment: str, state: DuplicatesState) -> None:
+    problems = invariant_violations(state)
+    assert any(fragment in p for p in problems), problems
