@@ -8,20 +8,15 @@ tier (``make test-deep``) multiplies them and adds the bugs that need more.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from depth import DEEP, scaled
-from planted.addressing_bugs import PLANTED, PlantedBug
+from planted.addressing_bugs import PLANTED
+from planted.registry import PlantedBug
+from solver import crosshair
 
 pytestmark = pytest.mark.crosshair
 
-TESTS = Path(__file__).resolve().parents[1]
-CROSSHAIR = [sys.executable, "-m", "crosshair"]
 IMPL = "brokerspec.impl.addressing"
 REFERENCE = "brokerspec.reference.addressing"
 
@@ -30,11 +25,6 @@ REFERENCE = "brokerspec.reference.addressing"
 SLOW_TO_FIND = {"delete-removes-same-named-twin", "stale-cached-parse-after-delete"}
 
 
-def crosshair(*args: str, budget: int) -> subprocess.CompletedProcess[str]:
-    """Run CrossHair with a per-condition budget in seconds; the planted fixtures are importable."""
-    env = dict(os.environ, PYTHONPATH=str(TESTS))
-    return subprocess.run([*CROSSHAIR, *args, f"--per_condition_timeout={budget}"], capture_output=True,
-                          text=True, env=env, timeout=budget * 10 + 120, check=False)
 
 
 @pytest.mark.parametrize("module", ["brokerspec.spec.addressing.names"])

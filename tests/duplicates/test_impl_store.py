@@ -30,13 +30,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brokerspec.impl.duplicates import FastDuplicatesBroker, IdCache, OpenTransaction
+from brokerspec.impl.duplicates import FastDuplicatesBroker, IdCache
 from brokerspec.impl.duplicates import samples as fast_samples
 from brokerspec.spec import PROFILES, InvariantBroken, Outcome, Profile, get_profile
 from brokerspec.spec.duplicates import (
     AddMoment,
     Begin,
-    CacheKind,
     Commit,
     CommitFailed,
     Committed,
@@ -70,6 +69,8 @@ from brokerspec.spec.duplicates import (
 from brokerspec.spec.duplicates import samples as spec_samples
 from brokerspec.spec.duplicates.samples import RingStep, SampleId
 from depth import scaled
+from planted.duplicates_bugs import PLANTED
+from planted.registry import PlantedBug
 
 X = DuplicateId(IdKind.STRING, "x")
 Y = DuplicateId(IdKind.STRING, "y")
@@ -459,85 +460,29 @@ def test_ring_samples_match_the_spec_on_every_short_input() -> None:
                             == spec_samples.reload_survivors(list(stored), size, newest))
 
 
-# --- planted variants: one seam each ----------------------------------------------------------------
+# --- planted variants: one seam each, each parted from the spec by a short known script ---------------
+
+SCRIPTS: dict[str, list[DuplicatesCommand]] = {
+    "id-added-at-send-not-at-commit": [Begin("s1"), Send("s1", "a1", X), Send("s2", "a1", X)],
+    "newest-evicted-instead-of-oldest": [Send("s1", "a1", X), Send("s1", "a1", Y), Send("s1", "a1", Z),
+                                         Send("s1", "a1", X)],
+    "bridge-and-normal-caches-shared": [Send("s1", "a1", bridge_id="7800"), Send("s1", "a1", X)],
+    "reload-keeps-the-wrong-end": [Send("s1", "a1", X), Send("s1", "a1", Y), Restart(1), Send("s1", "a1", X)],
+    "rollback-leaves-ids-behind": [Begin("s1"), Send("s1", "a1", bridge_id="01"), Rollback("s1"),
+                                   Send("s2", "a1", bridge_id="01")],
+    "duplicate-in-transaction-does-not-doom": [Send("s1", "a1", X), Begin("s2"), Send("s2", "a1", X), Commit("s2")],
+    "rejected-duplicate-moves-in-ring": [Send("s1", "a1", X), Send("s1", "a1", Y), Send("s1", "a1", X),
+                                         Send("s1", "a1", Z), Send("s1", "a1", X)],
+    "last-queue-deleted-keeps-ids": [CreateQueue("a1", "q1"), Send("s1", "a1", X), DeleteQueue("q1"),
+                                     CreateQueue("a1", "q1"), Send("s1", "a1", X)],
+}
 
 
-class IdAddedAtSend(FastDuplicatesBroker):
-    def _hold_id(self, tx: OpenTransaction, cache: IdCache, key: bytes, moment: AddMoment) -> None:
-        self._record(cache, key, "")
-
-
-class NewestEvicted(FastDuplicatesBroker):
-    def _record(self, cache: IdCache, key: bytes, owner: str) -> None:
-        if 0 < cache.size == cache.filled:
-            newest = (cache.position - 1) % cache.size
-            cache.index[key] = newest
-            evicted = cache.write(newest, key, owner)
-            if evicted is not None and evicted != key:
-                cache.index.pop(evicted, None)
-            return
-        super()._record(cache, key, owner)
-
-
-class SharedCaches(FastDuplicatesBroker):
-    def _cache_for(self, kind: CacheKind, address: str) -> IdCache:
-        return super()._cache_for(CacheKind.NORMAL, address)
-
-
-class ReloadKeepsOldest(FastDuplicatesBroker):
-    def _reload(self, stored: tuple[bytes, ...], size: int) -> tuple[tuple[bytes, ...] | None, int]:
-        if size <= 0:
-            return None, len(stored)
-        return stored[:size], max(0, len(stored) - size)
-
-
-class RollbackLeavesIds(FastDuplicatesBroker):
-    def _undo(self, tx: OpenTransaction) -> None:
-        for cache in dict.fromkeys(cache for cache, _ in tx.instant):
-            cache.settle(tx.session)
-        tx.instant.clear()
-        super()._undo(tx)
-
-
-class DuplicateDoesNotDoom(FastDuplicatesBroker):
-    def _doom(self, tx: OpenTransaction, reason: DoomReason) -> None:
-        if reason is not DoomReason.DUPLICATE_ID:
-            super()._doom(tx, reason)
-
-
-class RejectedDuplicateMoves(FastDuplicatesBroker):
-    def _is_duplicate(self, cache: IdCache, key: bytes) -> bool:
-        if key in cache.index:
-            self._forget(cache, key)
-            self._record(cache, key, "")
-            return True
-        return False
-
-
-class LastQueueKeepsIds(FastDuplicatesBroker):
-    def _forget_address(self, address: str) -> None:
-        pass
-
-
-PLANTED: list[tuple[BrokerFactory, list[DuplicatesCommand]]] = [
-    (IdAddedAtSend, [Begin("s1"), Send("s1", "a1", X), Send("s2", "a1", X)]),
-    (NewestEvicted, [Send("s1", "a1", X), Send("s1", "a1", Y), Send("s1", "a1", Z), Send("s1", "a1", X)]),
-    (SharedCaches, [Send("s1", "a1", bridge_id="7800"), Send("s1", "a1", X)]),
-    (ReloadKeepsOldest, [Send("s1", "a1", X), Send("s1", "a1", Y), Restart(1), Send("s1", "a1", X)]),
-    (RollbackLeavesIds, [Begin("s1"), Send("s1", "a1", bridge_id="01"), Rollback("s1"),
-                         Send("s2", "a1", bridge_id="01")]),
-    (DuplicateDoesNotDoom, [Send("s1", "a1", X), Begin("s2"), Send("s2", "a1", X), Commit("s2")]),
-    (RejectedDuplicateMoves, [Send("s1", "a1", X), Send("s1", "a1", Y), Send("s1", "a1", X), Send("s1", "a1", Z),
-                              Send("s1", "a1", X)]),
-    (LastQueueKeepsIds, [CreateQueue("a1", "q1"), Send("s1", "a1", X), DeleteQueue("q1"), CreateQueue("a1", "q1"),
-                         Send("s1", "a1", X)]),
-]
-
-
-@pytest.mark.parametrize(("planted", "commands"), PLANTED, ids=[getattr(p[0], "__name__") for p in PLANTED])
-def test_each_planted_seam_parts_from_the_spec(planted: BrokerFactory, commands: list[DuplicatesCommand]) -> None:
+@pytest.mark.parametrize("bug", PLANTED, ids=[bug.name for bug in PLANTED])
+def test_each_planted_seam_parts_from_the_spec(bug: PlantedBug) -> None:
+    commands = SCRIPTS[bug.name]
     assert first_divergence(LATEST, commands) is None, "the scenario itself is fine for the real broker"
-    assert first_divergence(LATEST, commands, factory=planted) is not None
+    assert first_divergence(LATEST, commands, factory=bug.broker) is not None
 
 
 # --- the store-choice benchmark still runs ----------------------------------------------------------

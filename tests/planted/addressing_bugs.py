@@ -8,8 +8,8 @@ in a function CrossHair can analyse, the pair of functions to compare.
 
 from __future__ import annotations
 
+from planted.registry import ALL, PlantedBug
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from brokerspec.impl.addressing import FastBroker
 from brokerspec.impl.addressing.broker import _Queue
@@ -126,18 +126,6 @@ lookup_two_stale = _on(StaleParseAfterDelete)
 lookup_two_colon = _on(ColonAddressFqqnIndexed)
 
 
-@dataclass(frozen=True)
-class PlantedBug:
-    """A planted bug, where it shows, and how CrossHair can be pointed at it."""
-
-    name: str
-    broker: type[FastBroker]
-    profiles: tuple[str, ...]
-    crosshair: tuple[str, str] | None
-    why_not_crosshair: str = ""
-
-
-ALL = ("seed", "artemis-2.11", "artemis-latest")
 IMPL = "brokerspec.impl.addressing"
 ME = "planted.addressing_bugs"
 

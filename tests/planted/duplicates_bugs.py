@@ -1,0 +1,185 @@
+"""Wrong duplicate-detection implementations, kept to prove the checkers catch them.
+
+Each class is the fast broker with one plausible mistake, made by overriding
+one of its documented seams (see ``brokerspec.impl.duplicates.broker``).
+``PLANTED`` lists them with the profiles under which the mistake shows and,
+where it lives in code CrossHair can reach, the pair of functions to compare
+(or, for a visibility mistake, the broken function whose contract fails).
+"""
+
+from __future__ import annotations
+
+from planted.registry import ALL, PlantedBug
+
+from brokerspec.impl.duplicates import FastDuplicatesBroker
+from brokerspec.impl.duplicates.broker import OpenTransaction
+from brokerspec.impl.duplicates.cache import IdCache
+from brokerspec.impl.duplicates.samples import reload_survivors_on, run_ring_steps_on
+from brokerspec.spec import InstantAdd
+from brokerspec.spec.duplicates import AddMoment, CacheKind, DoomReason
+from brokerspec.spec.duplicates.samples import RingStep, SampleId
+
+# --- the mistakes -------------------------------------------------------------------
+
+
+class IdAddedAtSend(FastDuplicatesBroker):
+    """A transactional send's ID enters the cache at the send, not at the commit (against R11)."""
+
+    def _hold_id(self, tx: OpenTransaction, cache: IdCache, key: bytes, moment: AddMoment) -> None:
+        self._record(cache, key, "")
+
+
+class NewestEvicted(FastDuplicatesBroker):
+    """A full cache overwrites the ID written last instead of the oldest (against R19)."""
+
+    def _record(self, cache: IdCache, key: bytes, owner: str) -> None:
+        if cache.size <= 0:
+            return
+        if cache.filled < cache.size:
+            super()._record(cache, key, owner)
+            return
+        newest = (cache.position - 1) % cache.size
+        cache.index[key] = newest
+        evicted = cache.write(newest, key, owner)
+        if evicted is not None and evicted != key:
+            cache.index.pop(evicted, None)
+
+
+class SharedBridgeCache(FastDuplicatesBroker):
+    """Bridge IDs go into the address's normal cache (against R7)."""
+
+    def _cache_for(self, kind: CacheKind, address: str) -> IdCache:
+        return super()._cache_for(CacheKind.NORMAL, address)
+
+
+class ReloadKeepsWrongEnd(FastDuplicatesBroker):
+    """A reload into a smaller cache keeps the end of the stored list the profile drops (against R26)."""
+
+    def _reload(self, stored: tuple[bytes, ...], size: int) -> tuple[tuple[bytes, ...] | None, int]:
+        self._keeps_newest = not self._keeps_newest
+        try:
+            return super()._reload(stored, size)
+        finally:
+            self._keeps_newest = not self._keeps_newest
+
+
+class RollbackLeavesIds(FastDuplicatesBroker):
+    """A rollback does not delete the transaction's instant adds (against R13 from 2.18)."""
+
+    def _forget(self, cache: IdCache, key: bytes) -> None:
+        if not getattr(self, "_undoing", False):
+            super()._forget(cache, key)
+
+    def _undo(self, tx: OpenTransaction) -> None:
+        self._undoing = True
+        try:
+            super()._undo(tx)
+        finally:
+            self._undoing = False
+
+
+class DuplicateDoesNotDoom(FastDuplicatesBroker):
+    """A duplicate inside a transaction leaves it committable (against R9)."""
+
+    def _doom(self, tx: OpenTransaction, reason: DoomReason) -> None:
+        if reason is not DoomReason.DUPLICATE_ID:
+            super()._doom(tx, reason)
+
+
+class RejectedDuplicateMoves(FastDuplicatesBroker):
+    """Finding a duplicate writes it again at the cursor, as an LRU would (against R19)."""
+
+    def _is_duplicate(self, cache: IdCache, key: bytes) -> bool:
+        found = super()._is_duplicate(cache, key)
+        if found:
+            self._record(cache, key, "")
+        return found
+
+
+class LastQueueKeepsIds(FastDuplicatesBroker):
+    """Deleting an address's last queue keeps its IDs (against R23)."""
+
+    def _forget_address(self, address: str) -> None:
+        return None
+
+
+# --- closed entry points for CrossHair --------------------------------------------------
+
+
+_SEND = {SampleId.X: RingStep.SEND_X, SampleId.Y: RingStep.SEND_Y, SampleId.Z: RingStep.SEND_Z}
+
+RingResult = tuple[tuple[str, ...], int, tuple[str, ...], tuple[bool, ...]]
+
+
+def four_sends(size: int, first: SampleId, second: SampleId, third: SampleId, fourth: SampleId) -> RingResult:
+    """Four sends through the fast cache: fixed arity, so the solver enumerates ID orders quickly.
+
+    pre: 1 <= size <= 3
+    """
+    return run_ring_steps_on(FastDuplicatesBroker, size, [_SEND[s] for s in (first, second, third, fourth)])
+
+
+def four_sends_newest_evicted(size: int, first: SampleId, second: SampleId, third: SampleId,
+                              fourth: SampleId) -> RingResult:
+    """:func:`four_sends` through :class:`NewestEvicted`.
+
+    pre: 1 <= size <= 3
+    """
+    return run_ring_steps_on(NewestEvicted, size, [_SEND[s] for s in (first, second, third, fourth)])
+
+
+def run_ring_steps_rejected_moves(size: int, steps: list[RingStep]) -> tuple[
+        tuple[str, ...], int, tuple[str, ...], tuple[bool, ...]]:
+    """The ring samples through :class:`RejectedDuplicateMoves`.
+
+    pre: 1 <= size <= 3
+    pre: len(steps) <= 6
+    """
+    return run_ring_steps_on(RejectedDuplicateMoves, size, steps)
+
+
+def reload_survivors_wrong_end(stored: list[SampleId], size: int, keep_newest: bool) -> tuple[
+        tuple[str, ...], int, int]:
+    """The reload samples through :class:`ReloadKeepsWrongEnd`.
+
+    pre: 1 <= size <= 3
+    pre: len(stored) <= 5
+    """
+    return reload_survivors_on(ReloadKeepsWrongEnd, stored, size, keep_newest)
+
+
+def compute_add_moment_at_send(in_transaction: bool, bridged: bool, timing: InstantAdd) -> AddMoment:
+    """The moment :class:`IdAddedAtSend` uses: every ID at once, with the spec's contract.
+
+    post: in_transaction or __return__ == AddMoment.WITH_SEND
+    post: not in_transaction or bridged or __return__ == AddMoment.AFTER_STORE
+    """
+    return AddMoment.AT_ONCE if in_transaction else AddMoment.WITH_SEND
+
+
+# --- the registry ---------------------------------------------------------------------------
+
+
+SAMPLES = "brokerspec.impl.duplicates.samples"
+ME = "planted.duplicates_bugs"
+
+PLANTED: tuple[PlantedBug, ...] = (
+    PlantedBug("id-added-at-send-not-at-commit", IdAddedAtSend, ALL,
+               ("check", f"{ME}.compute_add_moment_at_send")),
+    PlantedBug("newest-evicted-instead-of-oldest", NewestEvicted, ALL,
+               (f"{ME}.four_sends", f"{ME}.four_sends_newest_evicted")),
+    PlantedBug("bridge-and-normal-caches-shared", SharedBridgeCache, ALL, None,
+               "the mistake is which cache a message is checked against, decided by the broker's routing "
+               "of a whole send; the ring samples take one cache as given"),
+    PlantedBug("reload-keeps-the-wrong-end", ReloadKeepsWrongEnd, ALL,
+               (f"{SAMPLES}.reload_survivors", f"{ME}.reload_survivors_wrong_end")),
+    PlantedBug("rollback-leaves-ids-behind", RollbackLeavesIds, ("artemis-latest",), None,
+               "only instant adds inside a client transaction are undone, so the mistake needs a "
+               "transaction, a bridge ID and a rollback: state across several broker operations"),
+    PlantedBug("duplicate-in-transaction-does-not-doom", DuplicateDoesNotDoom, ALL, None,
+               "the doom is a transaction's state across a send and a commit, not a pure function"),
+    PlantedBug("rejected-duplicate-moves-in-ring", RejectedDuplicateMoves, ALL,
+               (f"{SAMPLES}.run_ring_steps", f"{ME}.run_ring_steps_rejected_moves")),
+    PlantedBug("last-queue-deleted-keeps-ids", LastQueueKeepsIds, ALL, None,
+               "forgetting lives in the broker's queue bookkeeping, outside the cache functions"),
+)
