@@ -29,7 +29,11 @@ class InvalidOption(BrokerspecError):
 
 
 class InvalidCommand(BrokerspecError):
-    """A command or trace step that cannot be built from the input given."""
+    """A command or trace step that cannot be built from the input given; ``field`` names the bad field if known."""
+
+    def __init__(self, message: str, field: str = "") -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class InvariantBroken(BrokerspecError):

@@ -837,8 +837,8 @@ def test_schema_and_reader_reject_broken_duplicates_lines(line: object) -> None:
 
 # --- duplicates (c): the schema and the reader agree --------------------------------
 
-# (line, the field the reader names, the field the schema complains about). The two differ only where a
-# command or an ID refuses a value in its own check: the reader then names the object holding the value.
+# (line, the field the reader names, the field the schema complains about). A value a command or an ID
+# refuses in its own check is named by the field that holds it, as the schema names it.
 DUP_READER_CASES: dict[str, tuple[dict[str, Any], str, str]] = {
     "unknown op": (DUP_COMMIT | {"op": "purge_ids"}, "op", "op"),
     "missing argument": (without(DUP_SEND, "args", "session"), "args.session", "args.session"),
@@ -846,19 +846,22 @@ DUP_READER_CASES: dict[str, tuple[dict[str, Any], str, str]] = {
     "argument of the addressing op": (with_value(DUP_DELETE_QUEUE, ("args", "name"), "q1"), "args.name", "args.name"),
     "wrong argument type": (send_with(reject_duplicates="yes"), "args.reject_duplicates", "args.reject_duplicates"),
     "size as string": (with_value(DUP_SET_SIZE, ("args", "size"), "2"), "args.size", "args.size"),
-    "negative size": (with_value(DUP_SET_SIZE, ("args", "size"), -1), "args", "args.size"),
-    "negative restart size": (with_value(DUP_RESTART, ("args", "id_cache_size"), -1), "args", "args.id_cache_size"),
-    "bridge_id not hex": (send_with(bridge_id="0g"), "args", "args.bridge_id"),
+    "negative size": (with_value(DUP_SET_SIZE, ("args", "size"), -1), "args.size", "args.size"),
+    "negative restart size": (with_value(DUP_RESTART, ("args", "id_cache_size"), -1), "args.id_cache_size",
+                              "args.id_cache_size"),
+    "bridge_id not hex": (send_with(bridge_id="0g"), "args.bridge_id", "args.bridge_id"),
     "bad id kind": (delete_id_of({"kind": "int", "value": "5"}), "args.duplicate_id.kind",
                     "args.duplicate_id.kind"),
-    "bad id kind in a send": (send_with(duplicate_id={"kind": "STRING", "value": "x"}), "args.duplicate_id",
-                              "args.duplicate_id"),
+    "bad id kind in a send": (send_with(duplicate_id={"kind": "STRING", "value": "x"}), "args.duplicate_id.kind",
+                              "args.duplicate_id.kind"),
+    "missing id value in a send": (send_with(duplicate_id={"kind": "string"}), "args.duplicate_id.value",
+                                   "args.duplicate_id.value"),
     "extra id field": (delete_id_of({"kind": "string", "value": "x", "encoding": "utf-8"}),
                        "args.duplicate_id.encoding", "args.duplicate_id.encoding"),
     "missing id value": (delete_id_of({"kind": "string"}), "args.duplicate_id.value", "args.duplicate_id.value"),
-    "bytes not hex": (delete_id_of({"kind": "bytes", "value": "ABCD"}), "args.duplicate_id",
+    "bytes not hex": (delete_id_of({"kind": "bytes", "value": "ABCD"}), "args.duplicate_id.value",
                       "args.duplicate_id.value"),
-    "long not decimal": (delete_id_of({"kind": "long", "value": "five"}), "args.duplicate_id",
+    "long not decimal": (delete_id_of({"kind": "long", "value": "five"}), "args.duplicate_id.value",
                          "args.duplicate_id.value"),
     "unknown outcome type": (with_value(DUP_COMMIT, ("outcome", "type"), "duplicate"), "outcome.type",
                              "outcome.type"),

@@ -75,7 +75,8 @@ class Send:
 
     def __post_init__(self) -> None:
         if self.bridge_id is not None and not _HEX.fullmatch(self.bridge_id):
-            raise InvalidCommand(f"a bridge duplicate ID is written as lower-case hex pairs, not {self.bridge_id!r}")
+            raise InvalidCommand(f"a bridge duplicate ID is written as lower-case hex pairs, not {self.bridge_id!r}",
+                                 "bridge_id")
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,7 @@ class SetIdCacheSize:
 
     def __post_init__(self) -> None:
         if self.size < 0:
-            raise InvalidCommand(f"id-cache-size must be 0 or more, not {self.size}")
+            raise InvalidCommand(f"id-cache-size must be 0 or more, not {self.size}", "size")
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,7 @@ class Restart:
 
     def __post_init__(self) -> None:
         if self.id_cache_size is not None and self.id_cache_size < 0:
-            raise InvalidCommand(f"id-cache-size must be 0 or more, not {self.id_cache_size}")
+            raise InvalidCommand(f"id-cache-size must be 0 or more, not {self.id_cache_size}", "id_cache_size")
 
 
 @dataclass(frozen=True)

@@ -61,9 +61,10 @@ class DuplicateId:
 
     def __post_init__(self) -> None:
         if self.kind is IdKind.BYTES and not _HEX.fullmatch(self.value):
-            raise InvalidCommand(f"a bytes duplicate ID is written as lower-case hex pairs, not {self.value!r}")
+            raise InvalidCommand(f"a bytes duplicate ID is written as lower-case hex pairs, not {self.value!r}",
+                                 "value")
         if self.kind is IdKind.LONG and not _DECIMAL.fullmatch(self.value):
-            raise InvalidCommand(f"a long duplicate ID is written as a decimal integer, not {self.value!r}")
+            raise InvalidCommand(f"a long duplicate ID is written as a decimal integer, not {self.value!r}", "value")
 
     def __str__(self) -> str:
         return f"{self.kind.value}:{self.value}"

@@ -132,7 +132,8 @@ def _decode_dataclass(cls: type[T], data: object, path: str) -> T:
     try:
         return cls(**values)
     except BrokerspecError as error:  # a value the command itself refuses, e.g. a malformed hex ID
-        raise CodecError(path, str(error)) from None
+        field = getattr(error, "field", "")
+        raise CodecError(f"{path}.{field}" if field else path, str(error)) from None
 
 
 def _decode_value(hint: Any, value: object, path: str) -> Any:
@@ -141,6 +142,9 @@ def _decode_value(hint: Any, value: object, path: str) -> Any:
         options = typing.get_args(hint)
         if value is None and type(None) in options:
             return None
+        present = [option for option in options if option is not type(None)]
+        if len(present) == 1:  # an optional field: report problems inside it at their own path
+            return _decode_value(present[0], value, path)
         errors = []
         for option in options:
             if option is type(None):
