@@ -20,7 +20,7 @@ setting the reload seam reads is set by hand.
 from __future__ import annotations
 
 from brokerspec.spec.duplicates import CacheKind, CacheName
-from brokerspec.spec.duplicates.samples import RingStep, SampleId
+from brokerspec.spec.duplicates.samples import RingStep, SampleId, describe_slot, get_sample_key
 
 from .broker import FastDuplicatesBroker
 from .cache import IdCache, SlotLog
@@ -33,14 +33,6 @@ def ring_seams(broker_type: type[FastDuplicatesBroker], keep_newest: bool = True
     broker = broker_type.__new__(broker_type)
     broker._keeps_newest = keep_newest
     return broker
-
-
-def _key(sample: SampleId) -> bytes:
-    return sample.value.encode("utf-16-le")
-
-
-def _name(key: bytes | None) -> str:
-    return "-" if key is None else key.decode("utf-16-le")
 
 
 def run_ring_steps(size: int, steps: list[RingStep]) -> tuple[tuple[str, ...], int, tuple[str, ...], tuple[bool, ...]]:
@@ -60,17 +52,17 @@ def run_ring_steps_on(broker_type: type[FastDuplicatesBroker], size: int,
     answers: list[bool] = []
     for step in steps:
         if step.name.startswith("SEND_"):
-            key = _key(SampleId[step.name[5:]])
+            key = get_sample_key(SampleId[step.name[5:]])
             duplicate = broker._is_duplicate(cache, key)
             answers.append(duplicate)
             if not duplicate:
                 broker._record(cache, key, "")
         elif step is RingStep.FORCE_X:
-            broker._record(cache, _key(SampleId.X), "")
+            broker._record(cache, get_sample_key(SampleId.X), "")
         else:
-            broker._forget(cache, _key(SampleId[step.name[7:]]))
-    return (tuple(_name(key) for key in cache.slots[:cache.filled]), cache.position,
-            tuple(sorted(_name(key) for key in cache.index)), tuple(answers))
+            broker._forget(cache, get_sample_key(SampleId[step.name[7:]]))
+    return (tuple(describe_slot(key) for key in cache.slots[:cache.filled]), cache.position,
+            tuple(sorted(describe_slot(key) for key in cache.index)), tuple(answers))
 
 
 def reload_survivors(stored: list[SampleId], size: int, keep_newest: bool) -> tuple[tuple[str, ...], int, int]:
@@ -86,9 +78,9 @@ def reload_survivors_on(broker_type: type[FastDuplicatesBroker], stored: list[Sa
                         keep_newest: bool) -> tuple[tuple[str, ...], int, int]:
     """:func:`reload_survivors` through the ``_reload`` seam of ``broker_type``."""
     broker = ring_seams(broker_type, keep_newest)
-    kept, dropped = broker._reload(tuple(_key(sample) for sample in stored), size)
+    kept, dropped = broker._reload(tuple(get_sample_key(sample) for sample in stored), size)
     if kept is None:
         return (), 0, dropped
     cache = IdCache(SAMPLE_CACHE, size, SlotLog())
     cache.fill(kept)
-    return tuple(_name(key) for key in cache.slots[:cache.filled]), cache.position, dropped
+    return tuple(describe_slot(key) for key in cache.slots[:cache.filled]), cache.position, dropped

@@ -38,11 +38,13 @@ class RingStep(Enum):
     DELETE_Y = "delete y"
 
 
-def _key(sample: SampleId) -> bytes:
+def get_sample_key(sample: SampleId) -> bytes:
+    """The cache key of a sample ID (its text as a SimpleString, R3)."""
     return sample.value.encode("utf-16-le")
 
 
-def _name(key: bytes | None) -> str:
+def describe_slot(key: bytes | None) -> str:
+    """A slot's sample ID as its text, ``-`` for a hole."""
     return "-" if key is None else key.decode("utf-16-le")
 
 
@@ -61,17 +63,17 @@ def run_ring_steps(size: int, steps: list[RingStep]) -> tuple[tuple[str, ...], i
     answers: list[bool] = []
     for step in steps:
         if step.name.startswith("SEND_"):
-            key = _key(SampleId[step.name[5:]])
+            key = get_sample_key(SampleId[step.name[5:]])
             duplicate = is_in_ring(ring, key)
             answers.append(duplicate)
             if not duplicate:
                 ring = add_to_ring(ring, key)
         elif step is RingStep.FORCE_X:
-            ring = add_to_ring(ring, _key(SampleId.X))
+            ring = add_to_ring(ring, get_sample_key(SampleId.X))
         else:
-            ring = delete_from_ring(ring, _key(SampleId[step.name[7:]]))
-    return (tuple(_name(k) for k in ring.slots), ring.position, tuple(sorted(_name(k) for k in ring.index)),
-            tuple(answers))
+            ring = delete_from_ring(ring, get_sample_key(SampleId[step.name[7:]]))
+    return (tuple(describe_slot(k) for k in ring.slots), ring.position,
+            tuple(sorted(describe_slot(k) for k in ring.index)), tuple(answers))
 
 
 def reload_survivors(stored: list[SampleId], size: int, keep_newest: bool) -> tuple[tuple[str, ...], int, int]:
@@ -82,7 +84,7 @@ def reload_survivors(stored: list[SampleId], size: int, keep_newest: bool) -> tu
     post: __return__[2] == max(0, len(stored) - size)
     """
     keeps = ReloadKeeps.NEWEST if keep_newest else ReloadKeeps.OLDEST
-    ring, dropped = load_ring(tuple(_key(s) for s in stored), size, keeps)
+    ring, dropped = load_ring(tuple(get_sample_key(s) for s in stored), size, keeps)
     if ring is None:  # pragma: no cover - size is at least 1
         return (), 0, dropped
-    return tuple(_name(k) for k in ring.slots), ring.position, dropped
+    return tuple(describe_slot(k) for k in ring.slots), ring.position, dropped

@@ -45,11 +45,9 @@ from brokerspec.spec.duplicates import (
     DeleteQueue,
     DoomReason,
     Done,
-    DuplicateId,
     DuplicatesCommand,
     DuplicatesState,
     IdDeleted,
-    IdKind,
     QueueDeleted,
     Receive,
     Received,
@@ -69,15 +67,10 @@ from brokerspec.spec.duplicates import (
 from brokerspec.spec.duplicates import samples as spec_samples
 from brokerspec.spec.duplicates.samples import RingStep, SampleId
 from depth import scaled
+from duplicate_ids import LONG, X, X_BYTES, X_UTF8, Y, Z
 from planted.duplicates_bugs import PLANTED
 from planted.registry import PlantedBug
 
-X = DuplicateId(IdKind.STRING, "x")
-Y = DuplicateId(IdKind.STRING, "y")
-Z = DuplicateId(IdKind.STRING, "z")
-X_BYTES = DuplicateId(IdKind.BYTES, "7800")
-X_UTF8 = DuplicateId(IdKind.BYTES, "78")
-LONG = DuplicateId(IdKind.LONG, "5")
 TWO_SLOTS = ("duplicates.id_cache_size", "2")
 
 VARIANTS: list[Profile] = [get_profile(name, (TWO_SLOTS,)) for name in PROFILES] + [

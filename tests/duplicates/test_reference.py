@@ -42,11 +42,9 @@ from brokerspec.spec.duplicates import (
     DeleteQueue,
     DoomReason,
     Done,
-    DuplicateId,
     DuplicatesCommand,
     DuplicatesState,
     IdDeleted,
-    IdKind,
     IdRing,
     NotSupported,
     QueueDeleted,
@@ -66,13 +64,8 @@ from brokerspec.spec.duplicates import (
     initial_state,
 )
 from depth import scaled
+from duplicate_ids import LONG, X, X_BYTES, X_UTF8, Y, Z
 
-X = DuplicateId(IdKind.STRING, "x")
-Y = DuplicateId(IdKind.STRING, "y")
-Z = DuplicateId(IdKind.STRING, "z")
-X_AS_BYTES = DuplicateId(IdKind.BYTES, "7800")
-X_IN_UTF8 = DuplicateId(IdKind.BYTES, "78")
-LONG_ID = DuplicateId(IdKind.LONG, "5")
 KX, KY, KZ = (value.encode("utf-16-le") for value in "xyz")
 
 OK, NO_BINDINGS, DUPLICATED = RoutingStatus.OK, RoutingStatus.NO_BINDINGS, RoutingStatus.DUPLICATED_ID
@@ -135,8 +128,8 @@ EXAMPLES: tuple[Example, ...] = (
                 (CreateQueue("a1", "q1"), Done()),
                 (Send("s1", "a1", X), Sent(OK, 1, ("q1",))),
                 (Send("s2", "a1", X), Sent(DUPLICATED)),
-                (Send("s2", "a1", X_AS_BYTES), Sent(DUPLICATED)),
-                (Send("s2", "a1", X_IN_UTF8), Sent(OK, 2, ("q1",))),
+                (Send("s2", "a1", X_BYTES), Sent(DUPLICATED)),
+                (Send("s2", "a1", X_UTF8), Sent(OK, 2, ("q1",))),
                 (Receive("s3", "q1"), Received(1)),
                 (Receive("s3", "q1"), Received(2)),
                 (Receive("s3", "q1"), Received(None)),
@@ -265,10 +258,10 @@ EXAMPLES: tuple[Example, ...] = (
             )),
     Example("R3 an ID that is not a string or bytes fails the send, and dooms a transaction",
             make_profile("seed"), (
-                (Send("s1", "a1", LONG_ID), SendFailed(SendFailure.ID_NOT_BYTES)),
+                (Send("s1", "a1", LONG), SendFailed(SendFailure.ID_NOT_BYTES)),
                 (Begin("s1"), Done()),
                 (Send("s1", "a1", X), Sent(NO_BINDINGS, 1)),
-                (Send("s1", "a1", LONG_ID), SendFailed(SendFailure.ID_NOT_BYTES, rollback_only=True)),
+                (Send("s1", "a1", LONG), SendFailed(SendFailure.ID_NOT_BYTES, rollback_only=True)),
                 (Commit("s1"), CommitFailed(DoomReason.SEND_FAILED)),
                 (Send("s1", "a1", X), Sent(NO_BINDINGS, 2)),
             )),
@@ -439,7 +432,7 @@ def test_the_comparison_catches_a_broker_running_other_semantics() -> None:
 SESSIONS = st.sampled_from(["s1", "s2"])
 ADDRESSES = st.sampled_from(["a1", "a2"])
 QUEUES = st.sampled_from(["q1", "q2", "q3"])
-IDS = st.sampled_from([X, Y, X_AS_BYTES, X_IN_UTF8, LONG_ID])
+IDS = st.sampled_from([X, Y, X_BYTES, X_UTF8, LONG])
 SIZES = st.integers(0, 3)
 SENDS = st.builds(
     Send, SESSIONS, ADDRESSES,

@@ -54,10 +54,8 @@ from brokerspec.spec.duplicates import (
 )
 from brokerspec.spec.duplicates import operations as operations_module
 from brokerspec.spec.profiles import ReloadKeeps
+from duplicate_ids import X, Y, Z
 
-X = DuplicateId(IdKind.STRING, "x")
-Y = DuplicateId(IdKind.STRING, "y")
-Z = DuplicateId(IdKind.STRING, "z")
 
 
 def run(profile_name: str, *commands: object, size: int | None = None) -> tuple[DuplicatesState, list[object]]:

@@ -29,8 +29,8 @@ from brokerspec.spec import BrokerspecError, Outcome, Profile
 from ..codec import encode_command
 from .domains import ADDRESSING, Domain, Subject, SubjectFactory
 
-__all__ = ["LAYERS", "Divergence", "DivergenceError", "Lockstep", "Subject", "SubjectFactory",
-           "describe_state_difference", "format_command", "private_problem"]
+__all__ = ["LAYERS", "Divergence", "DivergenceError", "Lockstep", "Subject", "SubjectFactory", "format_command",
+           "private_problem"]
 
 LAYERS: Mapping[str, SubjectFactory] = ADDRESSING.layers
 """The address-resolution layers (kept for callers that predate other domains)."""
@@ -72,11 +72,6 @@ def format_command(command: Any) -> str:
     """A command as a broker verb with its arguments, e.g. ``create_queue(address='a1', ...)``."""
     args = ", ".join(f"{k}={v!r}" for k, v in encode_command(command).items())
     return f"{command.op}({args})"
-
-
-def describe_state_difference(expected: Any, actual: Any, domain: Domain = ADDRESSING) -> list[str]:
-    """Every entry in which two states of ``domain`` differ, in words."""
-    return domain.describe_state_difference(expected, actual)
 
 
 def private_problem(subject: object) -> str | None:
