@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from depth import DEEP, scaled
-from planted.addressing_bugs import PLANTED
-from planted.registry import PlantedBug
+from brokerspec.planted.addressing_bugs import PLANTED
+from brokerspec.planted.registry import PlantedBug
 from solver import crosshair
 
 pytestmark = pytest.mark.crosshair

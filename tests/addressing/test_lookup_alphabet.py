@@ -16,7 +16,7 @@ from brokerspec.impl.addressing import lookup_two as impl_lookup
 from brokerspec.reference.addressing import lookup_two as reference_lookup
 from brokerspec.spec.addressing import LookupOutcome
 from brokerspec.spec.addressing.samples import SampleAddress, SampleName, SampleQueue
-from planted import addressing_bugs as bugs
+from brokerspec.planted import addressing_bugs as bugs
 
 Inputs = tuple[SampleAddress, SampleQueue, SampleAddress, SampleQueue, SampleName, SampleName, bool, bool]
 

@@ -12,8 +12,8 @@ from brokerspec.replay import replay
 from brokerspec.spec import get_profile
 from brokerspec.trace import read_trace
 from depth import scaled
-from planted.addressing_bugs import PLANTED
-from planted.registry import PlantedBug
+from brokerspec.planted.addressing_bugs import PLANTED
+from brokerspec.planted.registry import PlantedBug
 
 CASES = [(bug, profile) for bug in PLANTED for profile in bug.profiles]
 

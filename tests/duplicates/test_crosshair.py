@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from depth import scaled
-from planted.duplicates_bugs import PLANTED
-from planted.registry import PlantedBug
+from brokerspec.planted.duplicates_bugs import PLANTED
+from brokerspec.planted.registry import PlantedBug
 from solver import crosshair
 
 pytestmark = pytest.mark.crosshair

@@ -68,8 +68,8 @@ from brokerspec.spec.duplicates import samples as spec_samples
 from brokerspec.spec.duplicates.samples import RingStep, SampleId
 from depth import scaled
 from duplicate_ids import LONG, X, X_BYTES, X_UTF8, Y, Z
-from planted.duplicates_bugs import PLANTED
-from planted.registry import PlantedBug
+from brokerspec.planted.duplicates_bugs import PLANTED
+from brokerspec.planted.registry import PlantedBug
 
 TWO_SLOTS = ("duplicates.id_cache_size", "2")
 

@@ -8,7 +8,7 @@ in a function CrossHair can analyse, the pair of functions to compare.
 
 from __future__ import annotations
 
-from planted.registry import ALL, PlantedBug
+from brokerspec.planted.registry import ALL, PlantedBug
 from collections.abc import Callable
 
 from brokerspec.impl.addressing import FastBroker
@@ -127,7 +127,7 @@ lookup_two_colon = _on(ColonAddressFqqnIndexed)
 
 
 IMPL = "brokerspec.impl.addressing"
-ME = "planted.addressing_bugs"
+ME = "brokerspec.planted.addressing_bugs"
 
 PLANTED: tuple[PlantedBug, ...] = (
     PlantedBug("count-not-decremented-on-delete", CountKeptOnDelete, ALL,

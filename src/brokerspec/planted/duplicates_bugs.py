@@ -9,7 +9,7 @@ where it lives in code CrossHair can reach, the pair of functions to compare
 
 from __future__ import annotations
 
-from planted.registry import ALL, PlantedBug
+from brokerspec.planted.registry import ALL, PlantedBug
 
 from brokerspec.impl.duplicates import FastDuplicatesBroker
 from brokerspec.impl.duplicates.broker import OpenTransaction
@@ -161,7 +161,7 @@ def compute_add_moment_at_send(in_transaction: bool, bridged: bool, timing: Inst
 
 
 SAMPLES = "brokerspec.impl.duplicates.samples"
-ME = "planted.duplicates_bugs"
+ME = "brokerspec.planted.duplicates_bugs"
 
 PLANTED: tuple[PlantedBug, ...] = (
     PlantedBug("id-added-at-send-not-at-commit", IdAddedAtSend, ALL,
