@@ -30,8 +30,8 @@ from .codec import CodecError, decode_command, decode_outcome, encode_command, e
 
 SCHEMA_VERSION = 1
 DOMAINS = ("addressing", "duplicates")
-HEADER_FIELDS = {"v", "type", "domain", "profile", "overrides", "note"}
-STEP_FIELDS = {"v", "type", "step", "op", "args", "outcome"}
+HEADER_FIELDS = {"v", "type", "domain", "profile", "overrides", "note", "history"}
+STEP_FIELDS = {"v", "type", "step", "op", "args", "outcome", "history"}
 
 
 class TraceError(BrokerspecError):
@@ -114,17 +114,18 @@ def parse_trace(lines: Iterable[str], source: str) -> Trace:
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue
-        record = _load_line(text, source, number)
+        record = load_line(text, source, number)
         if profile is None:
-            profile, domain, note = _read_header(record, source, number)
+            profile, domain, note = read_header(record, source, number)
             continue
-        steps.append(_read_step(record, source, number, len(steps) + 1, domain))
+        steps.append(read_step(record, source, number, len(steps) + 1, domain))
     if profile is None:
         raise TraceError(source, 1, "", "the trace is empty: expected a header line")
     return Trace(profile, tuple(steps), domain, note, source)
 
 
-def _load_line(text: str, source: str, number: int) -> dict[str, Any]:
+def load_line(text: str, source: str, number: int) -> dict[str, Any]:
+    """One line as a JSON object of a supported schema version; TraceError otherwise."""
     try:
         record = json.loads(text)
     except json.JSONDecodeError as error:
@@ -138,7 +139,8 @@ def _load_line(text: str, source: str, number: int) -> dict[str, Any]:
     return record
 
 
-def _read_header(record: dict[str, Any], source: str, number: int) -> tuple[Profile, str, str]:
+def read_header(record: dict[str, Any], source: str, number: int) -> tuple[Profile, str, str]:
+    """A header record's profile (overrides applied), domain and note; TraceError names the bad field."""
     if record.get("type") != "header":
         raise TraceError(source, number, "type", f"the first line must be the header, got type {record.get('type')!r}")
     _reject_unknown(record, HEADER_FIELDS, source, number)
@@ -168,7 +170,8 @@ def _read_header(record: dict[str, Any], source: str, number: int) -> tuple[Prof
     return profile, str(domain), note
 
 
-def _read_step(record: dict[str, Any], source: str, number: int, expected_step: int, domain: str) -> TraceStep:
+def read_step(record: dict[str, Any], source: str, number: int, expected_step: int, domain: str) -> TraceStep:
+    """A step record decoded in ``domain``; TraceError names the bad field or a step out of order."""
     if record.get("type") != "step":
         raise TraceError(source, number, "type", f"expected a step line, got type {record.get('type')!r}")
     _reject_unknown(record, STEP_FIELDS, source, number)
