@@ -1,0 +1,200 @@
+"""The audit job: inputs in, divergence and quarantine tables, a report and an accounting out.
+
+Introduction
+------------
+:func:`run_audit` ties the steps of :mod:`.engine` together for one input:
+
+1. check the input (:mod:`.inputs`) before Spark does anything;
+2. read it into rows with their place in the input;
+3. replay every history (or address) in order through the spec;
+4. judge commits across addresses (streams only);
+5. write ``divergences/``, ``quarantine/`` and ``histories/`` (Parquet), the
+   report (``report.md``, ``report.html``, ``plots/``) and ``summary.json``.
+
+Accounting: ``rows_in`` is counted from the input on its own (Parquet
+metadata, or the non-blank lines of the text files), ``checked`` and
+``quarantined`` by the replay. They must add up; if they do not, the audit
+fails rather than report a partial result as whole.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from brokerspec.spec import Profile
+
+from . import engine
+from .inputs import HISTORIES, AuditInput, inspect
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+
+@dataclass
+class AuditResult:
+    """What an audit found, with its accounting and where the time went."""
+
+    mode: str
+    input_format: str
+    files: int
+    rows_in: int
+    checked: int
+    quarantined: int
+    divergences: int
+    groups: int
+    divergent_groups: int
+    by_rule: dict[str, int]
+    by_address: dict[str, int]
+    over_history: list[tuple[int, int, int]]
+    quarantine_reasons: dict[str, int]
+    shuffled: bool
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def balanced(self) -> bool:
+        """rows in = rows checked + rows quarantined."""
+        return self.rows_in == self.checked + self.quarantined
+
+    def to_json(self) -> str:
+        """The result as JSON (``summary.json``)."""
+        data = asdict(self)
+        data["balanced"] = self.balanced
+        return json.dumps(data, indent=2, sort_keys=True)
+
+
+class AccountingError(RuntimeError):
+    """The replay's counts do not add up to the input's: a bug in brokerspec, never a broker's fault."""
+
+
+Progress = Callable[[str], None]
+
+
+def _count_input(spark: SparkSession, found: AuditInput) -> int:
+    if found.format == "parquet":
+        return found.parquet_rows
+    from pyspark.sql import functions as F
+
+    text = spark.read.text([str(p) for p in found.files])
+    return int(text.where(F.trim(F.col("value")) != "").count())
+
+
+def replay(spark: SparkSession, found: AuditInput, profile: Profile, partitions: int) -> tuple[DataFrame, bool]:
+    """The REPLAYED rows for the input, and whether they were shuffled into groups."""
+    paths = [str(p) for p in found.files]
+    if found.mode == HISTORIES:
+        lines = (engine.read_lines(spark, paths) if found.format == "jsonl"
+                 else engine.read_history_parquet(spark, paths))
+        keyed = engine.key_history_lines(lines, str(found.root) if found.root.is_dir() else "")
+        return engine.replay_histories(keyed, partitions), True
+    cache_size = profile.duplicates.id_cache_size
+    if found.format == "jsonl":
+        rows = engine.parse_stream_lines(engine.read_lines(spark, paths))
+    else:
+        rows = engine.read_stream_parquet(spark, paths)
+    if found.presorted:
+        replayed = engine.replay_presorted_streams(rows, cache_size).cache()
+        if _is_really_sorted(replayed):
+            return replayed, False
+        replayed.unpersist()
+    return engine.replay_streams(rows, cache_size, partitions), True
+
+
+def _is_really_sorted(replayed: DataFrame) -> bool:
+    from pyspark.sql import functions as F
+
+    if replayed.where(F.col("kind") == "unsorted").limit(1).count():
+        return False
+    summaries = replayed.where(F.col("kind") == "summary").groupBy("history").count()
+    return summaries.where(F.col("count") > 1).limit(1).count() == 0
+
+
+def run_audit(spark: SparkSession, input_path: Path, out: Path, profile: Profile, *, mode: str = "auto",
+              partitions: int | None = None, progress: Progress | None = None) -> AuditResult:
+    """Audit ``input_path`` under ``profile`` and write the tables and report to ``out``."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    say = progress or (lambda _: None)
+    seconds: dict[str, float] = {}
+    clock = time.perf_counter()
+    found = inspect(input_path, mode)
+    say(f"input: {len(found.files)} {found.format} file(s) of {found.mode}")
+    parts = partitions or int(spark.conf.get("spark.sql.shuffle.partitions") or 4)
+    rows_in = _count_input(spark, found)
+    seconds["count input"] = time.perf_counter() - clock
+
+    clock = time.perf_counter()
+    replayed, shuffled = replay(spark, found, profile, parts)
+    replayed = replayed.persist(StorageLevel.MEMORY_AND_DISK)
+    replayed.count()
+    seconds["replay"] = time.perf_counter() - clock
+    say(f"replayed {rows_in:,} rows" + ("" if shuffled else " (input already grouped by address: no shuffle)"))
+
+    clock = time.perf_counter()
+    divergences = engine.divergences_of(replayed)
+    if found.mode != HISTORIES:
+        divergences = divergences.unionByName(engine.judge_commits(replayed))
+    out.mkdir(parents=True, exist_ok=True)
+    divergences.coalesce(1).write.mode("overwrite").parquet(str(out / "divergences"))
+    engine.quarantine_of(replayed).coalesce(1).write.mode("overwrite").parquet(str(out / "quarantine"))
+    summaries = engine.summaries_of(replayed)
+    summaries.coalesce(1).write.mode("overwrite").parquet(str(out / "histories"))
+    seconds["write tables"] = time.perf_counter() - clock
+
+    clock = time.perf_counter()
+    written = spark.read.parquet(str(out / "divergences"))
+    totals = summaries.agg(F.sum("checked"), F.count(F.lit(1)), F.sum(F.when(F.col("divergences") > 0, 1)))
+    checked, groups, _ = totals.first() or (0, 0, 0)
+    divergent_groups = written.select("history").distinct().count()
+    quarantine = spark.read.parquet(str(out / "quarantine"))
+    quarantined = quarantine.count()
+    reasons = {str(r[0]): int(r[1]) for r in quarantine.groupBy(F.substring_index("reason", ":", 1)).count()
+               .orderBy(F.desc("count")).limit(20).collect()}
+    total = written.count()
+    by_rule = {str(r[0]): int(r[1]) for r in written.select(F.explode("rule_ids").alias("rule"))
+               .groupBy("rule").count().orderBy(F.desc("count")).collect()}
+    by_address = {str(r[0]): int(r[1]) for r in written.groupBy(F.coalesce("address", F.lit("(none)")))
+                  .count().orderBy(F.desc("count")).limit(30).collect()}
+    over = _over_history(written)
+    replayed.unpersist()
+    seconds["summarise"] = time.perf_counter() - clock
+    result = AuditResult(found.mode, found.format, len(found.files), rows_in, int(checked or 0), quarantined,
+                         total, int(groups or 0), divergent_groups, by_rule, by_address, over, reasons, shuffled,
+                         seconds)
+    if not result.balanced:
+        raise AccountingError(f"rows in ({rows_in:,}) != rows checked ({result.checked:,}) + rows quarantined "
+                              f"({quarantined:,})")
+    (out / "summary.json").write_text(result.to_json() + "\n", encoding="utf-8")
+    from .report import write_report
+
+    write_report(result, out, profile)
+    return result
+
+
+def _over_history(divergences: DataFrame, bins: int = 20) -> list[tuple[int, int, int]]:
+    """Divergences by position in their history (step or seq), in up to ``bins`` equal ranges."""
+    from pyspark.sql import functions as F
+
+    bounds = divergences.agg(F.min("step"), F.max("step")).first()
+    if bounds is None or bounds[0] is None:
+        return []
+    low, high = int(bounds[0]), int(bounds[1])
+    width = max(1, -(-(high - low + 1) // bins))
+    counted = divergences.groupBy(F.floor((F.col("step") - low) / width).alias("bin")).count().collect()
+    found = {int(r[0]): int(r[1]) for r in counted}
+    return [(low + b * width, low + (b + 1) * width - 1, found.get(b, 0)) for b in range(bins)
+            if low + b * width <= high]
+
+
+def describe(result: AuditResult) -> dict[str, Any]:
+    """The figures the printed summary shows, in order."""
+    return {
+        "mode": result.mode, "files": result.files, "rows in": result.rows_in, "rows checked": result.checked,
+        "rows quarantined": result.quarantined, "divergences": result.divergences,
+        "groups": result.groups, "groups with divergences": result.divergent_groups,
+    }
