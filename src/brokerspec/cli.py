@@ -16,6 +16,14 @@ Subcommands
     The crash-consistency harness of the duplicate-detection store: kills
     the fast broker with SIGKILL at random points and checks what survives
     against the spec (see :mod:`brokerspec.crash`).
+``brokerspec generate --histories N --faults K --out DIR``
+    Writes a synthetic corpus (histories of both domains, or
+    duplicate-detection streams) recorded from the fast implementation,
+    with K faults taken from planted-bug brokers, and where they are.
+``brokerspec audit INPUT --out DIR``
+    Replays recorded histories or streams through the spec on Spark and
+    writes the divergences, the quarantined rows and a report
+    (see :mod:`brokerspec.audit`).
 ``brokerspec profiles``
     Lists the profiles and their options.
 
@@ -36,6 +44,8 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 
 from brokerspec.spec import PROFILES, BrokerspecError, Profile, get_profile
 
+from .audit.cli import add_commands as add_audit_commands
+from .audit.cli import run_audit_command, run_generate
 from .check.domains import DOMAINS, Domain, SubjectFactory
 from .check.runner import CheckResult, check_for
 from .render import check_table, make_console, replay_table
@@ -101,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     crash.add_argument("rest", nargs=argparse.REMAINDER, help="run|trial|prefix and their options")
 
     commands.add_parser("profiles", help="list the profiles and their options")
+    add_audit_commands(commands, parse_setting)
     return parser
 
 
@@ -194,6 +205,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_check(args)
         if args.command == "replay":
             return run_replay(args)
+        if args.command == "audit":
+            return run_audit_command(args)
+        if args.command == "generate":
+            return run_generate(args)
         return run_profiles()
     except TraceError as error:
         print(f"brokerspec: error: {error}", file=sys.stderr)

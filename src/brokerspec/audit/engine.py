@@ -75,6 +75,7 @@ def start_session(master: str | None = None, *, partitions: int | None = None, q
     shuffle = partitions or 2 * cores
     builder = (SparkSession.builder.appName(app).master(master or f"local[{cores}]")
                .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
                .config("spark.driver.host", "127.0.0.1")
                .config("spark.driver.bindAddress", "127.0.0.1")
                .config("spark.driver.memory", "4g")
