@@ -1,6 +1,8 @@
 # brokerspec: the two commands the README promises, plus the deep tiers.
 #
-#   make run         the main job on embedded defaults (differential check, all profiles)
+#   make run         the main job on embedded defaults: the differential check of every domain and profile,
+#                    then a generated corpus with planted faults audited on local Spark (report in
+#                    brokerspec-audit/report.html)
 #   make test        mypy --strict, then the fast test tier with branch coverage gated at 95%
 #   make test-deep   the deep tier: larger Hypothesis runs and CrossHair budgets, a long check
 #   make bench       the benchmark (figures only, no timed assertions)
@@ -17,6 +19,10 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SOURCES := pyproject.toml $(shell find spec reference impl src -name '*.py' -o -name '*.json' 2>/dev/null)
 BUDGET ?= 60s
+HISTORIES ?= 400
+FAULTS ?= 12
+CORPUS ?= brokerspec-corpus
+REPORT ?= brokerspec-audit
 COVERED := spec/*,reference/*,impl/*
 
 .PHONY: install run test test-deep typecheck bench docs clean
@@ -31,6 +37,8 @@ install: $(STAMP)
 
 run: $(STAMP)
 	$(BIN)/brokerspec check --budget $(BUDGET)
+	$(BIN)/brokerspec generate --histories $(HISTORIES) --faults $(FAULTS) --seed 1 --out $(CORPUS)
+	$(BIN)/brokerspec audit $(CORPUS)/data --out $(REPORT) --expect $(CORPUS)/faults.jsonl
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict -p brokerspec
@@ -48,10 +56,11 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/addressing_bench.py
 	$(BIN)/python benchmarks/duplicates_bench.py
 	$(BIN)/python benchmarks/store_choice.py
+	$(BIN)/python benchmarks/audit_bench.py
 
 docs: $(STAMP)
 	$(BIN)/python -m brokerspec.doctables
 	$(BIN)/python -m brokerspec.doctables_duplicates
 
 clean:
-	rm -rf $(VENV) build *.egg-info .coverage coverage.xml .hypothesis .mypy_cache brokerspec-failures
+	rm -rf $(VENV) build *.egg-info .coverage coverage.xml .hypothesis .mypy_cache brokerspec-failures $(CORPUS) $(REPORT)

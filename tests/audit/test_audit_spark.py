@@ -33,7 +33,7 @@ def faults_of(path: Path) -> set[tuple[str, int]]:
 
 def test_literal_stream_rows_balance_and_bad_rows_are_quarantined_with_their_place(spark: SparkSession,
                                                                                    tmp_path: Path) -> None:
-    lines = [
+    lines: list[dict[str, object] | str] = [
         {"v": 1, "address": "a", "seq": 1, "op": "send", "duplicate_id": "x", "tx": None, "observed": "accepted"},
         {"v": 1, "address": "a", "seq": 2, "op": "send", "duplicate_id": "x", "tx": None, "observed": "accepted"},
         "",

@@ -98,7 +98,8 @@ class HistoryAuditor:
         try:
             record = load_line(text, file, line)
             if self.next_step == 0:
-                return self._header(record, row)
+                self._header(record, row)
+                return None
             return self._step(record, row)
         except (TraceError, BrokerspecError) as error:
             reason = error.message if isinstance(error, TraceError) else str(error)
@@ -116,7 +117,6 @@ class HistoryAuditor:
         self.state = self.domain.initial_state(profile)
         self.next_step = 1
         self.checked += 1
-        return None
 
     def _step(self, record: dict[str, Any], row: HistoryRow) -> tuple[object, ...] | None:
         history, step, file, line, _ = row

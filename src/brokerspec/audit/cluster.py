@@ -1,0 +1,110 @@
+"""A standalone Spark master and worker on 127.0.0.1, started from the pyspark package and stopped by PID.
+
+The pyspark package ships ``sbin/spark-daemon.sh`` but not the
+``start-master.sh``/``start-worker.sh`` wrappers, so this calls the daemon
+script the way those wrappers do. Everything binds to loopback; the PIDs
+come from the daemon's PID files, and :meth:`Standalone.stop` kills exactly
+those processes (and waits for them), also when the caller failed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .engine import spark_environment
+
+MASTER = "org.apache.spark.deploy.master.Master"
+WORKER = "org.apache.spark.deploy.worker.Worker"
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class Standalone:
+    """A running master and worker: the master URL and the PIDs to stop."""
+
+    url: str
+    folder: Path
+    pids: list[int] = field(default_factory=list)
+
+    def stop(self) -> None:
+        """Kill the master and the worker by PID and wait until they are gone."""
+        for pid in self.pids:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                continue
+        deadline = time.monotonic() + 20
+        for pid in self.pids:
+            while _alive(pid) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def start_standalone(folder: Path, cores: int = 2, memory: str = "3g") -> Standalone:
+    """Start a master and one worker on 127.0.0.1 with logs, PIDs and work files under ``folder``."""
+    import pyspark
+
+    home = Path(pyspark.__file__).parent
+    folder.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, **spark_environment(), SPARK_HOME=str(home), SPARK_MASTER_HOST="127.0.0.1",
+               SPARK_LOG_DIR=str(folder / "logs"), SPARK_PID_DIR=str(folder / "pids"),
+               SPARK_WORKER_DIR=str(folder / "work"), SPARK_IDENT_STRING="brokerspec")
+    daemon = home / "sbin" / "spark-daemon.sh"
+    port = free_port()
+    url = f"spark://127.0.0.1:{port}"
+    cluster = Standalone(url, folder)
+    try:
+        _start(daemon, env, MASTER, ["--host", "127.0.0.1", "--port", str(port), "--webui-port", str(free_port())])
+        cluster.pids.append(_pid(folder, MASTER))
+        _wait_for_port(port)
+        _start(daemon, env, WORKER, ["--host", "127.0.0.1", "--webui-port", str(free_port()), "--cores",
+                                     str(cores), "--memory", memory, url])
+        cluster.pids.append(_pid(folder, WORKER))
+    except BaseException:
+        cluster.stop()
+        raise
+    return cluster
+
+
+def _start(daemon: Path, env: dict[str, str], klass: str, args: list[str]) -> None:
+    subprocess.run(["bash", str(daemon), "start", klass, "1", *args], env=env, check=True, capture_output=True,
+                   timeout=60)
+
+
+def _pid(folder: Path, klass: str) -> int:
+    path = folder / "pids" / f"spark-brokerspec-{klass}-1.pid"
+    deadline = time.monotonic() + 10
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return int(path.read_text().strip())
+
+
+def _wait_for_port(port: int, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.3)
+    raise TimeoutError(f"the Spark master did not listen on 127.0.0.1:{port} within {seconds:.0f}s")
