@@ -39,3 +39,19 @@ def test_duplicates_benchmark_prints_every_row(capsys: pytest.CaptureFixture[str
                      "baseline: sqlite3 defaults, insert+commit", "reference (DuplicateIDCache)", "impl (IdCache)",
                      "the 20,000 24-byte keys alone", "Artemis after ARTEMIS-3016 (its figure, not ours)"):
         assert expected in rows, f"no row {expected!r} in the printed tables"
+
+
+AUDIT_BENCH = BENCH.with_name("audit_bench.py")
+
+
+def test_audit_benchmark_prints_every_part() -> None:
+    """Run in its own process: the script starts and stops its own Spark session."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, str(AUDIT_BENCH), "--quick"], capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    for expected in ("single process: read, sort, replay, write", "Spark grouped, warm: whole audit",
+                     "Spark shuffled, warm: replay phase only", "part: the same + Arrow round trip",
+                     "target: Spark >= 0.8 x"):
+        assert expected in done.stdout, expected
