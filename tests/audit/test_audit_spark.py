@@ -134,3 +134,10 @@ def test_inputs_that_cannot_be_audited_are_named(tmp_path: Path) -> None:
     (tmp_path / "a.jsonl").write_text(json.dumps({"hello": 1}) + "\n")
     with pytest.raises(InputError, match="neither a trace line"):
         inspect(tmp_path)
+
+
+def test_generate_says_when_no_planted_bug_can_show(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "brokerspec.cli", "generate", "--histories", "2", "--faults", "2",
+                           "--steps", "1", "--kind", "streams", "--out", str(tmp_path)], capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 2 and "no planted bug showed" in done.stderr and "try more --steps" in done.stderr

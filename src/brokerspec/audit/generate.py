@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from brokerspec.spec import Outcome, Profile
+from brokerspec.spec import BrokerspecError, Outcome, Profile
 from brokerspec.spec import addressing as A
 from brokerspec.spec import duplicates as D
 
@@ -35,7 +35,8 @@ from ..codec import encode_command, encode_outcome
 from ..trace import SCHEMA_VERSION
 from .streams import STREAM_VERSION
 
-Maker = Callable[[random.Random], Any]
+class GenerateError(BrokerspecError):
+    """A corpus that cannot be made as asked (for example, no planted bug shows under the profile)."""
 
 
 @dataclass(frozen=True)
@@ -194,7 +195,8 @@ def _faulty_history(domain: str, profile: Profile, rng: random.Random, steps: in
         if fault is not None:
             planted.append(Fault(name, fault, recorded[fault - 1][0].op, bug.name))
             return recorded, fault
-    raise RuntimeError(f"no planted bug of {domain} showed in 400 tries of {steps} steps under {profile.name}")
+    raise GenerateError(f"no planted bug of {domain} showed in 400 histories of {steps} steps under "
+                        f"{profile.name}; try more --steps")
 
 
 # --- streams ------------------------------------------------------------------------------
@@ -297,7 +299,8 @@ def generate_streams(profile: Profile, groups: int, faults: int, seed: int, even
                     pending.append((group, fault, bug.name))
                     break
             else:
-                raise RuntimeError(f"no planted bug showed in 400 stream groups under {profile.name}")
+                raise GenerateError(f"no planted bug showed in 400 stream groups of {events} rows under "
+                                    f"{profile.name}; try more --steps")
         else:
             rows, _ = stream_group(profile, random.Random(rng.random()), group, events)
         per_group.append(rows)
