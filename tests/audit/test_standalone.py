@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from brokerspec.audit.cluster import _alive, start_standalone
+from brokerspec.audit.cluster import is_running, start_standalone
 from brokerspec.audit.generate import generate_streams, write_corpus
 from brokerspec.spec import get_profile
 
@@ -27,7 +27,7 @@ def test_the_audit_on_a_standalone_cluster_finds_what_local_spark_finds(tmp_path
             capture_output=True, text=True, timeout=240, check=False)
     finally:
         cluster.stop()
-    assert not any(_alive(pid) for pid in cluster.pids)
+    assert not any(is_running(pid) for pid in cluster.pids)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert f"on {cluster.url}" in done.stdout
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())

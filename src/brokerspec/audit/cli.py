@@ -104,13 +104,13 @@ def run_audit_command(args: argparse.Namespace) -> int:
 
     profile = get_profile(args.profile, tuple(args.set))
     expected = read_expected(args.expect) if args.expect is not None else None
-    inspect(args.input, args.mode)  # every input error before Spark starts
+    audit_input = inspect(args.input, args.mode)  # every input error before Spark starts
     console = make_console()
     console.print("starting Spark" + (f" on {args.master}" if args.master else " (local)"), markup=False)
     spark = start_session(args.master)
     try:
         result = run_audit(spark, args.input, args.out, profile, mode=args.mode, partitions=args.partitions,
-                           progress=lambda text: console.print(text, markup=False, highlight=False))
+                           progress=lambda text: console.print(text, markup=False, highlight=False), found=audit_input)
         table = Table(title="audit summary")
         table.add_column("")
         table.add_column("", justify="right")

@@ -47,13 +47,14 @@ class Standalone:
                 continue
         deadline = time.monotonic() + 20
         for pid in self.pids:
-            while _alive(pid) and time.monotonic() < deadline:
+            while is_running(pid) and time.monotonic() < deadline:
                 time.sleep(0.2)
-            if _alive(pid):
+            if is_running(pid):
                 os.kill(pid, signal.SIGKILL)
 
 
-def _alive(pid: int) -> bool:
+def is_running(pid: int) -> bool:
+    """Whether a process with this PID still exists."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -136,22 +136,33 @@ def _local_path(uri: str) -> str:
 # --- reading (edges) ----------------------------------------------------------------------
 
 
+class LineCounter:
+    """Numbers rows from 1 within each file, for rows that arrive in file order (one file per partition)."""
+
+    def __init__(self) -> None:
+        self.current = ""
+        self.count = 0
+
+    def number(self, uri: str) -> tuple[str, int]:
+        """The row's file as a plain path and its number within that file."""
+        if uri != self.current:
+            self.current, self.count = uri, 0
+        self.count += 1
+        return _local_path(uri), self.count
+
+    def columns(self, uris: list[str]) -> tuple[pa.Array, pa.Array]:
+        """The file and line columns for a batch's file URIs."""
+        numbered = [self.number(uri) for uri in uris]
+        return (pa.array([f for f, _ in numbered], pa.string()), pa.array([n for _, n in numbered], pa.int64()))
+
+
 def number_lines(batches: Batches) -> Batches:
     """(file, text) in file order -> (file, line, text), numbering lines from 1 within each file."""
     schema = _arrow_schema(LINES)
-    current, number = "", 0
+    counter = LineCounter()
     for batch in batches:
-        files = batch.column(0).to_pylist()
-        lines: list[int] = []
-        names: list[str] = []
-        for uri in files:
-            if uri != current:
-                current, number = uri, 0
-            number += 1
-            lines.append(number)
-            names.append(_local_path(uri))
-        yield pa.RecordBatch.from_arrays([pa.array(names, pa.string()), pa.array(lines, pa.int64()),
-                                          batch.column(1)], schema=schema)
+        files, lines = counter.columns(batch.column(0).to_pylist())
+        yield pa.RecordBatch.from_arrays([files, lines, batch.column(1)], schema=schema)
 
 
 def read_lines(spark: SparkSession, paths: list[str]) -> DataFrame:
@@ -167,20 +178,12 @@ def read_stream_parquet(spark: SparkSession, paths: list[str]) -> DataFrame:
     schema = _arrow_schema(STREAM_ROWS)
 
     def number(batches: Batches) -> Batches:
-        current, count = "", 0
+        counter = LineCounter()
         for batch in batches:
-            uris = batch.column(0).to_pylist()
-            files, lines = [], []
-            for uri in uris:
-                if uri != current:
-                    current, count = uri, 0
-                count += 1
-                files.append(_local_path(uri))
-                lines.append(count)
+            files, lines = counter.columns(batch.column(0).to_pylist())
             columns = [batch.column(i) for i in range(1, 7)]
-            yield pa.RecordBatch.from_arrays(
-                [*columns, pa.array(files, pa.string()), pa.array(lines, pa.int64()),
-                 pa.nulls(len(uris), pa.string())], schema=schema)
+            yield pa.RecordBatch.from_arrays([*columns, files, lines, pa.nulls(batch.num_rows, pa.string())],
+                                             schema=schema)
 
     return frame.mapInArrow(number, STREAM_ROWS)
 
@@ -210,19 +213,16 @@ def read_history_parquet(spark: SparkSession, paths: list[str]) -> DataFrame:
     schema = _arrow_schema(LINES)
 
     def to_lines(batches: Batches) -> Batches:
-        current, count = "", 0
+        counter = LineCounter()
         for batch in batches:
             out = []
             for row in batch.to_pylist():
-                uri = row.pop("file")
-                if uri != current:
-                    current, count = uri, 0
-                count += 1
+                file, line = counter.number(row.pop("file"))
                 try:
                     text = json.dumps(parquet_record(row), ensure_ascii=False)
                 except ValueError as error:
                     text = f"\x00column holds invalid JSON: {error}"
-                out.append({"file": _local_path(uri), "line": count, "text": text})
+                out.append({"file": file, "line": line, "text": text})
             yield _to_batch(out, schema)
 
     return frame.mapInArrow(to_lines, LINES)

@@ -21,6 +21,12 @@ Verdict = tuple[str, int, str, str, str]
 """A divergence as (address, seq, expected, observed, rule)."""
 
 
+def commit_fact(result: tuple[object, ...]) -> CommitFact:
+    """A ``commit`` output tuple of the per-address replay as a :class:`CommitFact`."""
+    _, address, seq, _, file, line, tx, doomed, observed = result
+    return CommitFact(str(address), int(str(seq)), str(file), int(str(line)), str(tx), bool(doomed), str(observed))
+
+
 def replay_globally(rows: Iterable[tuple[object, ...]], cache_size: int) -> set[Verdict]:
     """Divergences of raw rows (address, seq, op, duplicate_id, tx, observed, file, line) taken in seq order."""
     auditors: dict[str, AddressAuditor] = {}
@@ -39,9 +45,7 @@ def replay_globally(rows: Iterable[tuple[object, ...]], cache_size: int) -> set[
         if result[0] == DIVERGENCE:
             found.add((address, int(str(result[2])), str(result[6]), str(result[7]), str(result[8])))
         elif result[0] == COMMIT:
-            _, _, seq, _, file, line, tx, doomed, observed = result
-            facts.append(CommitFact(address, int(str(seq)), str(file), int(str(line)), str(tx), bool(doomed),
-                                    str(observed)))
+            facts.append(commit_fact(result))
     for fact, expected, rule in judge_commits(facts):
         found.add((fact.address, fact.seq, expected, fact.observed, rule))
     return found
@@ -66,9 +70,7 @@ def replay_by_address(paths: list[Path], out: Path, cache_size: int) -> tuple[in
         if result[0] == DIVERGENCE:
             divergent.append(result[1:9])
         elif result[0] == COMMIT:
-            _, address, seq, _, file, line, tx, doomed, observed = result
-            facts.append(CommitFact(str(address), int(str(seq)), str(file), int(str(line)), str(tx), bool(doomed),
-                                    str(observed)))
+            facts.append(commit_fact(result))
     for fact, expected, rule in judge_commits(facts):
         divergent.append((fact.address, fact.seq, "commit", fact.file, fact.line, expected, fact.observed, rule))
     names = ["address", "seq", "op", "file", "line", "expected", "observed", "rule"]

@@ -114,15 +114,19 @@ def _is_really_sorted(replayed: DataFrame) -> bool:
 
 
 def run_audit(spark: SparkSession, input_path: Path, out: Path, profile: Profile, *, mode: str = "auto",
-              partitions: int | None = None, progress: Progress | None = None) -> AuditResult:
-    """Audit ``input_path`` under ``profile`` and write the tables and report to ``out``."""
+              partitions: int | None = None, progress: Progress | None = None,
+              found: AuditInput | None = None) -> AuditResult:
+    """Audit ``input_path`` under ``profile`` and write the tables and report to ``out``.
+
+    ``found`` is the input as :func:`.inputs.inspect` saw it, when the caller has already looked.
+    """
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     say = progress or (lambda _: None)
     seconds: dict[str, float] = {}
     clock = time.perf_counter()
-    found = inspect(input_path, mode)
+    found = found or inspect(input_path, mode)
     say(f"input: {len(found.files)} {found.format} file(s) of {found.mode}")
     parts = partitions or int(spark.conf.get("spark.sql.shuffle.partitions") or 4)
     rows_in = _count_input(spark, found)
@@ -148,8 +152,7 @@ def run_audit(spark: SparkSession, input_path: Path, out: Path, profile: Profile
 
     clock = time.perf_counter()
     written = spark.read.parquet(str(out / "divergences"))
-    totals = summaries.agg(F.sum("checked"), F.count(F.lit(1)), F.sum(F.when(F.col("divergences") > 0, 1)))
-    checked, groups, _ = totals.first() or (0, 0, 0)
+    checked, groups = summaries.agg(F.sum("checked"), F.count(F.lit(1))).first() or (0, 0)
     divergent_groups = written.select("history").distinct().count()
     quarantine = spark.read.parquet(str(out / "quarantine"))
     quarantined = quarantine.count()

@@ -107,12 +107,11 @@ class IdRing:
 
 
 class _OpenTx:
-    __slots__ = ("ids", "doomed", "doomed_at")
+    __slots__ = ("ids", "doomed")
 
     def __init__(self) -> None:
         self.ids: list[str] = []
         self.doomed = False
-        self.doomed_at = 0
 
 
 class AddressAuditor:
