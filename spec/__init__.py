@@ -11,6 +11,9 @@ from .outcome import Outcome, Reason
 from .profiles import (
     PROFILES,
     AddressingOptions,
+    BalancingOptions,
+    FqqnSend,
+    UnroutedStatus,
     DuplicatesOptions,
     InstantAdd,
     Profile,
@@ -21,6 +24,6 @@ from .profiles import (
 
 __all__ = [
     "BrokerspecError", "InvalidCommand", "InvalidOption", "InvariantBroken", "UnknownProfile", "FrozenMap",
-    "Outcome", "Reason", "PROFILES", "AddressingOptions", "DuplicatesOptions", "InstantAdd", "Profile",
+    "Outcome", "Reason", "PROFILES", "AddressingOptions", "BalancingOptions", "FqqnSend", "UnroutedStatus", "DuplicatesOptions", "InstantAdd", "Profile",
     "QueueNameScope", "ReloadKeeps", "get_profile",
 ]

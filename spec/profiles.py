@@ -15,7 +15,8 @@ The bundled profiles:
     The designs the seed documents describe. For addressing that is seed 000:
     queue names unique per address, one bare name may be bound on several
     addresses, and a per-name address count makes such a name ambiguous.
-    For duplicate detection it is seed 001, a walk through Artemis 2.11.0.
+    For duplicate detection it is seed 001, a walk through Artemis 2.11.0;
+    for load balancing seed 003, also 2.11.0.
     Where the seeds are silent the profile behaves as ``artemis-2.11``.
 ``artemis-2.11``
     Apache ActiveMQ Artemis 2.11.0 as released.
@@ -135,6 +136,56 @@ class DuplicatesOptions:
     per_address_size: bool = True
 
 
+class FqqnSend(Enum):
+    """How a message sent to ``address::queue`` is routed (seed-free; section G of the routing notes)."""
+
+    LOCAL_UNFILTERED = "LOCAL_UNFILTERED"
+    """Straight to the local queue of that name, its filter not checked, no load balancing (2.7.0-2.34.x, ARTEMIS-1867)."""
+    LOCAL = "LOCAL"
+    """As LOCAL_UNFILTERED, but the queue's filter must match (2.35.0-2.42.x, ARTEMIS-4795)."""
+    BALANCED = "BALANCED"
+    """Ordinary load balancing among the local and remote queues of that name (2.43.0 on, ARTEMIS-5597)."""
+
+
+class UnroutedStatus(Enum):
+    """The send status when the address has bindings but none accepted the message (F8)."""
+
+    NO_BINDINGS = "NO_BINDINGS"
+    """Up to 2.27.x, and again after 2.44.0 (ARTEMIS-4911)."""
+    OK = "OK"
+    """2.28.0-2.44.0 (ARTEMIS-4089): bindings exist, so the send counts as routed."""
+
+
+@dataclass(frozen=True)
+class BalancingOptions:
+    """The semantic options of the load-balancing and redistribution domain.
+
+    ``off_with_redistribution``
+        Whether the type OFF_WITH_REDISTRIBUTION exists (2.19.0 on,
+        ARTEMIS-1925, with the 2.20.0 fix that makes its first routing
+        behave like OFF).
+    ``off_forwards_multicast``
+        Whether OFF lets a message whose routing type is MULTICAST reach
+        remote bindings (2.29.0 on, ARTEMIS-4196). OFF_WITH_REDISTRIBUTION
+        always does (2.21.0, ARTEMIS-3608).
+    ``fqqn_send``
+        How a send to ``address::queue`` is routed (G2-G4).
+    ``fqqn_redistribution_group``
+        Whether a message sent to an FQQN and held by an ANYCAST queue is
+        redistributed within the group of the FQQN's address rather than
+        the queue's name (2.25.0 on, ARTEMIS-3918).
+    ``unrouted_status``
+        The status of a send that no queue accepted although the address
+        has bindings (F8).
+    """
+
+    off_with_redistribution: bool = True
+    off_forwards_multicast: bool = True
+    fqqn_send: FqqnSend = FqqnSend.BALANCED
+    fqqn_redistribution_group: bool = True
+    unrouted_status: UnroutedStatus = UnroutedStatus.OK
+
+
 @dataclass(frozen=True)
 class Profile:
     """One named bundle of semantic options for every domain."""
@@ -143,6 +194,7 @@ class Profile:
     description: str
     addressing: AddressingOptions = field(default_factory=AddressingOptions)
     duplicates: DuplicatesOptions = field(default_factory=DuplicatesOptions)
+    balancing: BalancingOptions = field(default_factory=BalancingOptions)
     overrides: tuple[tuple[str, str], ...] = ()
 
     @property
@@ -221,7 +273,7 @@ def _parse_option_value(dotted: str, text: str, current: object) -> object:
 SEED = Profile(
     name="seed",
     description="the designs the seed documents describe (seed 000: per-address queue names, ambiguity detection; "
-                "seed 001: duplicate detection as in 2.11)",
+                "seed 001: duplicate detection as in 2.11; seed 003: load balancing as in 2.11)",
     addressing=AddressingOptions(
         name_scope=QueueNameScope.ADDRESS,
         fqqn_checks_address=True,
@@ -232,6 +284,13 @@ SEED = Profile(
         nontx_add=InstantAdd.BEFORE_COMMIT,
         bridge_add=InstantAdd.BEFORE_COMMIT,
         per_address_size=False,
+    ),
+    balancing=BalancingOptions(
+        off_with_redistribution=False,
+        off_forwards_multicast=False,
+        fqqn_send=FqqnSend.LOCAL_UNFILTERED,
+        fqqn_redistribution_group=False,
+        unrouted_status=UnroutedStatus.NO_BINDINGS,
     ),
 )
 
@@ -249,6 +308,13 @@ ARTEMIS_2_11 = Profile(
         bridge_add=InstantAdd.BEFORE_COMMIT,
         per_address_size=False,
     ),
+    balancing=BalancingOptions(
+        off_with_redistribution=False,
+        off_forwards_multicast=False,
+        fqqn_send=FqqnSend.LOCAL_UNFILTERED,
+        fqqn_redistribution_group=False,
+        unrouted_status=UnroutedStatus.NO_BINDINGS,
+    ),
 )
 
 ARTEMIS_LATEST = Profile(
@@ -265,6 +331,7 @@ ARTEMIS_LATEST = Profile(
         bridge_add=InstantAdd.IMMEDIATE,
         per_address_size=True,
     ),
+    balancing=BalancingOptions(),
 )
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (SEED, ARTEMIS_2_11, ARTEMIS_LATEST)}

@@ -1,0 +1,100 @@
+"""Load balancing and redistribution across a cluster: the executable specification.
+
+Introduction
+------------
+A cluster of nodes, each with its own post office. A queue lives on one node
+and every other node holds a remote binding for it. A message sent on a node
+is routed through that node's bindings of its address: in each routing-name
+group at most one binding takes it, by round robin with a preference for
+bindings that have matching consumers, shaped by the address's
+load-balancing type (OFF, STRICT, ON_DEMAND, OFF_WITH_REDISTRIBUTION).
+Messages no consumer matches wait, and may later be *redistributed* to a
+queue of the same group that has a matching consumer.
+
+The broker's tie-breaking is made explicit: :mod:`.choice` states both the
+strict choice (Artemis's exact round robin) and the set of allowed choices;
+:mod:`.judge` accepts an observed outcome strictly or permissively.
+
+Modules: :mod:`.model` (state), :mod:`.commands`, :mod:`.outcomes`,
+:mod:`.choice` (the pure choice functions), :mod:`.operations` (the
+transitions), :mod:`.judge` (strict and permissive), :mod:`.rules`. Sources:
+seed 003 (``MessageLoadBalancingType`` and redistribution in 2.11.0) and the
+project's researched notes on Artemis routing, sections A5-A6 and F-I.
+"""
+
+from .choice import (
+    Member,
+    Target,
+    allowed_bindings,
+    allowed_consumers,
+    allowed_targets,
+    choose_binding,
+    choose_consumer,
+    choose_from_bits,
+    choose_target,
+    member_from_bits,
+    scan_order,
+)
+from .commands import (
+    COMMAND_TYPES,
+    AddNode,
+    Attach,
+    BalancingCommand,
+    Close,
+    Configure,
+    CreateQueue,
+    DeleteQueue,
+    Send,
+    SetLink,
+    Tick,
+)
+from .judge import MAX_BRANCHES, Mode, Verdict, allowed_outcomes, judge
+from .model import (
+    FIRST_NODE,
+    REDISTRIBUTING,
+    AddressBalancing,
+    BalancingState,
+    Consumer,
+    LbType,
+    Message,
+    QueueState,
+    get_bindings,
+    get_group,
+    get_routing_names,
+    get_settings,
+    initial_state,
+    invariant_violations,
+)
+from .operations import STRICT, Chooser, TRANSITIONS, apply, apply_choosing
+from .outcomes import (
+    EVENT_TYPES,
+    OUTCOME_TYPES,
+    BalancingOutcome,
+    Delivered,
+    Done,
+    Dropped,
+    Event,
+    Redistributed,
+    Refusal,
+    Refused,
+    RoutingStatus,
+    Sent,
+)
+from .rules import RULES, STRUCTURAL
+
+REASON_TYPES: tuple[type, ...] = ()
+
+__all__ = [
+    "Member", "Target", "allowed_bindings", "allowed_consumers", "allowed_targets", "choose_binding",
+    "choose_consumer", "choose_from_bits", "choose_target", "member_from_bits", "scan_order",
+    "COMMAND_TYPES", "AddNode", "Attach", "BalancingCommand", "Close", "Configure", "CreateQueue", "DeleteQueue",
+    "Send", "SetLink", "Tick",
+    "MAX_BRANCHES", "Mode", "Verdict", "allowed_outcomes", "judge",
+    "FIRST_NODE", "REDISTRIBUTING", "AddressBalancing", "BalancingState", "Consumer", "LbType", "Message",
+    "QueueState", "get_bindings", "get_group", "get_routing_names", "get_settings", "initial_state",
+    "invariant_violations",
+    "STRICT", "Chooser", "TRANSITIONS", "apply", "apply_choosing",
+    "EVENT_TYPES", "OUTCOME_TYPES", "BalancingOutcome", "Delivered", "Done", "Dropped", "Event", "Redistributed",
+    "Refusal", "Refused", "RoutingStatus", "Sent",
+    "RULES", "STRUCTURAL", "REASON_TYPES",
+]

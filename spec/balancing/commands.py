@@ -1,0 +1,117 @@
+"""Commands: the operations of the load-balancing domain, as data.
+
+Introduction
+------------
+Each operation an administrator, a client or the cluster itself performs is
+a frozen dataclass; ``op`` is its name in traces. Nodes are named by short
+strings; the cluster starts with node ``n1`` and grows with ``add_node``.
+Every operation is atomic and the notifications it causes (a queue or
+consumer appearing elsewhere) arrive before the next operation, so each
+step ends in a settled cluster. After every step each active redistributor
+gets one delivery attempt (I2, I3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Union
+
+from ..addressing.names import RoutingType
+from .model import LbType
+
+
+@dataclass(frozen=True)
+class AddNode:
+    """Node ``node`` joins the cluster and learns every queue as a remote binding."""
+
+    op: ClassVar[str] = "add_node"
+    node: str
+
+
+@dataclass(frozen=True)
+class CreateQueue:
+    """Create queue ``queue`` on ``node``, bound to ``address``, with an optional filter (a colour)."""
+
+    op: ClassVar[str] = "create_queue"
+    node: str
+    address: str
+    queue: str
+    routing_type: RoutingType
+    filter: str | None = None
+
+
+@dataclass(frozen=True)
+class DeleteQueue:
+    """Delete queue ``queue`` on ``node`` with its waiting messages; refused while it has consumers."""
+
+    op: ClassVar[str] = "delete_queue"
+    node: str
+    queue: str
+
+
+@dataclass(frozen=True)
+class Attach:
+    """Consumer ``consumer`` attaches to queue ``queue`` on ``node``, with an optional filter."""
+
+    op: ClassVar[str] = "attach"
+    consumer: str
+    node: str
+    queue: str
+    filter: str | None = None
+
+
+@dataclass(frozen=True)
+class Close:
+    """Consumer ``consumer`` closes."""
+
+    op: ClassVar[str] = "close"
+    consumer: str
+
+
+@dataclass(frozen=True)
+class Send:
+    """A producer on ``node`` sends one message to ``address``, or to ``address::fqqn_queue``.
+
+    ``routing_type`` is the message's routing-type property (None: unset);
+    ``color`` is what filters test; ``grouped`` gives it a group ID.
+    """
+
+    op: ClassVar[str] = "send"
+    node: str
+    address: str
+    routing_type: RoutingType | None = None
+    color: str | None = None
+    grouped: bool = False
+    fqqn_queue: str | None = None
+
+
+@dataclass(frozen=True)
+class Configure:
+    """Set ``address``'s load-balancing type and redistribution delay (ticks; -1 never) on every node."""
+
+    op: ClassVar[str] = "configure"
+    address: str
+    lb_type: LbType
+    redistribution_delay: int = -1
+
+
+@dataclass(frozen=True)
+class SetLink:
+    """Connect or disconnect the cluster bridge from ``node`` to ``peer`` (F6)."""
+
+    op: ClassVar[str] = "set_link"
+    node: str
+    peer: str
+    connected: bool
+
+
+@dataclass(frozen=True)
+class Tick:
+    """Advance the logical clock by ``ticks`` (1 or more)."""
+
+    op: ClassVar[str] = "tick"
+    ticks: int = 1
+
+
+BalancingCommand = Union[AddNode, CreateQueue, DeleteQueue, Attach, Close, Send, Configure, SetLink, Tick]
+COMMAND_TYPES: tuple[type, ...] = (AddNode, CreateQueue, DeleteQueue, Attach, Close, Send, Configure, SetLink, Tick)

@@ -1,0 +1,257 @@
+"""The state of a cluster: nodes, queues, consumers, messages, positions, settings.
+
+Introduction
+------------
+A cluster is a set of nodes, each with its own post office. A queue lives on
+one node; every other node holds a *remote binding* for it, learned the
+moment the queue appears (notifications are instantaneous in the spec). So
+the bindings of an address on a node are all queues of that address in the
+cluster, in the order they were created; those on the node itself are
+*local*, the others *remote* (A5). The spec keeps one list and derives each
+node's view from it, which cannot drift.
+
+Bindings are grouped by *routing name* (A6): the address for an ANYCAST
+queue, the queue's own name for a MULTICAST queue. Each node keeps one
+round-robin position per address and routing name, forgotten when the group
+empties (``CopyOnWriteBindings.removeBinding``). Each queue keeps one more
+position for choosing among its consumers.
+
+A message that reaches a queue goes to one of the queue's consumers whose
+filter matches it, and is consumed at once; a message no consumer matches
+waits in the queue (``pending``). Only waiting messages can be
+redistributed. Filters are tiny: a filter names one colour, and matches a
+message of that colour.
+
+Time is a logical clock advanced by ``tick``; a redistributor is the tick at
+which it becomes active (I2). No wall clock exists anywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from ..addressing.names import RoutingType
+from ..frozen import FrozenMap
+from ..profiles import BalancingOptions, Profile
+
+
+class LbType(Enum):
+    """``MessageLoadBalancingType`` (seed 003; OFF_WITH_REDISTRIBUTION from 2.19.0, ARTEMIS-1925)."""
+
+    OFF = "OFF"
+    STRICT = "STRICT"
+    ON_DEMAND = "ON_DEMAND"
+    OFF_WITH_REDISTRIBUTION = "OFF_WITH_REDISTRIBUTION"
+
+
+REDISTRIBUTING = frozenset({LbType.ON_DEMAND, LbType.OFF_WITH_REDISTRIBUTION})
+"""The types whose ``allowRedistribute()`` is true (seed 003: ON_DEMAND; H: also OFF_WITH_REDISTRIBUTION)."""
+
+
+@dataclass(frozen=True)
+class Message:
+    """A message as routing sees it.
+
+    ``fqqn_queue`` is set when it was sent to ``address::fqqn_queue``;
+    ``routing_type`` is the message's routing-type property (None: unset);
+    ``color`` is what filters test; ``grouped`` says it carries a group ID.
+    """
+
+    id: int
+    address: str
+    routing_type: RoutingType | None = None
+    color: str | None = None
+    grouped: bool = False
+    fqqn_queue: str | None = None
+
+
+@dataclass(frozen=True)
+class AddressBalancing:
+    """The per-address settings: load-balancing type and redistribution delay in ticks.
+
+    Defaults: ON_DEMAND (the cluster connection default, H) and -1, never
+    redistribute (``redistribution-delay`` default, I1).
+    """
+
+    lb_type: LbType = LbType.ON_DEMAND
+    redistribution_delay: int = -1
+
+
+@dataclass(frozen=True)
+class QueueState:
+    """One queue on one node.
+
+    ``serial`` is its place in creation order, which is its place in every
+    node's bindings. ``consumers`` are consumer names in attach order.
+    ``redistributor`` is the tick at which its redistributor is (or became)
+    active, or None when it has none.
+    """
+
+    node: str
+    name: str
+    address: str
+    routing_type: RoutingType
+    filter: str | None
+    serial: int
+    consumers: tuple[str, ...] = ()
+    pending: tuple[Message, ...] = ()
+    redistributor: int | None = None
+
+    @property
+    def routing_name(self) -> str:
+        """The group it balances in: its address when ANYCAST, its own name when MULTICAST (A6)."""
+        return self.address if self.routing_type is RoutingType.ANYCAST else self.name
+
+
+@dataclass(frozen=True)
+class Consumer:
+    """A consumer on a queue, with an optional filter (a colour)."""
+
+    name: str
+    node: str
+    queue: str
+    filter: str | None = None
+
+
+QueueKey = tuple[str, str]
+"""(node, queue name): queue names repeat across nodes, not within one (A5)."""
+GroupKey = tuple[str, str, str]
+"""(node, address, routing name): one round-robin position."""
+
+
+@dataclass(frozen=True)
+class BalancingState:
+    """The whole cluster."""
+
+    nodes: tuple[str, ...]
+    options: BalancingOptions
+    queues: FrozenMap[QueueKey, QueueState] = field(default_factory=FrozenMap)
+    consumers: FrozenMap[str, Consumer] = field(default_factory=FrozenMap)
+    positions: FrozenMap[GroupKey, int] = field(default_factory=FrozenMap)
+    consumer_positions: FrozenMap[QueueKey, int] = field(default_factory=FrozenMap)
+    settings: FrozenMap[str, AddressBalancing] = field(default_factory=FrozenMap)
+    down_links: frozenset[tuple[str, str]] = frozenset()
+    clock: int = 0
+    next_message: int = 1
+    next_serial: int = 1
+
+
+FIRST_NODE = "n1"
+
+
+def initial_state(profile: Profile) -> BalancingState:
+    """A cluster of one node, ``n1``, with nothing on it."""
+    return BalancingState(nodes=(FIRST_NODE,), options=profile.balancing)
+
+
+def get_settings(state: BalancingState, address: str) -> AddressBalancing:
+    """The settings of ``address``, or the defaults."""
+    return state.settings.get(address, AddressBalancing())
+
+
+def get_bindings(state: BalancingState, address: str) -> tuple[QueueState, ...]:
+    """Every queue of ``address`` in the cluster, in creation order: any node's bindings of it (A5)."""
+    return tuple(sorted((q for q in state.queues.values() if q.address == address), key=lambda q: q.serial))
+
+
+def get_group(state: BalancingState, address: str, routing_name: str) -> tuple[QueueState, ...]:
+    """The members of one routing-name group, in creation order (A6)."""
+    return tuple(q for q in get_bindings(state, address) if q.routing_name == routing_name)
+
+
+def get_routing_names(state: BalancingState, address: str) -> tuple[str, ...]:
+    """The routing names of ``address``'s groups, in order of their first member."""
+    names: list[str] = []
+    for queue in get_bindings(state, address):
+        if queue.routing_name not in names:
+            names.append(queue.routing_name)
+    return tuple(names)
+
+
+def is_connected(state: BalancingState, node: str, queue: QueueState) -> bool:
+    """Whether ``node``'s binding for ``queue`` is connected: local ones always are (F6)."""
+    return queue.node == node or (node, queue.node) not in state.down_links
+
+
+def matches(filter_color: str | None, message: Message) -> bool:
+    """A filter matches a message when it is absent or names the message's colour."""
+    return filter_color is None or filter_color == message.color
+
+
+def consumers_of(state: BalancingState, queue: QueueState) -> tuple[Consumer, ...]:
+    """The consumers of ``queue`` in attach order."""
+    return tuple(state.consumers[name] for name in queue.consumers)
+
+
+def has_matching_consumer(state: BalancingState, queue: QueueState, message: Message) -> bool:
+    """``QueueImpl.hasMatchingConsumer``: some consumer's filter matches (F4, local bindings)."""
+    return any(matches(c.filter, message) for c in consumers_of(state, queue))
+
+
+def is_remote_preferred(state: BalancingState, queue: QueueState, message: Message, lb_type: LbType) -> bool:
+    """``RemoteQueueBindingImpl.isHighAcceptPriority`` (F4).
+
+    False without consumers or under OFF; otherwise true when no consumer
+    filter is recorded, or any recorded one matches. A consumer without a
+    filter records nothing (ARTEMIS-2473), so one filtered consumer beside
+    an unfiltered one still decides.
+    """
+    consumers = consumers_of(state, queue)
+    if not consumers or lb_type is LbType.OFF:
+        return False
+    filters = [c.filter for c in consumers if c.filter is not None]
+    return not filters or any(matches(f, message) for f in filters)
+
+
+def is_preferred(state: BalancingState, node: str, queue: QueueState, message: Message, lb_type: LbType) -> bool:
+    """High accept priority of ``node``'s binding for ``queue`` (F4)."""
+    if queue.node == node:
+        return has_matching_consumer(state, queue, message)
+    return is_remote_preferred(state, queue, message, lb_type)
+
+
+def invariant_violations(state: BalancingState) -> list[str]:
+    """What is wrong with ``state``; empty for every state the operations produce."""
+    problems: list[str] = []
+    serials = [q.serial for q in state.queues.values()]
+    if len(set(serials)) != len(serials):
+        problems.append("two queues share a creation serial")
+    for key, queue in state.queues.items():
+        if key != (queue.node, queue.name):
+            problems.append(f"queue {queue.name} on {queue.node} is filed under {key}")
+        if queue.node not in state.nodes:
+            problems.append(f"queue {queue.name} is on unknown node {queue.node}")
+        if queue.serial >= state.next_serial:
+            problems.append(f"queue {queue.name} on {queue.node} has a serial not yet issued")
+        for message in queue.pending:
+            if message.id >= state.next_message:
+                problems.append(f"message {message.id} was never issued")
+            if has_matching_consumer(state, queue, message):
+                problems.append(f"message {message.id} waits on {queue.node}/{queue.name} beside a consumer that "
+                                "matches it")
+        for name in queue.consumers:
+            consumer = state.consumers.get(name)
+            if consumer is None or (consumer.node, consumer.queue) != key:
+                problems.append(f"queue {queue.name} on {queue.node} lists consumer {name} that is not its own")
+        if queue.redistributor is not None and queue.redistributor > state.clock and queue.consumers \
+                and not queue.pending:
+            problems.append(f"queue {queue.name} on {queue.node} schedules a redistributor with consumers "
+                            "and nothing unmatched")
+    for name, consumer in state.consumers.items():
+        owner = state.queues.get((consumer.node, consumer.queue))
+        if owner is None or name not in owner.consumers:
+            problems.append(f"consumer {name} is not listed by queue {consumer.queue} on {consumer.node}")
+    for node, address, routing_name in state.positions:
+        if not get_group(state, address, routing_name):
+            problems.append(f"a position is kept for the empty group {routing_name} of {address} on {node}")
+    for node_queue in state.consumer_positions:
+        if node_queue not in state.queues:
+            problems.append(f"a consumer position is kept for the missing queue {node_queue}")
+    ids = [m.id for q in state.queues.values() for m in q.pending]
+    if len(set(ids)) != len(ids):
+        problems.append("one message waits in two places")
+    for link in state.down_links:
+        if link[0] not in state.nodes or link[1] not in state.nodes:
+            problems.append(f"link {link} names an unknown node")
+    return problems

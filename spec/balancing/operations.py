@@ -1,0 +1,428 @@
+"""Operations: each load-balancing command as a state transition, with its choices made explicit.
+
+Introduction
+------------
+``apply(state, command)`` returns the next state and the outcome, making
+every choice the strict way (Artemis's own round robin).
+``apply_choosing(state, command, chooser)`` lets a :class:`Chooser` pick
+among the allowed candidates at each choice point instead; permissive
+judging (:mod:`.judge`) uses it to follow whichever allowed choice a broker
+made.
+
+Theory of operation:
+
+1. A send on node N goes through N's bindings of its address. Unless it is
+   an FQQN send under the older rules (G2, G3), each routing-name group
+   picks at most one binding (F1 step 6, F3), and the message lands on
+   that queue, wherever it is. No bindings at all is NO_BINDINGS; bindings
+   that all refuse give the profile's status (F8).
+2. A message that lands on a queue goes to one matching consumer, or waits.
+3. Redistribution triggers (I1) look the local queue up *by routing name*,
+   as ``PostOfficeImpl.onNotification`` does, and add a redistributor
+   unless the delay is -1 (I2). A consumer attaching cancels its queue's
+   redistributor and takes the waiting messages it matches.
+4. After every step that was not refused, each active redistributor makes
+   one delivery attempt (:func:`deliver`): its waiting messages in order,
+   grouped ones skipped (I3), each moved to a target (I5) as a copy with a
+   new ID, until one finds no target (BUSY).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from ..addressing.names import RoutingType
+from ..profiles import FqqnSend
+from .choice import (
+    Member,
+    Target,
+    allowed_bindings,
+    allowed_consumers,
+    allowed_targets,
+    choose_binding,
+    choose_consumer,
+    choose_target,
+)
+from .commands import AddNode, Attach, BalancingCommand, Close, Configure, CreateQueue, DeleteQueue, Send, SetLink, Tick
+from .model import (
+    REDISTRIBUTING,
+    AddressBalancing,
+    BalancingState,
+    Consumer,
+    LbType,
+    Message,
+    QueueKey,
+    QueueState,
+    get_bindings,
+    get_group,
+    get_routing_names,
+    get_settings,
+    is_connected,
+    is_preferred,
+    matches,
+)
+from .outcomes import (
+    BalancingOutcome,
+    Delivered,
+    Done,
+    Dropped,
+    Event,
+    Redistributed,
+    Refusal,
+    Refused,
+    RoutingStatus,
+    Sent,
+)
+
+
+class Chooser(Protocol):
+    """Picks one of the allowed candidates at a choice point."""
+
+    def pick(self, allowed: tuple[int, ...], strict: int) -> int:
+        """One of ``allowed``; ``strict`` (a member of it) is Artemis's own choice."""
+        ...
+
+
+class StrictChooser:
+    """Always Artemis's own choice."""
+
+    def pick(self, allowed: tuple[int, ...], strict: int) -> int:
+        return strict
+
+
+STRICT = StrictChooser()
+
+
+class Step:
+    """The state being built by one operation, and the events it has caused so far."""
+
+    def __init__(self, state: BalancingState, chooser: Chooser) -> None:
+        self.state = state
+        self.chooser = chooser
+        self.events: list[Event] = []
+
+    def put_queue(self, queue: QueueState) -> None:
+        self.state = dataclasses.replace(self.state, queues=self.state.queues.set((queue.node, queue.name), queue))
+
+    def update(self, **changes: Any) -> None:
+        self.state = dataclasses.replace(self.state, **changes)
+
+    def new_message_id(self) -> int:
+        number = self.state.next_message
+        self.update(next_message=number + 1)
+        return number
+
+
+# --- landing on a queue -------------------------------------------------------------
+
+
+def land(step: Step, key: QueueKey, message: Message) -> None:
+    """``message`` reaches queue ``key``: a matching consumer takes it, or it waits (LB-CONSUMER)."""
+    queue = step.state.queues[key]
+    matching = tuple(matches(step.state.consumers[c].filter, message) for c in queue.consumers)
+    position = step.state.consumer_positions.get(key, 0)
+    strict, _ = choose_consumer(matching, position)
+    if strict is None:
+        step.put_queue(dataclasses.replace(queue, pending=(*queue.pending, message)))
+        step.events.append(Delivered(message.id, queue.node, queue.name, None))
+        return
+    index = step.chooser.pick(allowed_consumers(matching), strict)
+    step.update(consumer_positions=step.state.consumer_positions.set(key, (index + 1) % len(matching)))
+    step.events.append(Delivered(message.id, queue.node, queue.name, queue.consumers[index]))
+
+
+# --- first routing ------------------------------------------------------------------
+
+
+def is_eligible(state: BalancingState, node: str, queue: QueueState, message: Message, lb_type: LbType) -> bool:
+    """``matchBinding`` (F2), with the message's routing type narrowing the candidates.
+
+    A remote binding under OFF or OFF_WITH_REDISTRIBUTION is eligible only
+    for a MULTICAST message, and under OFF only where the profile has the
+    2.29.0 exception (ARTEMIS-4196). A balanced FQQN send sees only queues
+    of the FQQN's name (G4). The queue filter must match (F5).
+    """
+    if message.routing_type is not None and message.routing_type is not queue.routing_type:
+        return False
+    if queue.node != node and lb_type in (LbType.OFF, LbType.OFF_WITH_REDISTRIBUTION):
+        forwards = lb_type is LbType.OFF_WITH_REDISTRIBUTION or state.options.off_forwards_multicast
+        if not (forwards and message.routing_type is RoutingType.MULTICAST):
+            return False
+    if message.fqqn_queue is not None and queue.name != message.fqqn_queue:
+        return False
+    return matches(queue.filter, message)
+
+
+def route(step: Step, node: str, message: Message) -> tuple[RoutingStatus, str]:
+    """Route a new message from ``node``; return its status and the deciding rule."""
+    state = step.state
+    if not get_bindings(state, message.address):
+        return RoutingStatus.NO_BINDINGS, "LB-NO-BINDINGS"
+    landed: list[QueueKey] = []
+    fqqn_mode = state.options.fqqn_send
+    if message.fqqn_queue is not None and fqqn_mode is not FqqnSend.BALANCED:
+        queue = state.queues.get((node, message.fqqn_queue))
+        if queue is not None and queue.address == message.address and (
+                message.routing_type is None or message.routing_type is queue.routing_type) and (
+                fqqn_mode is FqqnSend.LOCAL_UNFILTERED or matches(queue.filter, message)):
+            landed.append((queue.node, queue.name))
+        rule = "LB-FQQN-LOCAL"
+    else:
+        lb_type = get_settings(state, message.address).lb_type
+        for routing_name in get_routing_names(state, message.address):
+            group = get_group(state, message.address, routing_name)
+            members = tuple(
+                Member(is_eligible(state, node, q, message, lb_type), is_preferred(state, node, q, message, lb_type),
+                       is_connected(state, node, q), q.node == node)
+                for q in group
+            )
+            group_key = (node, message.address, routing_name)
+            strict, _ = choose_binding(members, step.state.positions.get(group_key, 0), lb_type)
+            if strict is None:
+                continue
+            index = step.chooser.pick(allowed_bindings(members, lb_type), strict)
+            step.update(positions=step.state.positions.set(group_key, (index + 1) % len(members)))
+            landed.append((group[index].node, group[index].name))
+        rule = "LB-ROUND-ROBIN"
+    for key in sorted(landed):
+        land(step, key, message)
+    if landed:
+        return RoutingStatus.OK, rule
+    return RoutingStatus(state.options.unrouted_status.value), "LB-UNROUTED-STATUS"
+
+
+# --- redistribution -----------------------------------------------------------------
+
+
+def add_redistributor(step: Step, key: QueueKey) -> None:
+    """``QueueImpl.addRedistributor`` with the delay of the queue's address (I2).
+
+    Nothing when the delay is -1 or the queue already has one; otherwise
+    only when the queue has no consumers or holds a message none of them
+    matches; it becomes active ``delay`` ticks from now.
+    """
+    queue = step.state.queues.get(key)
+    if queue is None:
+        return
+    delay = get_settings(step.state, queue.address).redistribution_delay
+    if delay == -1 or queue.redistributor is not None:
+        return
+    if queue.consumers and not queue.pending:
+        return
+    step.put_queue(dataclasses.replace(queue, redistributor=step.state.clock + delay))
+
+
+def redistribution_group(state: BalancingState, queue: QueueState, message: Message) -> str:
+    """The group a waiting message is redistributed in: the queue's *name* (seed 003), or for an FQQN
+    message on an ANYCAST queue the FQQN's address (G5, ARTEMIS-3918, when the profile has it)."""
+    if message.fqqn_queue is not None and queue.routing_type is RoutingType.ANYCAST \
+            and state.options.fqqn_redistribution_group:
+        return message.address
+    return queue.name
+
+
+def redistribute_one(step: Step, queue: QueueState, message: Message) -> bool:
+    """``PostOfficeImpl.redistribute`` + ``BindingsImpl.redistribute`` for one message; False is BUSY.
+
+    Only under a type whose ``allowRedistribute()`` holds (seed 003, H); the
+    target is the first member from the group's position that has a
+    matching consumer, is not the originating queue and whose filter
+    matches (I5). The copy gets a new message ID.
+    """
+    state = step.state
+    lb_type = get_settings(state, message.address).lb_type
+    if lb_type not in REDISTRIBUTING:
+        return False
+    group_name = redistribution_group(state, queue, message)
+    group = get_group(state, message.address, group_name)
+    if not group:
+        return False
+    targets = tuple(
+        Target(is_preferred(state, queue.node, q, message, lb_type), q.node == queue.node and q.name == queue.name,
+               matches(q.filter, message))
+        for q in group
+    )
+    group_key = (queue.node, message.address, group_name)
+    strict, _ = choose_target(targets, state.positions.get(group_key, 0))
+    if strict is None:
+        return False
+    index = step.chooser.pick(allowed_targets(targets), strict)
+    step.update(positions=step.state.positions.set(group_key, (index + 1) % len(group)))
+    current = step.state.queues[(queue.node, queue.name)]
+    step.put_queue(dataclasses.replace(current, pending=tuple(m for m in current.pending if m.id != message.id)))
+    copy = dataclasses.replace(message, id=step.new_message_id())
+    chosen = group[index]
+    step.events.append(Redistributed(message.id, queue.node, queue.name, copy.id, chosen.node, chosen.name))
+    land(step, (chosen.node, chosen.name), copy)
+    return True
+
+
+def deliver(step: Step) -> None:
+    """One delivery attempt for every active redistributor, queues in creation order (I3)."""
+    for queue in sorted(step.state.queues.values(), key=lambda q: q.serial):
+        if queue.redistributor is None or queue.redistributor > step.state.clock:
+            continue
+        for message in queue.pending:
+            if message.grouped:
+                continue
+            if not redistribute_one(step, step.state.queues[(queue.node, queue.name)], message):
+                break
+
+
+# --- the operations -----------------------------------------------------------------
+
+
+def _add_node(step: Step, command: AddNode) -> BalancingOutcome:
+    if command.node in step.state.nodes:
+        return Refused(Refusal.NODE_EXISTS, rule="LB-NODES")
+    step.update(nodes=(*step.state.nodes, command.node))
+    return Done(rule="LB-NODES")
+
+
+def _create_queue(step: Step, command: CreateQueue) -> BalancingOutcome:
+    state = step.state
+    if command.node not in state.nodes:
+        return Refused(Refusal.UNKNOWN_NODE, rule="LB-NODES")
+    if (command.node, command.queue) in state.queues:
+        return Refused(Refusal.QUEUE_EXISTS, rule="LB-QUEUE-PER-NODE")
+    queue = QueueState(command.node, command.queue, command.address, command.routing_type, command.filter,
+                       state.next_serial)
+    step.put_queue(queue)
+    step.update(next_serial=state.next_serial + 1)
+    found = step.state.queues.get((command.node, queue.routing_name))
+    if found is not None and any(
+        q.node != command.node and q.consumers and is_connected(step.state, command.node, q)
+        for q in get_bindings(step.state, command.address)
+    ):
+        add_redistributor(step, (found.node, found.name))
+    return Done(rule="LB-QUEUE-PER-NODE")
+
+
+def _delete_queue(step: Step, command: DeleteQueue) -> BalancingOutcome:
+    key = (command.node, command.queue)
+    queue = step.state.queues.get(key)
+    if queue is None:
+        return Refused(Refusal.QUEUE_NOT_FOUND, rule="LB-QUEUE-PER-NODE")
+    if queue.consumers:
+        return Refused(Refusal.QUEUE_IN_USE, rule="LB-DELETE-QUEUE")
+    step.events.extend(Dropped(m.id, queue.node, queue.name) for m in queue.pending)
+    state = step.state
+    queues = state.queues.remove(key)
+    step.update(queues=queues, consumer_positions=state.consumer_positions.remove(key))
+    if not get_group(step.state, queue.address, queue.routing_name):
+        positions = step.state.positions
+        for node in state.nodes:
+            positions = positions.remove((node, queue.address, queue.routing_name))
+        step.update(positions=positions)
+    return Done(rule="LB-DELETE-QUEUE")
+
+
+def _attach(step: Step, command: Attach) -> BalancingOutcome:
+    state = step.state
+    if command.node not in state.nodes:
+        return Refused(Refusal.UNKNOWN_NODE, rule="LB-NODES")
+    key = (command.node, command.queue)
+    queue = state.queues.get(key)
+    if queue is None:
+        return Refused(Refusal.QUEUE_NOT_FOUND, rule="LB-QUEUE-PER-NODE")
+    if command.consumer in state.consumers:
+        return Refused(Refusal.CONSUMER_EXISTS, rule="LB-CONSUMERS")
+    consumer = Consumer(command.consumer, command.node, command.queue, command.filter)
+    step.update(consumers=state.consumers.set(consumer.name, consumer))
+    waiting = queue.pending
+    step.put_queue(dataclasses.replace(queue, consumers=(*queue.consumers, consumer.name), pending=(),
+                                       redistributor=None))
+    for message in waiting:
+        land(step, key, message)
+    for node in step.state.nodes:
+        if node != command.node:
+            add_redistributor(step, (node, queue.routing_name))
+    return Done(rule="LB-CONSUMERS")
+
+
+def _close(step: Step, command: Close) -> BalancingOutcome:
+    consumer = step.state.consumers.get(command.consumer)
+    if consumer is None:
+        return Refused(Refusal.CONSUMER_NOT_FOUND, rule="LB-CONSUMERS")
+    key = (consumer.node, consumer.queue)
+    queue = step.state.queues[key]
+    remaining = tuple(c for c in queue.consumers if c != consumer.name)
+    step.put_queue(dataclasses.replace(queue, consumers=remaining))
+    step.update(consumers=step.state.consumers.remove(consumer.name))
+    if not remaining:
+        add_redistributor(step, (consumer.node, queue.routing_name))
+    return Done(rule="LB-CONSUMERS")
+
+
+def _send(step: Step, command: Send) -> BalancingOutcome:
+    if command.node not in step.state.nodes:
+        return Refused(Refusal.UNKNOWN_NODE, rule="LB-NODES")
+    message = Message(step.new_message_id(), command.address, command.routing_type, command.color, command.grouped,
+                      command.fqqn_queue)
+    status, rule = route(step, command.node, message)
+    return Sent(message.id, status, rule=rule)
+
+
+def _configure(step: Step, command: Configure) -> BalancingOutcome:
+    if command.lb_type is LbType.OFF_WITH_REDISTRIBUTION and not step.state.options.off_with_redistribution:
+        return Refused(Refusal.NOT_SUPPORTED, rule="LB-TYPES")
+    if command.redistribution_delay < -1:
+        return Refused(Refusal.BAD_VALUE, rule="RD-DELAY")
+    settings = AddressBalancing(command.lb_type, command.redistribution_delay)
+    step.update(settings=step.state.settings.set(command.address, settings))
+    return Done(rule="LB-TYPES")
+
+
+def _set_link(step: Step, command: SetLink) -> BalancingOutcome:
+    nodes = step.state.nodes
+    if command.node not in nodes or command.peer not in nodes:
+        return Refused(Refusal.UNKNOWN_NODE, rule="LB-NODES")
+    if command.node == command.peer:
+        return Refused(Refusal.BAD_VALUE, rule="LB-DISCONNECTED")
+    link = (command.node, command.peer)
+    down = step.state.down_links - {link} if command.connected else step.state.down_links | {link}
+    step.update(down_links=down)
+    return Done(rule="LB-DISCONNECTED")
+
+
+def _tick(step: Step, command: Tick) -> BalancingOutcome:
+    if command.ticks < 1:
+        return Refused(Refusal.BAD_VALUE, rule="RD-DELAY")
+    step.update(clock=step.state.clock + command.ticks)
+    return Done(rule="RD-DELAY")
+
+
+Operation = Callable[[Step, Any], BalancingOutcome]
+
+TRANSITIONS: dict[type, Operation] = {
+    AddNode: _add_node,
+    CreateQueue: _create_queue,
+    DeleteQueue: _delete_queue,
+    Attach: _attach,
+    Close: _close,
+    Send: _send,
+    Configure: _configure,
+    SetLink: _set_link,
+    Tick: _tick,
+}
+
+
+def apply_choosing(state: BalancingState, command: BalancingCommand,
+                   chooser: Chooser) -> tuple[BalancingState, BalancingOutcome]:
+    """Apply ``command`` with ``chooser`` making every choice; the state and outcome that follow."""
+    step = Step(state, chooser)
+    outcome = TRANSITIONS[type(command)](step, command)
+    if isinstance(outcome, Refused):
+        return state, outcome
+    deliver(step)
+    events = tuple(step.events)
+    if isinstance(outcome, Sent):
+        return step.state, Sent(outcome.message, outcome.status, events, rule=outcome.rule)
+    return step.state, Done(events, rule=outcome.rule)
+
+
+def apply(state: BalancingState, command: BalancingCommand) -> tuple[BalancingState, BalancingOutcome]:
+    """Apply ``command`` with Artemis's own choices (strict mode)."""
+    return apply_choosing(state, command, STRICT)

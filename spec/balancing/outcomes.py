@@ -1,0 +1,118 @@
+"""Outcomes: what each load-balancing operation results in, and where every message went.
+
+Introduction
+------------
+The observation is the point of this domain: for each message, the node and
+queue it lands on and the consumer it reaches (or that it waits there).
+Every successful outcome carries the *events* of its step in order:
+
+* :class:`Delivered` - a message reached a queue, and the consumer it went
+  to, or None when it waits in the queue;
+* :class:`Redistributed` - a waiting message left its queue; its copy, with
+  a new message ID, went to another queue (a :class:`Delivered` for the
+  copy follows);
+* :class:`Dropped` - a waiting message went with its deleted queue.
+
+The events of one send's first routing are listed by (node, queue), since
+the order in which a broker visits groups is not part of the semantics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import ClassVar, Union
+
+from ..outcome import Outcome
+
+
+class RoutingStatus(Enum):
+    """The send's ``RoutingStatus`` (F8)."""
+
+    OK = "OK"
+    NO_BINDINGS = "NO_BINDINGS"
+
+
+class Refusal(Enum):
+    """Why an operation was refused."""
+
+    UNKNOWN_NODE = "UNKNOWN_NODE"
+    NODE_EXISTS = "NODE_EXISTS"
+    QUEUE_EXISTS = "QUEUE_EXISTS"
+    """A queue of that name already exists on that node (queue names are unique per node, A5)."""
+    QUEUE_NOT_FOUND = "QUEUE_NOT_FOUND"
+    QUEUE_IN_USE = "QUEUE_IN_USE"
+    CONSUMER_EXISTS = "CONSUMER_EXISTS"
+    CONSUMER_NOT_FOUND = "CONSUMER_NOT_FOUND"
+    NOT_SUPPORTED = "NOT_SUPPORTED"
+    """The load-balancing type does not exist in this profile's version."""
+    BAD_VALUE = "BAD_VALUE"
+    """A delay below -1, a tick count below 1, or a link from a node to itself."""
+
+
+@dataclass(frozen=True)
+class Delivered:
+    """Message ``message`` reached ``queue`` on ``node``; ``consumer`` took it, or None: it waits there."""
+
+    kind: ClassVar[str] = "delivered"
+    message: int
+    node: str
+    queue: str
+    consumer: str | None
+
+
+@dataclass(frozen=True)
+class Redistributed:
+    """Waiting message ``message`` left ``queue`` on ``node``; its copy ``copy`` went to ``to_queue`` on ``to_node``."""
+
+    kind: ClassVar[str] = "redistributed"
+    message: int
+    node: str
+    queue: str
+    copy: int
+    to_node: str
+    to_queue: str
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """Waiting message ``message`` was deleted with its queue."""
+
+    kind: ClassVar[str] = "dropped"
+    message: int
+    node: str
+    queue: str
+
+
+Event = Union[Delivered, Redistributed, Dropped]
+EVENT_TYPES: tuple[type, ...] = (Delivered, Redistributed, Dropped)
+
+
+@dataclass(frozen=True)
+class Sent(Outcome):
+    """The send was routed with ``status``; ``message`` is its new ID; ``events`` say where it and others went."""
+
+    kind: ClassVar[str] = "sent"
+    message: int
+    status: RoutingStatus
+    events: tuple[Event, ...] = ()
+
+
+@dataclass(frozen=True)
+class Done(Outcome):
+    """The operation did what it says; ``events`` are the deliveries and moves it caused."""
+
+    kind: ClassVar[str] = "done"
+    events: tuple[Event, ...] = ()
+
+
+@dataclass(frozen=True)
+class Refused(Outcome):
+    """The operation was refused and changed nothing."""
+
+    kind: ClassVar[str] = "refused"
+    reason: Refusal
+
+
+BalancingOutcome = Union[Sent, Done, Refused]
+OUTCOME_TYPES: tuple[type[Outcome], ...] = (Sent, Done, Refused)
