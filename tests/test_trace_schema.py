@@ -96,7 +96,8 @@ HEADER: dict[str, Any] = {"v": 1, "type": "header", "domain": "addressing", "pro
 HEADER_LINE = json.dumps(HEADER)
 DUPLICATES_HEADER: dict[str, Any] = HEADER | {"domain": "duplicates"}
 DUPLICATES_HEADER_LINE = json.dumps(DUPLICATES_HEADER)
-HEADER_LINES = {"addressing": HEADER_LINE, "duplicates": DUPLICATES_HEADER_LINE}
+BALANCING_HEADER_LINE = json.dumps(HEADER | {"domain": "balancing"})
+HEADER_LINES = {"addressing": HEADER_LINE, "duplicates": DUPLICATES_HEADER_LINE, "balancing": BALANCING_HEADER_LINE}
 
 # --- helpers -----------------------------------------------------------------------
 
@@ -226,8 +227,11 @@ def hint_shape(hint: Any) -> frozenset[str]:
         return frozenset({"reason"})
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         hints = typing.get_type_hints(hint)
-        fields = sorted(f"{f.name}: {' | '.join(sorted(hint_shape(hints[f.name])))}" for f in dataclasses.fields(hint))
-        return frozenset({f"object {{{', '.join(fields)}}}"})
+        fields = [f"{f.name}: {' | '.join(sorted(hint_shape(hints[f.name])))}" for f in dataclasses.fields(hint)]
+        kind = getattr(hint, "kind", None)
+        if isinstance(kind, str):  # a tagged value, e.g. a load-balancing event, is written with its "type"
+            fields.append(f"type: {json.dumps(kind)}")
+        return frozenset({f"object {{{', '.join(sorted(fields))}}}"})
     return frozenset({{str: "string", bool: "boolean", int: "integer"}[hint]})
 
 

@@ -69,6 +69,22 @@ class Close:
 
 
 @dataclass(frozen=True)
+class Pause:
+    """Consumer ``consumer``'s session stops: it takes no messages until resumed, but still counts as a consumer."""
+
+    op: ClassVar[str] = "pause"
+    consumer: str
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Consumer ``consumer``'s session starts again and takes the waiting messages it matches."""
+
+    op: ClassVar[str] = "resume"
+    consumer: str
+
+
+@dataclass(frozen=True)
 class Send:
     """A producer on ``node`` sends one message to ``address``, or to ``address::fqqn_queue``.
 
@@ -113,5 +129,7 @@ class Tick:
     ticks: int = 1
 
 
-BalancingCommand = Union[AddNode, CreateQueue, DeleteQueue, Attach, Close, Send, Configure, SetLink, Tick]
-COMMAND_TYPES: tuple[type, ...] = (AddNode, CreateQueue, DeleteQueue, Attach, Close, Send, Configure, SetLink, Tick)
+BalancingCommand = Union[AddNode, CreateQueue, DeleteQueue, Attach, Close, Pause, Resume, Send, Configure, SetLink,
+                         Tick]
+COMMAND_TYPES: tuple[type[BalancingCommand], ...] = (AddNode, CreateQueue, DeleteQueue, Attach, Close, Pause, Resume,
+                                                     Send, Configure, SetLink, Tick)

@@ -16,9 +16,12 @@ round-robin position per address and routing name, forgotten when the group
 empties (``CopyOnWriteBindings.removeBinding``). Each queue keeps one more
 position for choosing among its consumers.
 
-A message that reaches a queue goes to one of the queue's consumers whose
-filter matches it, and is consumed at once; a message no consumer matches
-waits in the queue (``pending``). Only waiting messages can be
+A message that reaches a queue goes to one of the queue's started consumers
+whose filter matches it, and is consumed at once; a message no started
+consumer matches waits in the queue (``pending``): either no consumer's
+filter matches it (it is *unmatched*), or the ones that match are paused
+(their session stopped, so they take nothing, though they still count as
+matching consumers for routing). Only waiting messages can be
 redistributed. Filters are tiny: a filter names one colour, and matches a
 message of that colour.
 
@@ -106,12 +109,13 @@ class QueueState:
 
 @dataclass(frozen=True)
 class Consumer:
-    """A consumer on a queue, with an optional filter (a colour)."""
+    """A consumer on a queue, with an optional filter (a colour); a paused one takes no messages."""
 
     name: str
     node: str
     queue: str
     filter: str | None = None
+    paused: bool = False
 
 
 QueueKey = tuple[str, str]
@@ -185,8 +189,18 @@ def consumers_of(state: BalancingState, queue: QueueState) -> tuple[Consumer, ..
 
 
 def has_matching_consumer(state: BalancingState, queue: QueueState, message: Message) -> bool:
-    """``QueueImpl.hasMatchingConsumer``: some consumer's filter matches (F4, local bindings)."""
+    """``QueueImpl.hasMatchingConsumer``: some consumer's filter matches, paused or not (F4, local bindings)."""
     return any(matches(c.filter, message) for c in consumers_of(state, queue))
+
+
+def can_take(consumer: Consumer, message: Message) -> bool:
+    """Whether ``consumer`` takes ``message`` now: started and its filter matches."""
+    return not consumer.paused and matches(consumer.filter, message)
+
+
+def has_unmatched_pending(state: BalancingState, queue: QueueState) -> bool:
+    """``QueueImpl.hasUnMatchedPending``: a waiting message no consumer's filter matches (ARTEMIS-2007)."""
+    return any(not has_matching_consumer(state, queue, m) for m in queue.pending)
 
 
 def is_remote_preferred(state: BalancingState, queue: QueueState, message: Message, lb_type: LbType) -> bool:
@@ -227,17 +241,13 @@ def invariant_violations(state: BalancingState) -> list[str]:
         for message in queue.pending:
             if message.id >= state.next_message:
                 problems.append(f"message {message.id} was never issued")
-            if has_matching_consumer(state, queue, message):
-                problems.append(f"message {message.id} waits on {queue.node}/{queue.name} beside a consumer that "
-                                "matches it")
+            if any(can_take(c, message) for c in consumers_of(state, queue)):
+                problems.append(f"message {message.id} waits on {queue.node}/{queue.name} beside a started "
+                                "consumer that matches it")
         for name in queue.consumers:
             consumer = state.consumers.get(name)
             if consumer is None or (consumer.node, consumer.queue) != key:
                 problems.append(f"queue {queue.name} on {queue.node} lists consumer {name} that is not its own")
-        if queue.redistributor is not None and queue.redistributor > state.clock and queue.consumers \
-                and not queue.pending:
-            problems.append(f"queue {queue.name} on {queue.node} schedules a redistributor with consumers "
-                            "and nothing unmatched")
     for name, consumer in state.consumers.items():
         owner = state.queues.get((consumer.node, consumer.queue))
         if owner is None or name not in owner.consumers:

@@ -16,11 +16,13 @@ Theory of operation:
    picks at most one binding (F1 step 6, F3), and the message lands on
    that queue, wherever it is. No bindings at all is NO_BINDINGS; bindings
    that all refuse give the profile's status (F8).
-2. A message that lands on a queue goes to one matching consumer, or waits.
+2. A message that lands on a queue goes to one started matching consumer,
+   or waits.
 3. Redistribution triggers (I1) look the local queue up *by routing name*,
    as ``PostOfficeImpl.onNotification`` does, and add a redistributor
    unless the delay is -1 (I2). A consumer attaching cancels its queue's
-   redistributor and takes the waiting messages it matches.
+   redistributor and takes the waiting messages it matches, as does a
+   paused consumer resuming (without the cancelling).
 4. After every step that was not refused, each active redistributor makes
    one delivery attempt (:func:`deliver`): its waiting messages in order,
    grouped ones skipped (I3), each moved to a target (I5) as a copy with a
@@ -34,6 +36,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..addressing.names import RoutingType
+from ..frozen import FrozenMap
 from ..profiles import FqqnSend
 from .choice import (
     Member,
@@ -45,7 +48,20 @@ from .choice import (
     choose_consumer,
     choose_target,
 )
-from .commands import AddNode, Attach, BalancingCommand, Close, Configure, CreateQueue, DeleteQueue, Send, SetLink, Tick
+from .commands import (
+    AddNode,
+    Attach,
+    BalancingCommand,
+    Close,
+    Configure,
+    CreateQueue,
+    DeleteQueue,
+    Pause,
+    Resume,
+    Send,
+    SetLink,
+    Tick,
+)
 from .model import (
     REDISTRIBUTING,
     AddressBalancing,
@@ -55,10 +71,12 @@ from .model import (
     Message,
     QueueKey,
     QueueState,
+    can_take,
     get_bindings,
     get_group,
     get_routing_names,
     get_settings,
+    has_unmatched_pending,
     is_connected,
     is_preferred,
     matches,
@@ -119,9 +137,9 @@ class Step:
 
 
 def land(step: Step, key: QueueKey, message: Message) -> None:
-    """``message`` reaches queue ``key``: a matching consumer takes it, or it waits (LB-CONSUMER)."""
+    """``message`` reaches queue ``key``: a started matching consumer takes it, or it waits (LB-CONSUMERS)."""
     queue = step.state.queues[key]
-    matching = tuple(matches(step.state.consumers[c].filter, message) for c in queue.consumers)
+    matching = tuple(can_take(step.state.consumers[c], message) for c in queue.consumers)
     position = step.state.consumer_positions.get(key, 0)
     strict, _ = choose_consumer(matching, position)
     if strict is None:
@@ -200,8 +218,8 @@ def add_redistributor(step: Step, key: QueueKey) -> None:
     """``QueueImpl.addRedistributor`` with the delay of the queue's address (I2).
 
     Nothing when the delay is -1 or the queue already has one; otherwise
-    only when the queue has no consumers or holds a message none of them
-    matches; it becomes active ``delay`` ticks from now.
+    only when the queue has no consumers or holds a message none of their
+    filters matches; it becomes active ``delay`` ticks from now.
     """
     queue = step.state.queues.get(key)
     if queue is None:
@@ -209,7 +227,7 @@ def add_redistributor(step: Step, key: QueueKey) -> None:
     delay = get_settings(step.state, queue.address).redistribution_delay
     if delay == -1 or queue.redistributor is not None:
         return
-    if queue.consumers and not queue.pending:
+    if queue.consumers and not has_unmatched_pending(step.state, queue):
         return
     step.put_queue(dataclasses.replace(queue, redistributor=step.state.clock + delay))
 
@@ -309,13 +327,11 @@ def _delete_queue(step: Step, command: DeleteQueue) -> BalancingOutcome:
         return Refused(Refusal.QUEUE_IN_USE, rule="LB-DELETE-QUEUE")
     step.events.extend(Dropped(m.id, queue.node, queue.name) for m in queue.pending)
     state = step.state
-    queues = state.queues.remove(key)
-    step.update(queues=queues, consumer_positions=state.consumer_positions.remove(key))
+    consumer_positions = FrozenMap((k, v) for k, v in state.consumer_positions.items() if k != key)
+    step.update(queues=state.queues.remove(key), consumer_positions=consumer_positions)
     if not get_group(step.state, queue.address, queue.routing_name):
-        positions = step.state.positions
-        for node in state.nodes:
-            positions = positions.remove((node, queue.address, queue.routing_name))
-        step.update(positions=positions)
+        emptied = (queue.address, queue.routing_name)
+        step.update(positions=FrozenMap((k, v) for k, v in step.state.positions.items() if k[1:] != emptied))
     return Done(rule="LB-DELETE-QUEUE")
 
 
@@ -331,11 +347,8 @@ def _attach(step: Step, command: Attach) -> BalancingOutcome:
         return Refused(Refusal.CONSUMER_EXISTS, rule="LB-CONSUMERS")
     consumer = Consumer(command.consumer, command.node, command.queue, command.filter)
     step.update(consumers=state.consumers.set(consumer.name, consumer))
-    waiting = queue.pending
-    step.put_queue(dataclasses.replace(queue, consumers=(*queue.consumers, consumer.name), pending=(),
-                                       redistributor=None))
-    for message in waiting:
-        land(step, key, message)
+    step.put_queue(dataclasses.replace(queue, consumers=(*queue.consumers, consumer.name), redistributor=None))
+    reland_waiting(step, key)
     for node in step.state.nodes:
         if node != command.node:
             add_redistributor(step, (node, queue.routing_name))
@@ -353,6 +366,31 @@ def _close(step: Step, command: Close) -> BalancingOutcome:
     step.update(consumers=step.state.consumers.remove(consumer.name))
     if not remaining:
         add_redistributor(step, (consumer.node, queue.routing_name))
+    return Done(rule="LB-CONSUMERS")
+
+
+def reland_waiting(step: Step, key: QueueKey) -> None:
+    """Offer queue ``key``'s waiting messages, in order, to its started consumers again."""
+    queue = step.state.queues[key]
+    step.put_queue(dataclasses.replace(queue, pending=()))
+    for message in queue.pending:
+        land(step, key, message)
+
+
+def _pause(step: Step, command: Pause) -> BalancingOutcome:
+    consumer = step.state.consumers.get(command.consumer)
+    if consumer is None:
+        return Refused(Refusal.CONSUMER_NOT_FOUND, rule="LB-CONSUMERS")
+    step.update(consumers=step.state.consumers.set(consumer.name, dataclasses.replace(consumer, paused=True)))
+    return Done(rule="LB-CONSUMERS")
+
+
+def _resume(step: Step, command: Resume) -> BalancingOutcome:
+    consumer = step.state.consumers.get(command.consumer)
+    if consumer is None:
+        return Refused(Refusal.CONSUMER_NOT_FOUND, rule="LB-CONSUMERS")
+    step.update(consumers=step.state.consumers.set(consumer.name, dataclasses.replace(consumer, paused=False)))
+    reland_waiting(step, (consumer.node, consumer.queue))
     return Done(rule="LB-CONSUMERS")
 
 
@@ -402,6 +440,8 @@ TRANSITIONS: dict[type, Operation] = {
     DeleteQueue: _delete_queue,
     Attach: _attach,
     Close: _close,
+    Pause: _pause,
+    Resume: _resume,
     Send: _send,
     Configure: _configure,
     SetLink: _set_link,

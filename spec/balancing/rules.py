@@ -57,8 +57,10 @@ RULES: dict[str, Rule] = {
         Rule("LB-TYPES", "The load-balancing types are OFF, STRICT and ON_DEMAND, and OFF_WITH_REDISTRIBUTION "
              "since 2.19.0; configuring a type the version lacks is refused.",
              "seed 003 MessageLoadBalancingType; ARTEMIS-1925", ALL),
-        Rule("LB-CONSUMERS", "A message that lands on a queue goes to one consumer whose filter matches, in turn; "
-             "with none it waits. A consumer name is unique in the cluster.", "QueueImpl.deliver; F5", ALL),
+        Rule("LB-CONSUMERS", "A message that lands on a queue goes to one started consumer whose filter matches, in "
+             "turn; with none it waits. A paused consumer takes nothing but still counts for routing. A consumer "
+             "name is unique in the cluster.", "QueueImpl.deliver; ServerConsumerImpl.handle (BUSY when stopped); F5",
+             ALL),
         Rule("LB-NO-BINDINGS", "A send to an address with no bindings anywhere in the cluster is NO_BINDINGS.",
              "F8: PostOfficeImpl.route", ALL),
         Rule("LB-UNROUTED-STATUS", "A send that no binding accepts although the address has bindings is NO_BINDINGS "

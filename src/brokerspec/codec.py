@@ -12,7 +12,8 @@ example ``args.routing_type`` or ``outcome.reason.address``).
 Encoding: strings, booleans and integers as themselves; enums by value
 (``"ANYCAST"``); ``frozenset`` as a sorted list; ``tuple[str, ...]`` as a
 list; ``None`` as ``null``; an outcome or reason as an object with a
-``"type"`` key (``"rejected"``, ``"queue_exists"``, ...). An outcome's rule
+``"type"`` key (``"rejected"``, ``"queue_exists"``, ...), as is any other
+value whose class names a ``kind`` (a load-balancing event). An outcome's rule
 ID is written under ``"rule"`` when known and is optional on reading.
 """
 
@@ -24,18 +25,20 @@ import typing
 from enum import Enum
 from typing import Any, TypeVar, Union
 
-from brokerspec.spec import BrokerspecError, Outcome, Reason, addressing, duplicates
+from brokerspec.spec import BrokerspecError, Outcome, Reason, addressing, balancing, duplicates
 
 T = TypeVar("T")
 
 COMMANDS: dict[str, dict[str, type[Any]]] = {
     "addressing": {c.op: c for c in addressing.COMMAND_TYPES},
     "duplicates": {c.op: c for c in duplicates.COMMAND_TYPES},
+    "balancing": {c.op: c for c in balancing.COMMAND_TYPES},
 }
 """Each domain's command types by operation name (two domains may use the same name)."""
 OUTCOMES: dict[str, dict[str, type[Outcome]]] = {
     "addressing": {o.kind: o for o in addressing.OUTCOME_TYPES},
     "duplicates": {o.kind: o for o in duplicates.OUTCOME_TYPES},
+    "balancing": {o.kind: o for o in balancing.OUTCOME_TYPES},
 }
 """Each domain's outcome types by kind."""
 REASONS_BY_KIND: dict[str, type[Reason]] = {r.kind: r for r in addressing.REASON_TYPES}
@@ -83,7 +86,10 @@ def encode_value(value: object) -> Any:
         data.update({f.name: encode_value(getattr(value, f.name)) for f in dataclasses.fields(value)})
         return data
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: encode_value(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        kind = getattr(value, "kind", None)
+        tagged: dict[str, Any] = {"type": kind} if isinstance(kind, str) else {}
+        tagged.update({f.name: encode_value(getattr(value, f.name)) for f in dataclasses.fields(value)})
+        return tagged
     return value
 
 
@@ -143,6 +149,9 @@ def _decode_value(hint: Any, value: object, path: str) -> Any:
         if value is None and type(None) in options:
             return None
         present = [option for option in options if option is not type(None)]
+        tags: dict[str, Any] = {getattr(option, "kind", ""): option for option in present}
+        if isinstance(value, dict) and "" not in tags:  # a union of tagged values, e.g. a step's events
+            return _decode_tagged(value, tags, path)
         if len(present) == 1:  # an optional field: report problems inside it at their own path
             return _decode_value(present[0], value, path)
         errors = []

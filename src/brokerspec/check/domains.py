@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from brokerspec.spec import Outcome, Profile, addressing, duplicates
+from brokerspec.spec import Outcome, Profile, addressing, balancing, duplicates
 
 
 class Subject(Protocol):
@@ -32,6 +32,20 @@ SubjectFactory = Callable[[Profile], Subject]
 
 
 @dataclass(frozen=True)
+class Judgement:
+    """A permissive judgement of one observed outcome: accepted or not, the state to go on from, the
+    strict outcome, and how many distinct outcomes the rules allow."""
+
+    accepted: bool
+    state: Any
+    expected: Outcome
+    allowed: int
+
+
+Judge = Callable[[Any, Any, Outcome], Judgement]
+
+
+@dataclass(frozen=True)
 class Domain:
     """One semantic domain: its spec functions and its implementation layers."""
 
@@ -41,16 +55,22 @@ class Domain:
     invariant_violations: Callable[[Any], list[str]]
     state_parts: tuple[str, ...]
     load_layers: Callable[[], Mapping[str, SubjectFactory]]
+    judge: Judge | None = None
+    """Permissive judging, for a domain whose rules allow several outcomes (None: exactly one)."""
+    private_parts: tuple[str, ...] = ()
+    """State parts that record tie-breaking (round-robin positions), not compared in permissive mode."""
 
     @property
     def layers(self) -> Mapping[str, SubjectFactory]:
         """The implementation layers by name (``reference``, ``impl``)."""
         return self.load_layers()
 
-    def describe_state_difference(self, expected: Any, actual: Any) -> list[str]:
-        """Every entry in which two states of this domain differ, in words."""
+    def describe_state_difference(self, expected: Any, actual: Any, skip: tuple[str, ...] = ()) -> list[str]:
+        """Every entry in which two states of this domain differ, in words (parts in ``skip`` aside)."""
         lines: list[str] = []
         for part in self.state_parts:
+            if part in skip:
+                continue
             want = getattr(expected, part)
             have = getattr(actual, part)
             if isinstance(want, Mapping) and isinstance(have, Mapping):
@@ -94,7 +114,33 @@ DUPLICATES = Domain(
     load_layers=_duplicates_layers,
 )
 
-DOMAINS: dict[str, Domain] = {d.name: d for d in (ADDRESSING, DUPLICATES)}
+
+
+def _balancing_layers() -> Mapping[str, SubjectFactory]:
+    from brokerspec.impl.balancing import FastBalancingBroker
+    from brokerspec.reference.balancing import ReferenceBalancingBroker
+
+    return {"reference": ReferenceBalancingBroker, "impl": FastBalancingBroker}
+
+
+def _judge_balancing(state: Any, command: Any, observed: Outcome) -> Judgement:
+    verdict = balancing.judge(state, command, observed, balancing.Mode.PERMISSIVE)  # type: ignore[arg-type]
+    return Judgement(verdict.accepted, verdict.state, verdict.expected, verdict.allowed)
+
+
+BALANCING = Domain(
+    name="balancing",
+    initial_state=balancing.initial_state,
+    apply=balancing.apply,
+    invariant_violations=balancing.invariant_violations,
+    state_parts=("nodes", "queues", "consumers", "positions", "consumer_positions", "settings", "down_links",
+                 "clock", "next_message", "next_serial", "options"),
+    load_layers=_balancing_layers,
+    judge=_judge_balancing,
+    private_parts=("positions", "consumer_positions"),
+)
+
+DOMAINS: dict[str, Domain] = {d.name: d for d in (ADDRESSING, DUPLICATES, BALANCING)}
 
 
 def get_domain(name: str) -> Domain:

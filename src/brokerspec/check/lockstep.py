@@ -12,6 +12,12 @@ after every step compares
 3. each subject's private invariants (``check_valid``, when it has one),
 4. the spec state's own invariants (a broken one is a bug in the spec).
 
+In *permissive* mode (for a domain whose rules allow several outcomes, such
+as load balancing) step 1 accepts any outcome the rules allow, and each
+subject is followed from the state its own observed outcome leads to; step 2
+then leaves out the parts that only record tie-breaking (round-robin
+positions). Strict mode, the default, demands the spec's exact outcome.
+
 The first disagreement becomes a :class:`Divergence`, which says in words
 which step, which layer, and what differed, field by field. The Hypothesis
 state machine and ``brokerspec replay`` both use this class, so a failure
@@ -90,11 +96,15 @@ class Lockstep:
     """The spec and some subjects, advanced one command at a time."""
 
     def __init__(self, profile: Profile, subjects: Mapping[str, SubjectFactory],
-                 domain: Domain = ADDRESSING) -> None:
+                 domain: Domain = ADDRESSING, permissive: bool = False) -> None:
+        if permissive and domain.judge is None:
+            raise ValueError(f"the {domain.name} domain allows exactly one outcome per step; it has no permissive mode")
         self.profile = profile
         self.domain = domain
+        self.permissive = permissive
         self.state = domain.initial_state(profile)
         self.subjects: dict[str, Subject] = {name: factory(profile) for name, factory in subjects.items()}
+        self.followed: dict[str, Any] = {name: self.state for name in self.subjects}
         self.commands: list[Any] = []
         self.outcomes: list[Outcome] = []
         self.observed: dict[str, list[Outcome | None]] = {name: [] for name in self.subjects}
@@ -116,6 +126,9 @@ class Lockstep:
                 self._fail(number, command, name, "it raised an exception",
                            [f"{type(error).__name__}: {error}"])
             self.observed[name].append(actual)
+            if self.permissive:
+                self._judge_permissively(number, command, name, subject, actual)
+                continue
             if actual != expected:
                 self._fail(number, command, name, "the outcomes differ",
                            [f"spec: {expected!r}  (rule {expected.rule})", f"{name}: {actual!r}"])
@@ -127,6 +140,24 @@ class Lockstep:
             if problem is not None:
                 self._fail(number, command, name, "its private invariants broke", [problem])
         return expected
+
+    def _judge_permissively(self, number: int, command: Any, name: str, subject: Subject, actual: Outcome) -> None:
+        judge = self.domain.judge
+        if judge is None:  # pragma: no cover - refused in __init__
+            raise RuntimeError(f"the {self.domain.name} domain has no permissive mode")
+        judgement = judge(self.followed[name], command, actual)
+        if not judgement.accepted:
+            self._fail(number, command, name, "the outcome is not one the rules allow",
+                       [f"spec (strict): {judgement.expected!r}  (rule {judgement.expected.rule})",
+                        f"outcomes the rules allow: {judgement.allowed}", f"{name}: {actual!r}"])
+        self.followed[name] = judgement.state
+        difference = self.domain.describe_state_difference(judgement.state, subject.snapshot(),
+                                                           skip=self.domain.private_parts)
+        if difference:
+            self._fail(number, command, name, "the states differ after the step", difference)
+        problem = private_problem(subject)
+        if problem is not None:
+            self._fail(number, command, name, "its private invariants broke", [problem])
 
     def close(self) -> None:
         """Close every subject that holds resources (a store, a temporary folder)."""

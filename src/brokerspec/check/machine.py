@@ -53,10 +53,19 @@ class RunStats:
 
 def make_machine(
     profile: Profile, subjects: Mapping[str, SubjectFactory], stats: RunStats | None = None,
-    domain: Domain = ADDRESSING,
+    domain: Domain = ADDRESSING, permissive: bool = False,
 ) -> type[RuleBasedStateMachine]:
-    """A state machine class that runs ``subjects`` in lockstep with the spec of ``domain`` under ``profile``."""
+    """A state machine class that runs ``subjects`` in lockstep with the spec of ``domain`` under ``profile``.
+
+    ``permissive`` accepts any outcome the rules allow (domains with a judge only).
+    """
     counts = stats if stats is not None else RunStats()
+    if domain.name == "balancing":
+        from .balancing_machine import make_balancing_machine
+
+        return make_balancing_machine(profile, subjects, counts, permissive)
+    if permissive:
+        raise ValueError(f"the {domain.name} domain allows exactly one outcome per step; it has no permissive mode")
     if domain.name == "duplicates":
         from .duplicates_machine import make_duplicates_machine
 

@@ -62,9 +62,9 @@ def machine_settings(max_examples: int, steps: int = STEPS_PER_EXAMPLE) -> setti
 
 def run_machine(profile: Profile, subjects: Mapping[str, SubjectFactory], max_examples: int,
                 run_seed: int | None = None, stats: RunStats | None = None,
-                domain: Domain = ADDRESSING) -> Divergence | None:
+                domain: Domain = ADDRESSING, permissive: bool = False) -> Divergence | None:
     """Run the state machine of ``domain`` once; return the shrunk divergence, or None if none was found."""
-    machine = make_machine(profile, subjects, stats, domain)
+    machine = make_machine(profile, subjects, stats, domain, permissive)
     if run_seed is not None:
         machine = seed(run_seed)(machine)
     try:
@@ -78,7 +78,7 @@ def run_machine(profile: Profile, subjects: Mapping[str, SubjectFactory], max_ex
 
 def check_for(profile: Profile, subjects: Mapping[str, SubjectFactory], seconds: float, out_dir: Path,
               run_seed: int | None = None, on_batch: Callable[[RunStats], None] | None = None,
-              domain: Domain = ADDRESSING) -> CheckResult:
+              domain: Domain = ADDRESSING, permissive: bool = False) -> CheckResult:
     """Check ``subjects`` against the spec of ``domain`` under ``profile`` for about ``seconds``."""
     stats = RunStats()
     started = time.monotonic()
@@ -86,7 +86,7 @@ def check_for(profile: Profile, subjects: Mapping[str, SubjectFactory], seconds:
     divergence: Divergence | None = None
     while divergence is None and (batch == 0 or time.monotonic() - started < seconds):
         batch_seed = None if run_seed is None else run_seed + batch
-        divergence = run_machine(profile, subjects, BATCH_EXAMPLES, batch_seed, stats, domain)
+        divergence = run_machine(profile, subjects, BATCH_EXAMPLES, batch_seed, stats, domain, permissive)
         batch += 1
         if on_batch is not None:
             on_batch(stats)

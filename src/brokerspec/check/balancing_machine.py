@@ -1,0 +1,148 @@
+"""The lockstep state machine for load balancing and redistribution.
+
+Introduction
+------------
+One thin rule-based machine: each rule is named after a broker operation
+and only builds the command; :class:`~brokerspec.check.lockstep.Lockstep`
+runs it through the spec and every subject. Clusters are small (one to four
+nodes, made by the ``initialize`` step) and names collide on purpose: the
+queue name ``a1`` is also an address, so an ANYCAST queue named like its
+address (the one the redistribution triggers find by routing name) is
+common; two colours feed both queue and consumer filters. Consumers come and
+go, links go down and up, and the logical clock ticks, so delayed
+redistribution fires within a few steps.
+
+Nodes, consumers and queues to act on are picked as a plain function of the
+state and an index drawn by Hypothesis, so almost every step does something
+and shrunk scripts stay free of refused no-ops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
+
+from brokerspec.spec import Profile
+from brokerspec.spec.addressing import RoutingType
+from brokerspec.spec.balancing import (
+    AddNode,
+    Attach,
+    Close,
+    Configure,
+    CreateQueue,
+    DeleteQueue,
+    LbType,
+    Send,
+    SetLink,
+    Tick,
+)
+
+from .domains import BALANCING
+from .lockstep import Lockstep, SubjectFactory
+from .machine import RunStats
+
+EXTRA_NODES = ("n2", "n3", "n4")
+ADDRESSES = st.sampled_from(["a1", "a1", "a2"])
+QUEUES = st.sampled_from(["a1", "q1", "q2"])
+ROUTING_TYPES = st.sampled_from([RoutingType.ANYCAST, RoutingType.ANYCAST, RoutingType.MULTICAST])
+MESSAGE_ROUTING_TYPES = st.sampled_from([None, None, RoutingType.ANYCAST, RoutingType.MULTICAST])
+COLOURS = st.sampled_from([None, None, "red", "blue"])
+CONSUMERS = st.sampled_from(["c1", "c2", "c3", "c4"])
+LB_TYPES = st.sampled_from(list(LbType))
+DELAYS = st.sampled_from([-1, 0, 0, 2])
+PICK = st.integers(min_value=0, max_value=7)
+
+
+def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFactory], counts: RunStats,
+                           permissive: bool = False) -> type[RuleBasedStateMachine]:
+    """A state machine class running ``subjects`` in lockstep with the load-balancing spec."""
+
+    class BalancingLockstep(RuleBasedStateMachine):
+        """Spec and subjects in lockstep over a small cluster."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.lockstep = Lockstep(profile, subjects, BALANCING, permissive)
+            counts.examples += 1
+
+        def teardown(self) -> None:
+            self.lockstep.close()
+
+        def run(self, command: object) -> None:
+            counts.steps += 1
+            self.lockstep.step(command)
+
+        def node(self, pick: int) -> str:
+            nodes: tuple[str, ...] = self.lockstep.state.nodes
+            return nodes[pick % len(nodes)]
+
+        def queue(self, pick: int) -> tuple[str, str]:
+            """An existing queue (node, name), or a name on node n1 when there is none."""
+            keys = sorted(self.lockstep.state.queues, key=lambda k: self.lockstep.state.queues[k].serial)
+            return keys[pick % len(keys)] if keys else ("n1", "q1")
+
+        @initialize(nodes=st.integers(min_value=0, max_value=3), lb_type=LB_TYPES, delay=DELAYS,
+                    queues=st.lists(st.tuples(PICK, QUEUES, ROUTING_TYPES), max_size=3))
+        def form_cluster(self, nodes: int, lb_type: LbType, delay: int,
+                         queues: list[tuple[int, str, RoutingType]]) -> None:
+            """One to four nodes, address a1's settings, and a few queues on a1."""
+            for name in EXTRA_NODES[:nodes]:
+                self.run(AddNode(name))
+            self.run(Configure("a1", lb_type, delay))
+            for pick, name, routing_type in queues:
+                self.run(CreateQueue(self.node(pick), "a1", name, routing_type))
+
+        @rule(pick=PICK, address=ADDRESSES, queue=QUEUES, routing_type=ROUTING_TYPES, queue_filter=COLOURS)
+        def create_queue(self, pick: int, address: str, queue: str, routing_type: RoutingType,
+                         queue_filter: str | None) -> None:
+            self.run(CreateQueue(self.node(pick), address, queue, routing_type, queue_filter))
+
+        @rule(pick=PICK)
+        def delete_queue(self, pick: int) -> None:
+            node, name = self.queue(pick)
+            self.run(DeleteQueue(node, name))
+
+        @rule(consumer=CONSUMERS, pick=PICK, consumer_filter=COLOURS)
+        def attach(self, consumer: str, pick: int, consumer_filter: str | None) -> None:
+            node, name = self.queue(pick)
+            self.run(Attach(consumer, node, name, consumer_filter))
+
+        @rule(consumer=CONSUMERS)
+        def close(self, consumer: str) -> None:
+            """Close ``consumer``, or the first open one when it is not open."""
+            open_ones = self.lockstep.state.consumers
+            self.run(Close(consumer if consumer in open_ones or not open_ones else min(open_ones)))
+
+        @rule(pick=PICK, address=ADDRESSES, routing_type=MESSAGE_ROUTING_TYPES, color=COLOURS,
+              grouped=st.sampled_from([False, False, False, True]),
+              fqqn_queue=st.sampled_from([None, None, None, "a1", "q1"]))
+        def send(self, pick: int, address: str, routing_type: RoutingType | None, color: str | None,
+                 grouped: bool, fqqn_queue: str | None) -> None:
+            self.run(Send(self.node(pick), address, routing_type, color, grouped, fqqn_queue))
+
+        @rule(pick=PICK, count=st.integers(min_value=2, max_value=4), color=COLOURS)
+        def send_several(self, pick: int, count: int, color: str | None) -> None:
+            """A burst to a1, so round robin visibly turns."""
+            for _ in range(count):
+                self.run(Send(self.node(pick), "a1", None, color))
+
+        @rule(address=ADDRESSES, lb_type=LB_TYPES, delay=DELAYS)
+        def configure(self, address: str, lb_type: LbType, delay: int) -> None:
+            self.run(Configure(address, lb_type, delay))
+
+        @rule(pick=PICK, hop=st.integers(min_value=1, max_value=3), connected=st.booleans())
+        def set_link(self, pick: int, hop: int, connected: bool) -> None:
+            nodes: tuple[str, ...] = self.lockstep.state.nodes
+            peer = nodes[(pick + hop) % len(nodes)]
+            self.run(SetLink(self.node(pick), peer, connected))
+
+        @rule(ticks=st.sampled_from([1, 1, 2]))
+        def tick(self, ticks: int) -> None:
+            self.run(Tick(ticks))
+
+    kind = "Permissive" if permissive else ""
+    BalancingLockstep.__name__ = f"Balancing{kind}Lockstep[{profile.label}]"
+    BalancingLockstep.__qualname__ = BalancingLockstep.__name__
+    return BalancingLockstep
