@@ -238,6 +238,9 @@ def invariant_violations(state: BalancingState) -> list[str]:
             problems.append(f"queue {queue.name} is on unknown node {queue.node}")
         if queue.serial >= state.next_serial:
             problems.append(f"queue {queue.name} on {queue.node} has a serial not yet issued")
+        ids = [m.id for m in queue.pending]
+        if len(set(ids)) != len(ids):
+            problems.append(f"a message waits twice on {queue.node}/{queue.name}")
         for message in queue.pending:
             if message.id >= state.next_message:
                 problems.append(f"message {message.id} was never issued")
@@ -258,9 +261,6 @@ def invariant_violations(state: BalancingState) -> list[str]:
     for node_queue in state.consumer_positions:
         if node_queue not in state.queues:
             problems.append(f"a consumer position is kept for the missing queue {node_queue}")
-    ids = [m.id for q in state.queues.values() for m in q.pending]
-    if len(set(ids)) != len(ids):
-        problems.append("one message waits in two places")
     for link in state.down_links:
         if link[0] not in state.nodes or link[1] not in state.nodes:
             problems.append(f"link {link} names an unknown node")

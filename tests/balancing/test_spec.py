@@ -56,31 +56,7 @@ from brokerspec.spec.balancing import (
     judge,
 )
 
-ANY, MULTI = RoutingType.ANYCAST, RoutingType.MULTICAST
-
-
-def run(commands: Sequence[BalancingCommand], profile: str = "artemis-latest") -> tuple[BalancingState,
-                                                                                       list[BalancingOutcome]]:
-    state = initial_state(get_profile(profile))
-    outcomes = []
-    for command in commands:
-        state, outcome = apply(state, command)
-        assert invariant_violations(state) == [], (command, invariant_violations(state))
-        outcomes.append(outcome)
-    return state, outcomes
-
-
-def landings(outcome: BalancingOutcome) -> list[tuple[str, str, str | None]]:
-    assert isinstance(outcome, (Sent, Done))
-    return [(e.node, e.queue, e.consumer) for e in outcome.events if isinstance(e, Delivered)]
-
-
-def cluster(nodes: int, lb_type: LbType, delay: int = -1, address: str = "a1") -> list[BalancingCommand]:
-    """``nodes`` nodes, each with an ANYCAST queue named like ``address``."""
-    commands: list[BalancingCommand] = [AddNode(f"n{i}") for i in range(2, nodes + 1)]
-    commands.append(Configure(address, lb_type, delay))
-    commands += [CreateQueue(f"n{i}", address, address, ANY) for i in range(1, nodes + 1)]
-    return commands
+from balancing_cases import ANY, MULTI, cluster, commands, landings, run
 
 
 # --- the choice functions ----------------------------------------------------------
@@ -182,7 +158,7 @@ def test_strict_ignores_consumers() -> None:
 @pytest.mark.parametrize(("profile", "reaches_remote"), [("artemis-latest", True), ("artemis-2.11", False)])
 def test_off_forwards_multicast_only_from_2_29(profile: str, reaches_remote: bool) -> None:
     """ARTEMIS-4196: OFF lets a MULTICAST message reach remote bindings; never an ANYCAST one (H)."""
-    setup = [AddNode("n2"), Configure("t", LbType.OFF), CreateQueue("n1", "t", "s", MULTI),
+    setup: list[BalancingCommand] = [AddNode("n2"), Configure("t", LbType.OFF), CreateQueue("n1", "t", "s", MULTI),
              CreateQueue("n2", "t", "s", MULTI), Attach("c2", "n2", "s")]
     _, outcomes = run([*setup, Send("n1", "t", MULTI), Send("n1", "t", MULTI), Send("n1", "t", ANY)], profile)
     nodes = [landings(o)[0][0] if landings(o) else None for o in outcomes[-3:]]
@@ -225,12 +201,11 @@ def test_unrouted_status_depends_on_the_version(profile: str, status: RoutingSta
 
 def test_fqqn_sends_follow_three_historical_rules() -> None:
     """G2-G4: local queue only, filter ignored (2.11); filter checked (2.35); balanced with remote (2.43)."""
-    setup = [AddNode("n2"), CreateQueue("n1", "a1", "q", ANY, "red"), CreateQueue("n2", "a1", "q", ANY),
+    setup: list[BalancingCommand] = [AddNode("n2"), CreateQueue("n1", "a1", "q", ANY, "red"), CreateQueue("n2", "a1", "q", ANY),
              Attach("c2", "n2", "q")]
-    sends = [Send("n1", "a1", color="blue", fqqn_queue="q"), Send("n1", "a1", color="red", fqqn_queue="q")]
+    sends: list[BalancingCommand] = [Send("n1", "a1", color="blue", fqqn_queue="q"), Send("n1", "a1", color="red", fqqn_queue="q")]
     _, old = run([*setup, *sends], "artemis-2.11")
     assert [landings(o) for o in old[-2:]] == [[("n1", "q", None)], [("n1", "q", None)]]
-    _, filtered = run([*setup, *sends], "artemis-2.11")
     state = initial_state(get_profile("artemis-2.11", (("balancing.fqqn_send", "LOCAL"),)))
     for command in [*setup, *sends[:1]]:
         state, outcome = apply(state, command)
@@ -308,9 +283,10 @@ def test_grouped_messages_are_never_redistributed() -> None:
 
 def test_redistribution_skips_the_origin_even_where_a_paused_consumer_matches() -> None:
     """Seed 003 (getBindable() != originatingQueue): a red message waiting for a paused red consumer moves away."""
-    commands = [*cluster(2, LbType.ON_DEMAND, 0), Attach("c1", "n1", "a1", "red"), Pause("c1"),
+    script: list[BalancingCommand] = [*cluster(2, LbType.ON_DEMAND, 0), Attach("c1", "n1", "a1", "red"),
+                                      Pause("c1"),
                 Send("n1", "a1", color="red"), Send("n1", "a1", color="blue"), Attach("c2", "n2", "a1", "red")]
-    state, outcomes = run(commands)
+    state, outcomes = run(script)
     assert landings(outcomes[-3]) == [("n1", "a1", None)]  # preferred for c1, which is paused: it waits
     moves = [e for e in outcomes[-1].events if isinstance(e, Redistributed)]  # type: ignore[union-attr]
     assert [(m.message, m.to_node) for m in moves] == [(1, "n2")]
@@ -343,9 +319,10 @@ def test_one_filtered_remote_consumer_hides_an_unfiltered_one() -> None:
 
 def test_the_trigger_finds_the_local_queue_by_routing_name() -> None:
     """I1 note: an ANYCAST queue named unlike its address is not found, so it is not redistributed."""
-    commands = [AddNode("n2"), Configure("a1", LbType.ON_DEMAND, 0), CreateQueue("n1", "a1", "q1", ANY),
-                CreateQueue("n2", "a1", "q1", ANY), Send("n1", "a1"), Attach("c2", "n2", "q1")]
-    state, outcomes = run(commands)
+    script: list[BalancingCommand] = [AddNode("n2"), Configure("a1", LbType.ON_DEMAND, 0),
+                                      CreateQueue("n1", "a1", "q1", ANY), CreateQueue("n2", "a1", "q1", ANY),
+                                      Send("n1", "a1"), Attach("c2", "n2", "q1")]
+    state, outcomes = run(script)
     assert outcomes[-1] == Done()
     assert len(state.queues[("n1", "q1")].pending) == 1
 
@@ -383,25 +360,6 @@ def test_permissive_mode_still_rejects_what_no_rule_allows() -> None:
 
 
 # --- whole-spec properties ---------------------------------------------------------
-
-commands = st.one_of(
-    st.builds(AddNode, st.sampled_from(["n2", "n3"])),
-    st.builds(CreateQueue, st.sampled_from(["n1", "n2", "n3"]), st.sampled_from(["a1", "a2"]),
-              st.sampled_from(["a1", "q1"]), st.sampled_from([ANY, MULTI]), st.sampled_from([None, "red"])),
-    st.builds(DeleteQueue, st.sampled_from(["n1", "n2"]), st.sampled_from(["a1", "q1"])),
-    st.builds(Attach, st.sampled_from(["c1", "c2"]), st.sampled_from(["n1", "n2", "n3"]),
-              st.sampled_from(["a1", "q1"]), st.sampled_from([None, "red", "blue"])),
-    st.builds(Close, st.sampled_from(["c1", "c2"])),
-    st.builds(Pause, st.sampled_from(["c1", "c2"])),
-    st.builds(Resume, st.sampled_from(["c1", "c2"])),
-    st.builds(Send, st.sampled_from(["n1", "n2", "n3"]), st.sampled_from(["a1", "a2"]),
-              st.sampled_from([None, ANY, MULTI]), st.sampled_from([None, "red", "blue"]), st.booleans(),
-              st.sampled_from([None, "a1", "q1"])),
-    st.builds(Configure, st.sampled_from(["a1", "a2"]), st.sampled_from(list(LbType)), st.sampled_from([-2, -1, 0, 1])),
-    st.builds(SetLink, st.sampled_from(["n1", "n2"]), st.sampled_from(["n1", "n2", "n3"]), st.booleans()),
-    st.builds(Tick, st.integers(0, 2)),
-)
-
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(commands, max_size=25), st.sampled_from(["seed", "artemis-2.11", "artemis-latest"]))
