@@ -177,6 +177,15 @@ class BalancingOptions:
     ``unrouted_status``
         The status of a send that no queue accepted although the address
         has bindings (F8).
+    ``redistribute_unmatched``
+        Whether a queue that has consumers gets a redistributor when it
+        holds a message none of their filters matches (2.19.0 on,
+        ARTEMIS-2007; before, only a queue without consumers gets one).
+    ``copy_before_target``
+        Whether the redistributed copy, and so its new message ID, is made
+        before a target is looked for, so a failed attempt uses up an ID
+        (before 2.29.0; seed 003's ``PostOfficeImpl.redistribute``); from
+        2.29.0 only once a target is found (ARTEMIS-4207).
     """
 
     off_with_redistribution: bool = True
@@ -184,6 +193,8 @@ class BalancingOptions:
     fqqn_send: FqqnSend = FqqnSend.BALANCED
     fqqn_redistribution_group: bool = True
     unrouted_status: UnroutedStatus = UnroutedStatus.OK
+    redistribute_unmatched: bool = True
+    copy_before_target: bool = False
 
 
 @dataclass(frozen=True)
@@ -291,6 +302,8 @@ SEED = Profile(
         fqqn_send=FqqnSend.LOCAL_UNFILTERED,
         fqqn_redistribution_group=False,
         unrouted_status=UnroutedStatus.NO_BINDINGS,
+        redistribute_unmatched=False,
+        copy_before_target=True,
     ),
 )
 
@@ -314,6 +327,8 @@ ARTEMIS_2_11 = Profile(
         fqqn_send=FqqnSend.LOCAL_UNFILTERED,
         fqqn_redistribution_group=False,
         unrouted_status=UnroutedStatus.NO_BINDINGS,
+        redistribute_unmatched=False,
+        copy_before_target=True,
     ),
 )
 

@@ -1,0 +1,36 @@
+"""Reference load balancing and redistribution: an Artemis cluster in miniature, written to teach.
+
+Introduction
+------------
+Each node of the cluster is built the way an Artemis server is: a post
+office whose per-address Bindings hold local and remote queue bindings in
+routing-name groups with round-robin positions, queues with consumers and
+a redistributor, and a cluster connection that tells every node about the
+others' queues and consumers. Sources are seed 003 (``BindingsImpl`` and
+``PostOfficeImpl.redistribute`` in 2.11.0) and the project's notes on
+Artemis routing, sections A5-A6 and F-I; the spec in
+``brokerspec.spec.balancing`` is the semantics this reproduces.
+
+Modules, in reading order: :mod:`.messages` (messages, filters, IDs, the
+logical clock), :mod:`.queues` (queues, consumers and the redistributor),
+:mod:`.queue_bindings` (local and remote bindings), :mod:`.bindings`
+(``BindingsImpl``: ``getNextBinding``, ``matchBinding``, ``redistribute``),
+:mod:`.post_office` (routing and the notification triggers),
+:mod:`.cluster` (nodes, bridges, the cluster connection) and
+:mod:`.broker` (the one entry point, and the cluster as a spec state).
+"""
+
+from .bindings import BindingsImpl, choose_from_bits, find_next_binding
+from .broker import ReferenceBalancingBroker, render_state
+from .cluster import Bridge, ClusterConnection, ClusterNode
+from .messages import CoreMessage, Filter, IDGenerator, LogicalClock
+from .post_office import AddressSettings, Notification, NotificationType, PostOffice
+from .queue_bindings import LocalQueueBinding, RemoteQueueBinding, RoutingContext
+from .queues import DeliveryLog, HandleStatus, QueueImpl, Redistributor, ServerConsumer
+
+__all__ = [
+    "AddressSettings", "BindingsImpl", "Bridge", "ClusterConnection", "ClusterNode", "CoreMessage", "DeliveryLog",
+    "Filter", "HandleStatus", "IDGenerator", "LocalQueueBinding", "LogicalClock", "Notification",
+    "NotificationType", "PostOffice", "QueueImpl", "Redistributor", "ReferenceBalancingBroker",
+    "RemoteQueueBinding", "RoutingContext", "ServerConsumer", "choose_from_bits", "find_next_binding", "render_state",
+]

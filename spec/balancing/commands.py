@@ -17,7 +17,14 @@ from dataclasses import dataclass
 from typing import ClassVar, Union
 
 from ..addressing.names import RoutingType
+from ..errors import InvalidCommand
 from .model import LbType
+
+
+def _check_filter(value: str | None, field: str) -> None:
+    """A filter names a colour; the empty string is no colour (Artemis treats an empty filter as none, ARTEMIS-2473)."""
+    if value == "":
+        raise InvalidCommand(f"a {field} names a colour or is null, not the empty string", field)
 
 
 @dataclass(frozen=True)
@@ -39,6 +46,9 @@ class CreateQueue:
     routing_type: RoutingType
     filter: str | None = None
 
+    def __post_init__(self) -> None:
+        _check_filter(self.filter, "filter")
+
 
 @dataclass(frozen=True)
 class DeleteQueue:
@@ -58,6 +68,9 @@ class Attach:
     node: str
     queue: str
     filter: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_filter(self.filter, "filter")
 
 
 @dataclass(frozen=True)

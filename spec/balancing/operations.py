@@ -218,8 +218,9 @@ def add_redistributor(step: Step, key: QueueKey) -> None:
     """``QueueImpl.addRedistributor`` with the delay of the queue's address (I2).
 
     Nothing when the delay is -1 or the queue already has one; otherwise
-    only when the queue has no consumers or holds a message none of their
-    filters matches; it becomes active ``delay`` ticks from now.
+    only when the queue has no consumers or (from 2.19.0, ARTEMIS-2007)
+    holds a message none of their filters matches; it becomes active
+    ``delay`` ticks from now.
     """
     queue = step.state.queues.get(key)
     if queue is None:
@@ -227,7 +228,7 @@ def add_redistributor(step: Step, key: QueueKey) -> None:
     delay = get_settings(step.state, queue.address).redistribution_delay
     if delay == -1 or queue.redistributor is not None:
         return
-    if queue.consumers and not has_unmatched_pending(step.state, queue):
+    if queue.consumers and not (step.state.options.redistribute_unmatched and has_unmatched_pending(step.state, queue)):
         return
     step.put_queue(dataclasses.replace(queue, redistributor=step.state.clock + delay))
 
@@ -247,12 +248,14 @@ def redistribute_one(step: Step, queue: QueueState, message: Message) -> bool:
     Only under a type whose ``allowRedistribute()`` holds (seed 003, H); the
     target is the first member from the group's position that has a
     matching consumer, is not the originating queue and whose filter
-    matches (I5). The copy gets a new message ID.
+    matches (I5). The copy gets a new message ID: before 2.29.0 it is made,
+    and the ID used up, before the target is looked for (ARTEMIS-4207).
     """
     state = step.state
     lb_type = get_settings(state, message.address).lb_type
     if lb_type not in REDISTRIBUTING:
         return False
+    early_copy = step.new_message_id() if state.options.copy_before_target else None
     group_name = redistribution_group(state, queue, message)
     group = get_group(state, message.address, group_name)
     if not group:
@@ -270,7 +273,7 @@ def redistribute_one(step: Step, queue: QueueState, message: Message) -> bool:
     step.update(positions=step.state.positions.set(group_key, (index + 1) % len(group)))
     current = step.state.queues[(queue.node, queue.name)]
     step.put_queue(dataclasses.replace(current, pending=tuple(m for m in current.pending if m.id != message.id)))
-    copy = dataclasses.replace(message, id=step.new_message_id())
+    copy = dataclasses.replace(message, id=step.new_message_id() if early_copy is None else early_copy)
     chosen = group[index]
     step.events.append(Redistributed(message.id, queue.node, queue.name, copy.id, chosen.node, chosen.name))
     land(step, (chosen.node, chosen.name), copy)

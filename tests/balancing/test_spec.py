@@ -7,13 +7,13 @@ reproduces; the outcomes are checked field by field, so each can fail.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brokerspec.spec import get_profile
+from brokerspec.spec import InvalidCommand, get_profile
 from brokerspec.spec.addressing import RoutingType
 from brokerspec.spec.balancing import (
     RULES,
@@ -388,3 +388,31 @@ def test_every_outcome_rule_is_used() -> None:
         ], profile)
         used.update(o.rule for o in outcomes)
     assert set(RULES) - STRUCTURAL <= set(used), set(RULES) - STRUCTURAL - set(used)
+
+
+@pytest.mark.parametrize("build", [lambda: CreateQueue("n1", "a1", "q", ANY, ""), lambda: Attach("c", "n1", "q", "")])
+def test_an_empty_filter_is_refused_when_the_command_is_built(build: Callable[[], BalancingCommand]) -> None:
+    with pytest.raises(InvalidCommand, match="filter") as caught:
+        build()
+    assert caught.value.field == "filter"
+
+
+def test_before_2_29_a_failed_redistribution_uses_up_a_message_id() -> None:
+    """Seed 003 / ARTEMIS-4207: the copy (and its ID) was made before a target was looked for."""
+    script: list[BalancingCommand] = [*cluster(2, LbType.ON_DEMAND, 0), Send("n1", "a1", color="blue"),
+                                      Attach("c2", "n2", "a1", "red"), Send("n1", "a1")]
+    old_state, old = run(script, "artemis-2.11")
+    new_state, new = run(script)
+    assert isinstance(old[-1], Sent) and isinstance(new[-1], Sent)
+    assert new[-1].message == 2 and old[-1].message > 2
+
+
+def test_before_2_19_a_queue_with_consumers_gets_no_redistributor_for_unmatched_messages() -> None:
+    """ARTEMIS-2007: a blue message waiting beside a red consumer was stuck before 2.19.0."""
+    script: list[BalancingCommand] = [*cluster(2, LbType.ON_DEMAND, 0), Attach("c1", "n1", "a1", "red"),
+                                      Send("n1", "a1", color="blue"), Attach("c2", "n2", "a1")]
+    old_state, _ = run(script, "artemis-2.11")
+    new_state, new = run(script)
+    assert [m.id for m in old_state.queues[("n1", "a1")].pending] == [1]
+    assert new_state.queues[("n1", "a1")].pending == ()
+    assert [e.to_node for e in new[-1].events if isinstance(e, Redistributed)] == ["n2"]  # type: ignore[union-attr]

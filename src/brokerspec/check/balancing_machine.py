@@ -9,7 +9,7 @@ nodes, made by the ``initialize`` step) and names collide on purpose: the
 queue name ``a1`` is also an address, so an ANYCAST queue named like its
 address (the one the redistribution triggers find by routing name) is
 common; two colours feed both queue and consumer filters. Consumers come and
-go, links go down and up, and the logical clock ticks, so delayed
+go, pause and resume, links go down and up, and the logical clock ticks, so delayed
 redistribution fires within a few steps.
 
 Nodes, consumers and queues to act on are picked as a plain function of the
@@ -34,6 +34,8 @@ from brokerspec.spec.balancing import (
     CreateQueue,
     DeleteQueue,
     LbType,
+    Pause,
+    Resume,
     Send,
     SetLink,
     Tick,
@@ -114,6 +116,13 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             """Close ``consumer``, or the first open one when it is not open."""
             open_ones = self.lockstep.state.consumers
             self.run(Close(consumer if consumer in open_ones or not open_ones else min(open_ones)))
+
+        @rule(consumer=CONSUMERS, resume=st.booleans())
+        def pause_or_resume(self, consumer: str, resume: bool) -> None:
+            """Stop or start ``consumer``'s session (the first open consumer when it is not open)."""
+            open_ones = self.lockstep.state.consumers
+            name = consumer if consumer in open_ones or not open_ones else min(open_ones)
+            self.run(Resume(name) if resume else Pause(name))
 
         @rule(pick=PICK, address=ADDRESSES, routing_type=MESSAGE_ROUTING_TYPES, color=COLOURS,
               grouped=st.sampled_from([False, False, False, True]),

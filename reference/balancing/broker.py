@@ -1,0 +1,326 @@
+"""The reference load-balancing broker: one entry point over a cluster of nodes.
+
+Introduction
+------------
+:class:`ReferenceBalancingBroker` is a whole cluster built from the parts
+the other modules describe: a :class:`~.cluster.ClusterConnection` with a
+:class:`~.cluster.ClusterNode` per node (starting with ``n1``), each node
+with its own :class:`~.post_office.PostOffice`, Bindings and queues. Beside
+them it keeps what belongs to no one node:
+
+* the consumers by name (a consumer name is unique in the cluster, rule
+  LB-CONSUMERS), the way sessions know their consumers;
+* the two ID generators (messages, queues) and the logical clock
+  (:mod:`.messages`);
+* the :class:`~.queues.DeliveryLog` the outcome's events are read from.
+
+:meth:`ReferenceBalancingBroker.execute` runs one command and returns the
+outcome the spec's ``apply`` returns (without the rule ID). A refused
+command changes nothing: every check comes before the first change. After
+every command that was not refused each queue with an active redistributor
+gets one delivery attempt, queues in creation order (I3; the spec's
+``deliver``), which is Artemis's delivery loop offering the waiting
+messages to the redistributor, one round per step.
+:meth:`ReferenceBalancingBroker.snapshot` shows the cluster as a spec state
+(:func:`render_state`), reading the objects and writing the value field by
+field without changing anything:
+
+* ``nodes``: the cluster connection's members in joining order;
+* ``queues``: every node's local queues, each with its ID as the creation
+  serial, its consumers' names in attach order, its waiting messages and
+  the tick its redistributor becomes active at (I2);
+* ``consumers``: by name, with node, queue, filter and whether the
+  consumer's session is stopped (paused);
+* ``positions``: each node's Bindings' ``routing_name_positions``, keyed
+  (node, address, routing name); a group never routed to has none;
+* ``consumer_positions``: each queue's ``pos`` once used, keyed (node, queue);
+* ``settings``: the explicitly configured addresses only;
+* ``down_links``: the bridges that are down;
+* the clock and the next message and queue numbers.
+
+Two nodes, each with an anycast queue of ``a1`` and a consumer on it: the
+sends from ``n1`` take turns between the local and the remote queue (F3,
+``OnewayTwoNodeClusterTest.testBasicRoundRobin``):
+
+>>> from brokerspec.spec import get_profile
+>>> from brokerspec.spec.addressing.names import RoutingType
+>>> broker = ReferenceBalancingBroker(get_profile("artemis-latest"))
+>>> for command in (AddNode("n2"), CreateQueue("n1", "a1", "a1", RoutingType.ANYCAST),
+...                 CreateQueue("n2", "a1", "a1", RoutingType.ANYCAST), Attach("c1", "n1", "a1"),
+...                 Attach("c2", "n2", "a1")):
+...     _ = broker.execute(command)
+>>> [event.node for _ in range(3) for event in broker.execute(Send("n1", "a1")).events]
+['n1', 'n2', 'n1']
+>>> broker.snapshot().positions
+FrozenMap({('n1', 'a1', 'a1'): 1})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from brokerspec.spec import BalancingOptions, FrozenMap, Outcome, Profile
+from brokerspec.spec.balancing import (
+    FIRST_NODE,
+    AddNode,
+    AddressBalancing,
+    Attach,
+    BalancingCommand,
+    BalancingState,
+    Close,
+    Configure,
+    Consumer,
+    CreateQueue,
+    DeleteQueue,
+    Done,
+    LbType,
+    Pause,
+    QueueState,
+    Refusal,
+    Refused,
+    Resume,
+    Send,
+    Sent,
+    SetLink,
+    Tick,
+)
+
+from .cluster import ClusterConnection
+from .messages import GROUP_ID, CoreMessage, IDGenerator, LogicalClock
+from .post_office import AddressSettings
+from .queues import DeliveryLog, QueueImpl, ServerConsumer
+
+
+class ReferenceBalancingBroker:
+    """A cluster's load balancing and redistribution, built the way Artemis builds it."""
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self.options = profile.balancing
+        self.clock = LogicalClock()
+        self.log = DeliveryLog()
+        self.message_ids = IDGenerator()
+        self.queue_ids = IDGenerator()
+        self.cluster = ClusterConnection(self.options, self.clock, self.log, self.message_ids)
+        self.cluster.add_node(FIRST_NODE)
+        self.consumers: dict[str, ServerConsumer] = {}
+
+    # -- the one entry point -----------------------------------------------------------
+
+    def execute(self, command: BalancingCommand) -> Outcome:
+        """Run one command, then the redistributors' delivery round; return the outcome."""
+        self.log.drain()
+        outcome = self.perform(command)
+        if isinstance(outcome, Refused):
+            return outcome
+        self.deliver_to_redistributors()
+        events = self.log.drain()
+        if isinstance(outcome, Sent):
+            return Sent(outcome.message, outcome.status, events)
+        return Done(events)
+
+    def perform(self, command: BalancingCommand) -> Sent | Done | Refused:
+        """The command itself."""
+        if isinstance(command, AddNode):
+            return self.add_node(command)
+        if isinstance(command, CreateQueue):
+            return self.create_queue(command)
+        if isinstance(command, DeleteQueue):
+            return self.delete_queue(command)
+        if isinstance(command, Attach):
+            return self.attach_consumer(command)
+        if isinstance(command, Close):
+            return self.close_consumer(command)
+        if isinstance(command, Pause):
+            return self.pause_consumer(command)
+        if isinstance(command, Resume):
+            return self.resume_consumer(command)
+        if isinstance(command, Send):
+            return self.send(command)
+        if isinstance(command, Configure):
+            return self.configure(command)
+        if isinstance(command, SetLink):
+            return self.set_link(command)
+        if isinstance(command, Tick):
+            return self.tick(command)
+        raise TypeError(f"not a load-balancing command: {command!r}")  # pragma: no cover - the union is closed
+
+    def deliver_to_redistributors(self) -> None:
+        """One delivery attempt for every active redistributor, queues in creation order (I3)."""
+        for queue in sorted(self.get_queues(), key=lambda q: q.id):
+            queue.deliver_to_redistributor()
+
+    def get_queues(self) -> list[QueueImpl]:
+        """Every queue of the cluster."""
+        return [queue for node in self.cluster.nodes.values() for queue in node.get_local_queues()]
+
+    # -- the commands ------------------------------------------------------------------
+
+    def add_node(self, command: AddNode) -> Done | Refused:
+        """A node joins and learns the cluster's queues (LB-NODES)."""
+        if command.node in self.cluster.nodes:
+            return Refused(Refusal.NODE_EXISTS)
+        self.cluster.add_node(command.node)
+        return Done()
+
+    def create_queue(self, command: CreateQueue) -> Done | Refused:
+        """A queue on one node; queue names are unique per node only (A5, LB-QUEUE-PER-NODE)."""
+        node = self.cluster.nodes.get(command.node)
+        if node is None:
+            return Refused(Refusal.UNKNOWN_NODE)
+        if node.post_office.get_local_queue(command.queue) is not None:
+            return Refused(Refusal.QUEUE_EXISTS)
+        node.create_queue(self.queue_ids.generate_id(), command.queue, command.address, command.routing_type,
+                          command.filter)
+        return Done()
+
+    def delete_queue(self, command: DeleteQueue) -> Done | Refused:
+        """Refused while the queue has consumers (AMQ229025); otherwise it goes with its messages."""
+        node = self.cluster.nodes.get(command.node)
+        queue = None if node is None else node.post_office.get_local_queue(command.queue)
+        if node is None or queue is None:
+            return Refused(Refusal.QUEUE_NOT_FOUND)
+        if queue.get_consumer_count() > 0:
+            return Refused(Refusal.QUEUE_IN_USE)
+        node.destroy_queue(queue)
+        return Done()
+
+    def attach_consumer(self, command: Attach) -> Done | Refused:
+        """A consumer attaches to a queue on its node (LB-CONSUMERS, RD-TRIGGER-REMOTE-CONSUMER)."""
+        node = self.cluster.nodes.get(command.node)
+        if node is None:
+            return Refused(Refusal.UNKNOWN_NODE)
+        queue = node.post_office.get_local_queue(command.queue)
+        if queue is None:
+            return Refused(Refusal.QUEUE_NOT_FOUND)
+        if command.consumer in self.consumers:
+            return Refused(Refusal.CONSUMER_EXISTS)
+        self.consumers[command.consumer] = node.create_consumer(command.consumer, queue, command.filter)
+        return Done()
+
+    def close_consumer(self, command: Close) -> Done | Refused:
+        """A consumer closes (RD-TRIGGER-CLOSE)."""
+        consumer = self.consumers.pop(command.consumer, None)
+        if consumer is None:
+            return Refused(Refusal.CONSUMER_NOT_FOUND)
+        self.cluster.nodes[consumer.queue.node].close_consumer(consumer)
+        return Done()
+
+    def pause_consumer(self, command: Pause) -> Done | Refused:
+        """The consumer's session stops: it takes nothing, but stays attached and counted (LB-CONSUMERS)."""
+        consumer = self.consumers.get(command.consumer)
+        if consumer is None:
+            return Refused(Refusal.CONSUMER_NOT_FOUND)
+        consumer.set_started(False)
+        return Done()
+
+    def resume_consumer(self, command: Resume) -> Done | Refused:
+        """The consumer's session starts again; its queue offers the waiting messages once more."""
+        consumer = self.consumers.get(command.consumer)
+        if consumer is None:
+            return Refused(Refusal.CONSUMER_NOT_FOUND)
+        consumer.set_started(True)
+        consumer.queue.deliver_waiting()
+        return Done()
+
+    def send(self, command: Send) -> Sent | Refused:
+        """A producer on a node sends one message; it gets the next message ID (F)."""
+        node = self.cluster.nodes.get(command.node)
+        if node is None:
+            return Refused(Refusal.UNKNOWN_NODE)
+        message = CoreMessage(self.message_ids.generate_id(), command.address, command.routing_type, command.color,
+                              GROUP_ID if command.grouped else None, command.fqqn_queue)
+        status = node.post_office.route(message)
+        return Sent(message.message_id, status)
+
+    def configure(self, command: Configure) -> Done | Refused:
+        """Set an address's type and delay on every node (LB-TYPES, RD-DELAY)."""
+        if command.lb_type is LbType.OFF_WITH_REDISTRIBUTION and not self.options.off_with_redistribution:
+            return Refused(Refusal.NOT_SUPPORTED)
+        if command.redistribution_delay < -1:
+            return Refused(Refusal.BAD_VALUE)
+        self.cluster.address_settings.add_match(command.address,
+                                                AddressSettings(command.redistribution_delay, command.lb_type))
+        for node in self.cluster.nodes.values():
+            node.post_office.update_message_load_balancing_type(command.address)
+        return Done()
+
+    def set_link(self, command: SetLink) -> Done | Refused:
+        """Bring a bridge up or down (F6, LB-DISCONNECTED)."""
+        if command.node not in self.cluster.nodes or command.peer not in self.cluster.nodes:
+            return Refused(Refusal.UNKNOWN_NODE)
+        if command.node == command.peer:
+            return Refused(Refusal.BAD_VALUE)
+        self.cluster.set_link(command.node, command.peer, command.connected)
+        return Done()
+
+    def tick(self, command: Tick) -> Done | Refused:
+        """Let time pass; delayed redistributors may become active (I2)."""
+        if command.ticks < 1:
+            return Refused(Refusal.BAD_VALUE)
+        self.clock.advance(command.ticks)
+        return Done()
+
+    # -- observation -------------------------------------------------------------------
+
+    def snapshot(self) -> BalancingState:
+        """The cluster rendered as a spec state."""
+        return render_state(self.options, self.cluster, self.consumers, self.clock.now, self.message_ids.next_id,
+                            self.queue_ids.next_id)
+
+
+# -- the cluster as a spec state --------------------------------------------------------
+
+
+def render_queue(queue: QueueImpl) -> QueueState:
+    """One queue as the spec writes it."""
+    return QueueState(
+        node=queue.node,
+        name=queue.name,
+        address=queue.address,
+        routing_type=queue.routing_type,
+        filter=None if queue.filter is None else queue.filter.filter_string,
+        serial=queue.id,
+        consumers=tuple(consumer.name for consumer in queue.consumers),
+        pending=tuple(message.to_spec() for message in queue.messages),
+        redistributor=None if queue.redistributor is None else queue.redistributor.active_at,
+    )
+
+
+def render_consumer(consumer: ServerConsumer) -> Consumer:
+    """One consumer as the spec writes it."""
+    return Consumer(consumer.name, consumer.queue.node, consumer.queue.name, consumer.get_filter_string(),
+                    paused=not consumer.started)
+
+
+def render_state(options: BalancingOptions, cluster: ClusterConnection, consumers: Mapping[str, ServerConsumer],
+                 clock: int, next_message: int, next_serial: int) -> BalancingState:
+    """The whole cluster as a spec state."""
+    queues: dict[tuple[str, str], QueueState] = {}
+    consumer_positions: dict[tuple[str, str], int] = {}
+    positions: dict[tuple[str, str, str], int] = {}
+    for name, node in cluster.nodes.items():
+        for queue in node.get_local_queues():
+            queues[(name, queue.name)] = render_queue(queue)
+            if queue.pos is not None:
+                consumer_positions[(name, queue.name)] = queue.pos
+        for address, bindings in node.post_office.mappings.items():
+            for routing_name, position in bindings.routing_name_positions.items():
+                positions[(name, address, routing_name)] = position
+    settings = {
+        address: AddressBalancing(entry.load_balancing_type, entry.redistribution_delay)
+        for address, entry in cluster.address_settings.matches.items()
+    }
+    return BalancingState(
+        nodes=tuple(cluster.nodes),
+        options=options,
+        queues=FrozenMap(queues),
+        consumers=FrozenMap({name: render_consumer(c) for name, c in consumers.items()}),
+        positions=FrozenMap(positions),
+        consumer_positions=FrozenMap(consumer_positions),
+        settings=FrozenMap(settings),
+        down_links=cluster.get_down_links(),
+        clock=clock,
+        next_message=next_message,
+        next_serial=next_serial,
+    )

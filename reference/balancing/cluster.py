@@ -1,0 +1,177 @@
+"""The cluster: nodes, the bridges between them, and the cluster connection that keeps them informed.
+
+Introduction
+------------
+A :class:`ClusterNode` is one server (``ActiveMQServerImpl`` with its
+``PostOfficeImpl``): it creates and destroys its queues and its consumers'
+attachments, and every such change becomes a notification of distance 0
+(E1; ``ServerConsumerImpl`` announces consumers).
+
+The :class:`ClusterConnection` joins every node to every other, as a
+symmetric cluster with ``max-hops`` 1 does, and plays two parts:
+
+* *notifications*: a distance-0 notification of one node reaches every
+  other node at once (the spec's notifications are instantaneous, so each
+  step ends in a settled cluster). The receiving node does what
+  ``ClusterConnectionImpl.MessageFlowRecordImpl`` does:
+  ``doBindingAdded`` makes a :class:`~.queue_bindings.RemoteQueueBinding`
+  and adds it to its post office; ``doBindingRemoved`` removes it;
+  ``doConsumerCreated`` / ``doConsumerClosed`` count the consumer on the
+  remote binding (E5) and pass the notification, one hop older, to the
+  post office, where the triggers of I1 look at it.
+* *messages*: one :class:`Bridge` per ordered pair of nodes carries the
+  messages a node's remote bindings route. Its ``connected`` flag is what a
+  remote binding answers to ``isConnected()`` (F6); ``set_link`` flips it.
+  Notifications travel regardless of it, and so do messages: the spec
+  lands a message routed to a disconnected binding at once, where Artemis
+  would hold it in the store-and-forward queue until the bridge is back.
+
+A node that joins learns every queue of the cluster, in creation order, and
+every consumer on them, as the queue infos an Artemis node sends a new
+member do.
+"""
+
+from __future__ import annotations
+
+from brokerspec.spec import BalancingOptions
+from brokerspec.spec.addressing.names import RoutingType
+
+from .messages import CoreMessage, IDGenerator, LogicalClock, create_filter
+from .post_office import AddressSettingsRepository, Notification, NotificationType, PostOffice
+from .queue_bindings import LocalQueueBinding, RemoteQueueBinding, compute_node_id
+from .queues import DeliveryLog, QueueImpl, ServerConsumer
+
+
+class Bridge:
+    """``ClusterConnectionBridge`` from ``node`` to ``peer``: up (``connected``) or down."""
+
+    def __init__(self, node: str, peer: str) -> None:
+        self.node = node
+        self.peer = peer
+        self.connected = True
+
+
+class ClusterNode:
+    """One server of the cluster, with its own post office."""
+
+    def __init__(self, name: str, cluster: ClusterConnection) -> None:
+        self.name = name
+        self.node_id = compute_node_id(name)
+        self.cluster = cluster
+        self.post_office = PostOffice(name, self.node_id, cluster.options, cluster.address_settings, cluster.clock,
+                                      cluster.log, cluster.message_ids, cluster)
+
+    def get_local_queues(self) -> list[QueueImpl]:
+        """This node's queues."""
+        return [b.queue for b in self.post_office.name_map.values() if isinstance(b, LocalQueueBinding)]
+
+    # -- what the server does on a client's or an administrator's behalf -------------
+
+    def create_queue(self, queue_id: int, name: str, address: str, routing_type: RoutingType,
+                     filter_string: str | None) -> QueueImpl:
+        """``ActiveMQServerImpl.createQueue``: a queue and its local binding, announced by the post office."""
+        queue = QueueImpl(queue_id, name, address, routing_type, create_filter(filter_string), self.name,
+                          self.post_office, self.cluster.clock, self.cluster.log)
+        self.post_office.add_binding(LocalQueueBinding(queue, self.node_id))
+        return queue
+
+    def destroy_queue(self, queue: QueueImpl) -> None:
+        """``ActiveMQServerImpl.destroyQueue`` of a queue without consumers: its messages go with it."""
+        queue.delete_messages()
+        self.post_office.remove_binding(queue.name)
+
+    def create_consumer(self, name: str, queue: QueueImpl, filter_string: str | None) -> ServerConsumer:
+        """``ServerSessionImpl.createConsumer``: attach, then announce ``CONSUMER_CREATED``."""
+        consumer = ServerConsumer(name, queue, create_filter(filter_string))
+        queue.add_consumer(consumer)
+        self.post_office.send_notification(self.consumer_notification(NotificationType.CONSUMER_CREATED, consumer))
+        return consumer
+
+    def close_consumer(self, consumer: ServerConsumer) -> None:
+        """``ServerConsumerImpl.close``: detach, then announce ``CONSUMER_CLOSED``."""
+        consumer.queue.remove_consumer(consumer)
+        self.post_office.send_notification(self.consumer_notification(NotificationType.CONSUMER_CLOSED, consumer))
+
+    def consumer_notification(self, kind: NotificationType, consumer: ServerConsumer) -> Notification:
+        """A consumer notification of distance 0, naming the consumer's binding and filter."""
+        binding = self.post_office.name_map[consumer.queue.name]
+        return Notification(kind, binding.get_address(), binding.get_cluster_name(), binding.get_routing_name(),
+                            self.name, consumer.queue.name, consumer.queue.routing_type,
+                            consumer.get_filter_string())
+
+    # -- the receiving end of the cluster connection (MessageFlowRecordImpl) ---------
+
+    def on_cluster_notification(self, notification: Notification, bridge: Bridge) -> None:
+        """A notification from another node, arriving over ``bridge``'s cluster connection."""
+        kind = notification.type
+        if kind is NotificationType.BINDING_ADDED:
+            self.do_binding_added(notification, bridge)
+        elif kind is NotificationType.BINDING_REMOVED:
+            self.post_office.remove_binding(notification.cluster_name)
+        else:
+            binding = self.post_office.get_binding(notification.cluster_name)
+            if isinstance(binding, RemoteQueueBinding):
+                if kind is NotificationType.CONSUMER_CREATED:
+                    binding.add_consumer(notification.filter_string)
+                else:
+                    binding.remove_consumer(notification.filter_string)
+            self.post_office.send_notification(notification.next_hop())
+
+    def do_binding_added(self, notification: Notification, bridge: Bridge) -> None:
+        """``doBindingAdded``: a remote binding for the announced queue, with its filter (A5, F5)."""
+        binding = RemoteQueueBinding(notification.cluster_name, notification.address, notification.queue_name,
+                                     notification.routing_name, notification.routing_type,
+                                     notification.filter_string, notification.source_node, bridge)
+        self.post_office.add_binding(binding)
+
+
+class ClusterConnection:
+    """``ClusterConnectionImpl`` for the whole cluster: the nodes, their bridges, their notifications."""
+
+    def __init__(self, options: BalancingOptions, clock: LogicalClock, log: DeliveryLog,
+                 message_ids: IDGenerator) -> None:
+        self.options = options
+        self.clock = clock
+        self.log = log
+        self.message_ids = message_ids
+        self.address_settings = AddressSettingsRepository()
+        self.nodes: dict[str, ClusterNode] = {}
+        self.bridges: dict[tuple[str, str], Bridge] = {}
+
+    def add_node(self, name: str) -> ClusterNode:
+        """A node joins: bridges both ways to every member, then it learns every queue and consumer."""
+        node = ClusterNode(name, self)
+        for peer in self.nodes:
+            self.bridges[(name, peer)] = Bridge(name, peer)
+            self.bridges[(peer, name)] = Bridge(peer, name)
+        existing = sorted((q for member in self.nodes.values() for q in member.get_local_queues()),
+                          key=lambda q: q.id)
+        self.nodes[name] = node
+        for queue in existing:
+            owner = self.nodes[queue.node]
+            binding = owner.post_office.name_map[queue.name]
+            bridge = self.bridges[(name, queue.node)]
+            node.on_cluster_notification(owner.post_office.binding_notification(
+                NotificationType.BINDING_ADDED, binding), bridge)
+            for consumer in queue.consumers:
+                node.on_cluster_notification(owner.consumer_notification(
+                    NotificationType.CONSUMER_CREATED, consumer), bridge)
+        return node
+
+    def propagate(self, source: str, notification: Notification) -> None:
+        """Carry ``source``'s notification to every other node."""
+        for name, node in self.nodes.items():
+            if name != source:
+                node.on_cluster_notification(notification, self.bridges[(name, source)])
+
+    def forward(self, source: str, target: str, queue_name: str, message: CoreMessage) -> None:
+        """The bridge from ``source`` to ``target`` delivers ``message`` to ``queue_name`` there (F7)."""
+        self.nodes[target].post_office.route_from_cluster(message, queue_name)
+
+    def set_link(self, node: str, peer: str, connected: bool) -> None:
+        """Bring the bridge from ``node`` to ``peer`` up or down (F6)."""
+        self.bridges[(node, peer)].connected = connected
+
+    def get_down_links(self) -> frozenset[tuple[str, str]]:
+        """The bridges that are down, as (node, peer)."""
+        return frozenset(key for key, bridge in self.bridges.items() if not bridge.connected)

@@ -1,0 +1,284 @@
+"""The post office of one node: its address manager, routing, redistribution and notifications.
+
+Introduction
+------------
+Every :class:`~.cluster.ClusterNode` has its own :class:`PostOffice`, as
+every Artemis server has its own ``PostOfficeImpl``. It keeps:
+
+* the address manager's maps (``SimpleAddressManager``, E1): ``mappings``,
+  address -> :class:`~.bindings.BindingsImpl`, and ``name_map``, unique
+  name -> binding. Local queues are filed under their names, remote ones
+  under their cluster names (A5), so :meth:`PostOffice.get_binding` with a
+  plain queue name finds a local queue;
+* ``queue_infos``: per cluster name, the consumer count the notifications
+  report (``QueueInfo``), which decides the close trigger below;
+* the address settings (``redistribution-delay`` and, in this model, the
+  load-balancing type), shared by all nodes like one ``broker.xml``.
+
+Theory of operation:
+
+1. :meth:`PostOffice.route` (F1, F8): no Bindings for the address is
+   NO_BINDINGS; otherwise the Bindings fill a routing context, and a
+   context left empty gives the profile's status (ARTEMIS-4089,
+   ARTEMIS-4911). :meth:`PostOffice.process_route` then hands the message
+   to each destination in (node, queue) order: a local queue takes it at
+   once, a remote one receives it over the bridge, straight away (the spec
+   delivers at once, even over a bridge that is down).
+2. :meth:`PostOffice.redistribute` (I4): the Bindings of the *message's*
+   address (ARTEMIS-3223), only when they ``allowRedistribute``.
+3. :meth:`PostOffice.send_notification` is the management notification
+   service: the node's own :meth:`PostOffice.on_notification` hears every
+   notification, and the cluster connection carries those of distance 0
+   (this node's queues and consumers) to the other nodes.
+4. :meth:`PostOffice.on_notification` keeps the three triggers of I1,
+   each finding the local queue *by routing name* (``getBinding(routingName)``,
+   as ``spec.balancing.operations`` does) and asking it to add a
+   redistributor with its address's delay, unless that is -1:
+
+   * ``BINDING_ADDED`` at distance 0 while a connected remote binding of
+     the address has consumers (RD-TRIGGER-QUEUE-CREATED);
+   * ``CONSUMER_CREATED`` at distance > 0 (RD-TRIGGER-REMOTE-CONSUMER);
+   * ``CONSUMER_CLOSED`` at distance 0 once the binding's consumer count
+     is down to 0 (RD-TRIGGER-CLOSE).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from brokerspec.spec import BalancingOptions
+from brokerspec.spec.addressing.names import RoutingType
+from brokerspec.spec.balancing import LbType, RoutingStatus
+
+from .bindings import BindingsImpl
+from .messages import CoreMessage, IDGenerator, LogicalClock
+from .queue_bindings import Binding, LocalQueueBinding, RemoteQueueBinding, RoutingContext
+from .queues import DeliveryLog, QueueImpl
+
+if TYPE_CHECKING:
+    from .cluster import ClusterConnection
+
+
+class NotificationType(Enum):
+    """The ``CoreNotificationType`` values the cluster connection and the post office listen to."""
+
+    BINDING_ADDED = "BINDING_ADDED"
+    BINDING_REMOVED = "BINDING_REMOVED"
+    CONSUMER_CREATED = "CONSUMER_CREATED"
+    CONSUMER_CLOSED = "CONSUMER_CLOSED"
+
+
+@dataclass(frozen=True)
+class Notification:
+    """A management notification and the properties this domain reads from it.
+
+    ``distance`` is 0 on the node the queue or consumer is on and grows by
+    one per hop (``_AMQ_Distance``). ``filter_string`` is the queue's filter
+    for binding notifications and the consumer's for consumer ones.
+    """
+
+    type: NotificationType
+    address: str
+    cluster_name: str
+    routing_name: str
+    source_node: str
+    queue_name: str
+    routing_type: RoutingType
+    filter_string: str | None = None
+    distance: int = 0
+
+    def next_hop(self) -> Notification:
+        """The notification as the next node receives it."""
+        return dataclasses.replace(self, distance=self.distance + 1)
+
+
+@dataclass(frozen=True)
+class AddressSettings:
+    """One address's settings: ``redistribution-delay`` in ticks (default -1, never; I1) and the
+    load-balancing type (default ON_DEMAND, the cluster connection's default; H)."""
+
+    redistribution_delay: int = -1
+    load_balancing_type: LbType = LbType.ON_DEMAND
+
+
+class AddressSettingsRepository:
+    """``HierarchicalRepository<AddressSettings>`` without wildcards: explicit entries, else the defaults."""
+
+    def __init__(self) -> None:
+        self.matches: dict[str, AddressSettings] = {}
+
+    def add_match(self, address: str, settings: AddressSettings) -> None:
+        self.matches[address] = settings
+
+    def get_match(self, address: str) -> AddressSettings:
+        return self.matches.get(address, AddressSettings())
+
+
+class QueueInfo:
+    """``QueueInfo``: what the notifications said about one binding, here its consumer count."""
+
+    def __init__(self, distance: int) -> None:
+        self.distance = distance
+        self.consumer_count = 0
+
+
+class PostOffice:
+    """``PostOfficeImpl`` of node ``node``."""
+
+    def __init__(self, node: str, node_id: str, options: BalancingOptions, settings: AddressSettingsRepository,
+                 clock: LogicalClock, log: DeliveryLog, message_ids: IDGenerator,
+                 cluster: ClusterConnection) -> None:
+        self.node = node
+        self.node_id = node_id
+        self.options = options
+        self.address_settings = settings
+        self.clock = clock
+        self.log = log
+        self.message_ids = message_ids
+        self.cluster = cluster
+        self.mappings: dict[str, BindingsImpl] = {}
+        self.name_map: dict[str, Binding] = {}
+        self.queue_infos: dict[str, QueueInfo] = {}
+
+    # -- the address manager (E1, E3) ------------------------------------------------
+
+    def get_binding(self, name: str) -> Binding | None:
+        """``getBinding(name)``: the binding filed under that unique name."""
+        return self.name_map.get(name)
+
+    def get_local_queue(self, name: str) -> QueueImpl | None:
+        """The local queue called ``name``, if there is one."""
+        binding = self.name_map.get(name)
+        return binding.queue if isinstance(binding, LocalQueueBinding) else None
+
+    def get_bindings_for_routing_address(self, address: str) -> BindingsImpl | None:
+        """The address's Bindings, or None when it has no bindings (E3)."""
+        return self.mappings.get(address)
+
+    def add_binding(self, binding: Binding) -> None:
+        """``PostOfficeImpl.addBinding``: file it, add it to its address's Bindings, announce it (E1, E2)."""
+        self.name_map[binding.get_unique_name()] = binding
+        address = binding.get_address()
+        bindings = self.mappings.get(address)
+        if bindings is None:
+            lb_type = self.address_settings.get_match(address).load_balancing_type
+            bindings = self.mappings[address] = BindingsImpl(address, self.options, lb_type)
+        bindings.add_binding(binding)
+        self.send_notification(self.binding_notification(NotificationType.BINDING_ADDED, binding))
+
+    def remove_binding(self, unique_name: str) -> None:
+        """``PostOfficeImpl.removeBinding``: the reverse; an emptied Bindings goes (E3)."""
+        binding = self.name_map.pop(unique_name)
+        address = binding.get_address()
+        bindings = self.mappings[address]
+        bindings.remove_binding(binding)
+        if bindings.is_empty():
+            del self.mappings[address]
+        self.send_notification(self.binding_notification(NotificationType.BINDING_REMOVED, binding))
+
+    def binding_notification(self, kind: NotificationType, binding: Binding) -> Notification:
+        """The notification announcing ``binding``; a remote binding's is one hop old already."""
+        if isinstance(binding, RemoteQueueBinding):
+            return Notification(kind, binding.address, binding.cluster_name, binding.routing_name,
+                                binding.remote_node, binding.queue_name, binding.routing_type,
+                                binding.get_filter_string(), distance=1)
+        filter = binding.get_filter()
+        return Notification(kind, binding.get_address(), binding.get_cluster_name(), binding.get_routing_name(),
+                            self.node, binding.get_unique_name(), binding.get_routing_type(),
+                            None if filter is None else filter.filter_string)
+
+    def update_message_load_balancing_type(self, address: str) -> None:
+        """Push the address's configured type onto its Bindings, if it has any (ARTEMIS-1680)."""
+        bindings = self.mappings.get(address)
+        if bindings is not None:
+            bindings.set_message_load_balancing_type(self.address_settings.get_match(address).load_balancing_type)
+
+    # -- routing (F) -----------------------------------------------------------------
+
+    def route(self, message: CoreMessage) -> RoutingStatus:
+        """``PostOfficeImpl.route``: find the destinations, then deliver (F1, F8)."""
+        bindings = self.get_bindings_for_routing_address(message.address)
+        if bindings is None:
+            return RoutingStatus.NO_BINDINGS
+        context = RoutingContext()
+        bindings.route(message, context)
+        if not context.destinations:
+            return RoutingStatus(self.options.unrouted_status.value)
+        self.process_route(message, context)
+        return RoutingStatus.OK
+
+    def process_route(self, message: CoreMessage, context: RoutingContext) -> None:
+        """``processRoute``: each destination in (node, queue) order; remote ones over the bridge."""
+        for node, queue_name in context.get_destinations():
+            if node == self.node:
+                self.route_from_cluster(message, queue_name)
+            else:
+                self.cluster.forward(self.node, node, queue_name, message)
+
+    def route_from_cluster(self, message: CoreMessage, queue_name: str) -> None:
+        """A message for one of this node's queues, by name (``routeFromCluster``, F1 step 3)."""
+        queue = self.get_local_queue(queue_name)
+        if queue is not None:
+            queue.add_tail(message)
+
+    def redistribute(self, message: CoreMessage, queue: QueueImpl) -> tuple[CoreMessage, RoutingContext] | None:
+        """``PostOfficeImpl.redistribute`` (I4): the copy and where it goes, or None (the redistributor is BUSY)."""
+        bindings = self.get_bindings_for_routing_address(message.address)
+        if bindings is None or not bindings.allow_redistribute():
+            return None
+        context = RoutingContext()
+        # Before 2.29.0 the copy, with its new ID, is made before a target is looked for (seed 003).
+        early = message.copy(self.message_ids.generate_id()) if self.options.copy_before_target else None
+        copy = bindings.redistribute(message, queue, context, self.message_ids, early)
+        return None if copy is None else (copy, context)
+
+    # -- notifications (I1) ----------------------------------------------------------
+
+    def send_notification(self, notification: Notification) -> None:
+        """The notification service: this post office hears it; the cluster carries this node's own ones."""
+        self.on_notification(notification)
+        if notification.distance == 0:
+            self.cluster.propagate(self.node, notification)
+
+    def on_notification(self, notification: Notification) -> None:
+        """``PostOfficeImpl.onNotification``: keep the queue infos, fire the triggers of I1."""
+        kind = notification.type
+        if kind is NotificationType.BINDING_ADDED:
+            self.queue_infos[notification.cluster_name] = QueueInfo(notification.distance)
+            if notification.distance < 1 and self.has_remote_demand(notification.address):
+                self.add_redistributor(notification.routing_name)
+        elif kind is NotificationType.BINDING_REMOVED:
+            self.queue_infos.pop(notification.cluster_name, None)
+        elif kind is NotificationType.CONSUMER_CREATED:
+            self.queue_infos[notification.cluster_name].consumer_count += 1
+            if notification.distance > 0:
+                self.add_redistributor(notification.routing_name)
+        elif kind is NotificationType.CONSUMER_CLOSED:
+            info = self.queue_infos[notification.cluster_name]
+            info.consumer_count -= 1
+            if notification.distance == 0 and info.consumer_count <= 0:
+                self.add_redistributor(notification.routing_name)
+
+    def has_remote_demand(self, address: str) -> bool:
+        """Some connected remote binding of ``address`` has consumers (I1, the BINDING_ADDED trigger)."""
+        bindings = self.get_bindings_for_routing_address(address)
+        return bindings is not None and any(
+            isinstance(b, RemoteQueueBinding) and b.consumer_count > 0 and b.is_connected()
+            for b in bindings.bindings_name_map.values()
+        )
+
+    def add_redistributor(self, routing_name: str) -> None:
+        """Look the local queue up by routing name and give it a redistributor, unless the delay is -1 (I1, I2).
+
+        Because the lookup uses the routing name, an ANYCAST queue named
+        otherwise than its address is not found (I1, code-derived note).
+        """
+        queue = self.get_local_queue(routing_name)
+        if queue is None:
+            return
+        delay = self.address_settings.get_match(queue.address).redistribution_delay
+        if delay != -1:
+            queue.add_redistributor(delay)

@@ -1,0 +1,270 @@
+"""Queues and their consumers: where a routed message ends up.
+
+Introduction
+------------
+A :class:`QueueImpl` lives on one node. It keeps what Artemis's
+``QueueImpl`` keeps for this domain:
+
+* its ``consumers`` (``ServerConsumer``) in attach order, and ``pos``, the
+  round-robin position among them;
+* ``messages``, the references that wait because no started consumer took
+  them;
+* ``redistributor``, a :class:`Redistributor` once one has been added
+  (I2), or None.
+
+Theory of operation. :meth:`QueueImpl.add_tail` is a message arriving. The
+queue offers it to its consumers in turn starting at ``pos``; a consumer
+whose filter does not match (NO_MATCH) or whose session is stopped (BUSY:
+a paused consumer) is passed over without losing its turn. The first that
+handles it takes it (it is consumed at once) and ``pos`` moves to just
+after it; with none, the message waits (rule LB-CONSUMERS,
+``QueueImpl.deliver``, ``ServerConsumerImpl.handle``). So a waiting message
+may have a matching consumer, a paused one; a message no consumer's
+*filter* matches is *unmatched* (``hasUnMatchedPending``). ``pos`` stays
+None until the first hand-over, since the spec records a consumer position
+only once one has been used; an out-of-range ``pos`` (consumers closed
+since) counts as 0.
+
+:meth:`QueueImpl.add_consumer` cancels the redistributor
+(``QueueImpl.addConsumer`` -> ``cancelRedistributor``, I2) and offers every
+waiting message to the consumers again, in order, as Artemis's delivery
+loop does when a consumer appears; each one is reported again, taken or
+still waiting. A paused consumer resuming does the same, without the
+cancelling (:meth:`QueueImpl.deliver_waiting`).
+
+:meth:`QueueImpl.add_redistributor` is ``QueueImpl.addRedistributor``
+(I2, ARTEMIS-2007): nothing when the queue has one already; otherwise one
+only when the queue has no consumers or holds an unmatched message, active
+``delay`` ticks from now. The caller has already dropped the request when
+the delay is -1 (``PostOfficeImpl.onNotification``).
+
+The :class:`Redistributor` is Artemis's special consumer that moves
+stranded messages (I3). The queue offers it its waiting messages in order,
+one delivery attempt per step, and it answers each with a
+:class:`HandleStatus`: ``NO_MATCH`` for a message with a group ID (never
+redistributed; ``MessageRedistributionTest.testRedistributionWithMessageGroups``);
+``BUSY`` while its delay runs or when the post office finds no target,
+which ends the attempt; ``HANDLED`` when the message moved: the post
+office chose a target and made a copy with a new ID (seed 003,
+``PostOfficeImpl.redistribute``; RD-NEW-ID), the redistributor acknowledged
+the original, and the copy was routed to the target (``processRoute``).
+Artemis does this in a transaction on the queue's executor; every step
+here is atomic, so neither is needed. A redistributor is "the tick at which
+it becomes active" (``active_at``, I2): the logical clock replaces the
+scheduled executor of a delayed one.
+
+Every hand-over is written to a :class:`DeliveryLog`, which plays the part
+of the test's consumers: the broker reads it back as the outcome's events.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from brokerspec.spec.addressing.names import RoutingType
+from brokerspec.spec.balancing import Delivered, Dropped, Event, Redistributed
+
+from .messages import CoreMessage, Filter, LogicalClock, matches
+
+if TYPE_CHECKING:
+    from .post_office import PostOffice
+
+
+class HandleStatus(Enum):
+    """``HandleStatus``: what a consumer does with a message offered to it."""
+
+    HANDLED = "HANDLED"
+    NO_MATCH = "NO_MATCH"
+    BUSY = "BUSY"
+
+
+class Redistributor:
+    """``Redistributor``: moves the waiting messages of ``queue`` through its node's post office."""
+
+    def __init__(self, queue: QueueImpl, post_office: PostOffice, active_at: int) -> None:
+        self.queue = queue
+        self.post_office = post_office
+        self.active_at = active_at
+
+    def is_active(self, now: int) -> bool:
+        """Whether its delay has run out (a delay of 0 is active at once, I2)."""
+        return self.active_at <= now
+
+    def handle(self, message: CoreMessage) -> HandleStatus:
+        """``Redistributor.handle``: skip grouped messages, move the others, BUSY when one cannot move (I3)."""
+        if not self.is_active(self.post_office.clock.now):
+            return HandleStatus.BUSY
+        if message.group_id is not None:
+            return HandleStatus.NO_MATCH
+        routed = self.post_office.redistribute(message, self.queue)
+        if routed is None:
+            return HandleStatus.BUSY
+        copy, context = routed
+        self.queue.acknowledge(message)
+        to_node, to_queue = context.get_destinations()[0]
+        self.queue.log.redistributed(message, self.queue, copy, to_node, to_queue)
+        self.post_office.process_route(copy, context)
+        return HandleStatus.HANDLED
+
+
+class DeliveryLog:
+    """What the clients saw during one command, in order: deliveries, moves and drops."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def delivered(self, message: CoreMessage, queue: QueueImpl, consumer: ServerConsumer | None) -> None:
+        """``message`` reached ``queue``; ``consumer`` took it, or None: it waits there."""
+        self.events.append(Delivered(message.message_id, queue.node, queue.name,
+                                     None if consumer is None else consumer.name))
+
+    def redistributed(self, message: CoreMessage, queue: QueueImpl, copy: CoreMessage, to_node: str,
+                      to_queue: str) -> None:
+        """``message`` left ``queue``; its ``copy`` went to ``to_queue`` on ``to_node``."""
+        self.events.append(Redistributed(message.message_id, queue.node, queue.name, copy.message_id, to_node,
+                                         to_queue))
+
+    def dropped(self, message: CoreMessage, queue: QueueImpl) -> None:
+        """``message`` went with its deleted ``queue``."""
+        self.events.append(Dropped(message.message_id, queue.node, queue.name))
+
+    def drain(self) -> tuple[Event, ...]:
+        """The events so far, and a fresh start."""
+        events, self.events = tuple(self.events), []
+        return events
+
+
+class ServerConsumer:
+    """``ServerConsumerImpl``: a named consumer on one queue, with an optional filter (a colour).
+
+    ``started`` follows its session: a stopped (paused) consumer answers
+    every offer BUSY, yet stays attached and still counts as a matching
+    consumer for routing and redistribution (LB-CONSUMERS).
+    """
+
+    def __init__(self, name: str, queue: QueueImpl, filter: Filter | None) -> None:
+        self.name = name
+        self.queue = queue
+        self.filter = filter
+        self.started = True
+
+    def get_filter_string(self) -> str | None:
+        """The filter as the ``CONSUMER_CREATED`` notification carries it (``_AMQ_FilterString``)."""
+        return None if self.filter is None else self.filter.filter_string
+
+    def set_started(self, started: bool) -> None:
+        """``ServerConsumerImpl.setStarted``: its session stopped or started again."""
+        self.started = started
+
+    def handle(self, message: CoreMessage) -> HandleStatus:
+        """``ServerConsumerImpl.handle``: BUSY when stopped, NO_MATCH when the filter says no, else HANDLED."""
+        if not self.started:
+            return HandleStatus.BUSY
+        if not matches(self.filter, message):
+            return HandleStatus.NO_MATCH
+        return HandleStatus.HANDLED
+
+
+class QueueImpl:
+    """One queue on one node: consumers in attach order, waiting messages, an optional redistributor."""
+
+    def __init__(self, queue_id: int, name: str, address: str, routing_type: RoutingType, filter: Filter | None,
+                 node: str, post_office: PostOffice, clock: LogicalClock, log: DeliveryLog) -> None:
+        self.id = queue_id
+        self.name = name
+        self.address = address
+        self.routing_type = routing_type
+        self.filter = filter
+        self.node = node
+        self.post_office = post_office
+        self.clock = clock
+        self.log = log
+        self.consumers: list[ServerConsumer] = []
+        self.pos: int | None = None
+        self.messages: list[CoreMessage] = []
+        self.redistributor: Redistributor | None = None
+
+    # -- consumers -------------------------------------------------------------------
+
+    def add_consumer(self, consumer: ServerConsumer) -> None:
+        """``QueueImpl.addConsumer``: cancel the redistributor, then offer the waiting messages again (I2)."""
+        self.cancel_redistributor()
+        self.consumers.append(consumer)
+        self.deliver_waiting()
+
+    def remove_consumer(self, consumer: ServerConsumer) -> None:
+        """``QueueImpl.removeConsumer``; ``pos`` is left as it is (an index past the end counts as 0)."""
+        self.consumers.remove(consumer)
+
+    def get_consumer_count(self) -> int:
+        """How many consumers are attached (the redistributor is not one of them here)."""
+        return len(self.consumers)
+
+    def has_matching_consumer(self, message: CoreMessage) -> bool:
+        """``QueueImpl.hasMatchingConsumer``: some consumer's filter matches (F4, local bindings)."""
+        return any(matches(consumer.filter, message) for consumer in self.consumers)
+
+    def has_unmatched_pending(self) -> bool:
+        """Whether a waiting message matches no consumer (``hasUnMatchedPending``, ARTEMIS-2007)."""
+        return any(not self.has_matching_consumer(message) for message in self.messages)
+
+    # -- delivery --------------------------------------------------------------------
+
+    def add_tail(self, message: CoreMessage) -> None:
+        """A message arrives: the next consumer in turn that handles it takes it, or it waits."""
+        count = len(self.consumers)
+        start = self.pos if self.pos is not None and 0 <= self.pos < count else 0
+        for step in range(count):
+            index = (start + step) % count
+            consumer = self.consumers[index]
+            if consumer.handle(message) is HandleStatus.HANDLED:
+                self.pos = (index + 1) % count
+                self.log.delivered(message, self, consumer)
+                return
+        self.messages.append(message)
+        self.log.delivered(message, self, None)
+
+    def deliver_waiting(self) -> None:
+        """``deliverAsync`` after a consumer appeared or started: offer every waiting message again, in order."""
+        waiting, self.messages = self.messages, []
+        for message in waiting:
+            self.add_tail(message)
+
+    def acknowledge(self, message: CoreMessage) -> None:
+        """The redistributor took ``message`` away (``Redistributor`` acknowledges the original)."""
+        self.messages = [m for m in self.messages if m is not message]
+
+    def delete_messages(self) -> None:
+        """The queue is being destroyed: every waiting message goes with it."""
+        for message in self.messages:
+            self.log.dropped(message, self)
+        self.messages = []
+
+    # -- redistribution --------------------------------------------------------------
+
+    def add_redistributor(self, delay: int) -> None:
+        """``QueueImpl.addRedistributor(delay)``: one redistributor, active ``delay`` ticks from now (I2)."""
+        if self.redistributor is not None:
+            return
+        unmatched = self.post_office.options.redistribute_unmatched and self.has_unmatched_pending()
+        if self.consumers and not unmatched:  # ARTEMIS-2007 (2.19.0) added the unmatched case
+            return
+        self.redistributor = Redistributor(self, self.post_office, self.clock.now + delay)
+
+    def cancel_redistributor(self) -> None:
+        """``QueueImpl.cancelRedistributor``: a consumer is here, so nothing needs to move."""
+        self.redistributor = None
+
+    def deliver_to_redistributor(self) -> None:
+        """One delivery attempt: offer each waiting message to an active redistributor (I3).
+
+        A grouped message is passed over (NO_MATCH); the first message
+        that finds no target (BUSY) ends the attempt until the next step.
+        """
+        redistributor = self.redistributor
+        if redistributor is None or not redistributor.is_active(self.clock.now):
+            return
+        for message in list(self.messages):
+            if redistributor.handle(message) is HandleStatus.BUSY:
+                break
