@@ -55,6 +55,7 @@ test-deep: typecheck
 bench: $(STAMP)
 	$(BIN)/python benchmarks/addressing_bench.py
 	$(BIN)/python benchmarks/duplicates_bench.py
+	$(BIN)/python benchmarks/balancing_bench.py
 	$(BIN)/python benchmarks/store_choice.py
 	$(BIN)/python benchmarks/audit_bench.py
 

@@ -25,7 +25,7 @@ from brokerspec.spec.balancing import (
     apply,
     initial_state,
 )
-from brokerspec.trace import Trace, TraceStep, dump_trace, parse_trace, read_trace, write_trace
+from brokerspec.trace import Trace, TraceError, TraceStep, dump_trace, parse_trace, read_trace, write_trace
 from balancing_cases import cluster, commands
 
 SCHEMA: dict[str, Any] = json.loads((files("brokerspec") / "schemas" / "trace-v1.schema.json").read_text("utf-8"))
@@ -69,3 +69,12 @@ def test_a_balancing_trace_replays_against_reference_and_impl(tmp_path: Path) ->
     path = write_trace(tmp_path / "b.jsonl", spec_trace(script))
     report = replay(read_trace(path), BALANCING.layers)
     assert report.first_difference is None
+
+
+def test_schema_and_reader_both_refuse_an_empty_filter() -> None:
+    line = {"v": 1, "type": "step", "step": 1, "op": "attach",
+            "args": {"consumer": "c1", "node": "n1", "queue": "q1", "filter": ""}}
+    assert [e.message for e in VALIDATOR.iter_errors(line)]
+    header = json.dumps({"v": 1, "type": "header", "domain": "balancing", "profile": "seed", "overrides": {}})
+    with pytest.raises(TraceError, match="args.filter"):
+        parse_trace([header, json.dumps(line)], "t.jsonl")
