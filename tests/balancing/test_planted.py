@@ -2,7 +2,7 @@
 
 Strict mode catches all of them. Permissive mode, which accepts any
 tie-breaking the rules allow, catches exactly the ones that break a rule
-rather than Artemis's order of turns; the other four are the price of
+rather than Artemis's order of turns; the other three are the price of
 judging other brokers fairly, and the test pins down which is which.
 """
 
@@ -13,32 +13,50 @@ from pathlib import Path
 import pytest
 
 from brokerspec.check.domains import BALANCING
-from brokerspec.check.lockstep import SubjectFactory
+from brokerspec.check.lockstep import Divergence
 from brokerspec.check.runner import run_machine, write_divergence
 from brokerspec.impl.balancing import FastBalancingBroker
 from brokerspec.planted.balancing_bugs import PLANTED
 from brokerspec.planted.registry import PlantedBug
 from brokerspec.replay import replay
-from brokerspec.spec import get_profile
+from brokerspec.spec import Profile, get_profile
 from brokerspec.trace import read_trace
 from depth import scaled
 
 CASES = [(bug, profile) for bug in PLANTED for profile in bug.profiles]
 
-TIE_BREAKING = frozenset({"position-advanced-on-skip", "strict-prefers-consumers",
-                          "position-not-reset-when-out-of-range", "on-demand-falls-back-to-first-local"})
-"""Bugs that only change which allowed binding takes a turn: invisible to permissive judging by design."""
+SEEDS = range(7, 13)
+"""Seeds tried in turn: the redistribution mistakes need five to eight coordinated steps, which one
+Hypothesis run of a few hundred scenarios finds about half the time."""
+
+
+def hunt(bug: PlantedBug, profile: Profile, permissive: bool = False) -> Divergence | None:
+    """The first divergence of ``bug`` over the fixed seeds, or None."""
+    for run_seed in SEEDS:
+        found = run_machine(profile, {"planted": bug.broker}, max_examples=scaled(300, 2000), run_seed=run_seed,
+                            domain=BALANCING, permissive=permissive)
+        if found is not None:
+            return found
+    return None
+
+
+TIE_BREAKING = frozenset({"position-advanced-on-skip", "position-not-reset-when-out-of-range",
+                          "on-demand-falls-back-to-first-local"})
+"""Bugs that only change which allowed binding takes a turn: invisible to permissive judging by design.
+
+STRICT preferring consumers is not among them: with its ON_DEMAND fallback
+it can pick a disconnected binding while a connected one exists, which no
+rule allows under STRICT (F6)."""
 
 
 @pytest.mark.parametrize(("bug", "profile_name"), CASES, ids=[f"{b.name}[{p}]" for b, p in CASES])
 def test_state_machine_catches_planted_bug(bug: PlantedBug, profile_name: str, tmp_path: Path) -> None:
     profile = get_profile(profile_name)
-    layers: dict[str, SubjectFactory] = {"planted": bug.broker}
-    divergence = run_machine(profile, layers, max_examples=scaled(400, 2000), run_seed=7, domain=BALANCING)
+    divergence = hunt(bug, profile)
     assert divergence is not None, f"{bug.name} went unnoticed under {profile_name}"
     assert divergence.layer == "planted" and divergence.domain == "balancing"
     explanation = divergence.explain()
-    assert len(divergence.commands) <= 16, explanation
+    assert len(divergence.commands) <= 26, explanation
     assert "script:" in explanation and "<-- here" in explanation
     assert divergence.step == len(divergence.commands)
     trace = read_trace(write_divergence(tmp_path, profile, divergence))
@@ -55,9 +73,7 @@ RULE_BREAKERS = [b for b in PLANTED if b.name not in TIE_BREAKING]
 
 @pytest.mark.parametrize("bug", RULE_BREAKERS, ids=lambda b: b.name)
 def test_permissive_mode_still_catches_bugs_that_break_a_rule(bug: PlantedBug) -> None:
-    profile = get_profile("artemis-latest")
-    divergence = run_machine(profile, {"planted": bug.broker}, max_examples=scaled(400, 2000), run_seed=7,
-                             domain=BALANCING, permissive=True)
+    divergence = hunt(bug, get_profile("artemis-latest"), permissive=True)
     assert divergence is not None, f"{bug.name} went unnoticed in permissive mode"
     assert divergence.what in ("the outcome is not one the rules allow", "the states differ after the step")
 

@@ -86,15 +86,27 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             return keys[pick % len(keys)] if keys else ("n1", "q1")
 
         @initialize(nodes=st.integers(min_value=0, max_value=3), lb_type=LB_TYPES, delay=DELAYS,
-                    queues=st.lists(st.tuples(PICK, QUEUES, ROUTING_TYPES), max_size=3))
+                    queues=st.lists(st.tuples(PICK, QUEUES, ROUTING_TYPES, COLOURS, st.booleans()), max_size=3))
         def form_cluster(self, nodes: int, lb_type: LbType, delay: int,
-                         queues: list[tuple[int, str, RoutingType]]) -> None:
-            """One to four nodes, address a1's settings, and a few queues on a1."""
+                         queues: list[tuple[int, str, RoutingType, str | None, bool]]) -> None:
+            """One to four nodes, address a1's settings, and a few queues on a1 (some on every node)."""
             for name in EXTRA_NODES[:nodes]:
                 self.run(AddNode(name))
             self.run(Configure("a1", lb_type, delay))
-            for pick, name, routing_type in queues:
-                self.run(CreateQueue(self.node(pick), "a1", name, routing_type))
+            for pick, name, routing_type, queue_filter, everywhere in queues:
+                if everywhere:
+                    self.create_everywhere(name, routing_type, queue_filter)
+                else:
+                    self.run(CreateQueue(self.node(pick), "a1", name, routing_type))
+
+        @rule(queue=QUEUES, routing_type=ROUTING_TYPES, queue_filter=COLOURS)
+        def create_everywhere(self, queue: str, routing_type: RoutingType, queue_filter: str | None) -> None:
+            """The same queue of a1 on every node, the usual clustered deployment: groups span the nodes.
+
+            The first node's copy takes the filter, so filters differ across the group.
+            """
+            for index, node in enumerate(self.lockstep.state.nodes):
+                self.run(CreateQueue(node, "a1", queue, routing_type, queue_filter if index == 0 else None))
 
         @rule(pick=PICK, address=ADDRESSES, queue=QUEUES, routing_type=ROUTING_TYPES, queue_filter=COLOURS)
         def create_queue(self, pick: int, address: str, queue: str, routing_type: RoutingType,
@@ -109,6 +121,25 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
         @rule(consumer=CONSUMERS, pick=PICK, consumer_filter=COLOURS)
         def attach(self, consumer: str, pick: int, consumer_filter: str | None) -> None:
             node, name = self.queue(pick)
+            self.run(Attach(consumer, node, name, consumer_filter))
+
+        @rule(consumer=CONSUMERS, pick=PICK, consumer_filter=COLOURS)
+        def attach_where_messages_wait(self, consumer: str, pick: int, consumer_filter: str | None) -> None:
+            """Attach on another node's member of a group in which messages wait: remote demand appears.
+
+            That is the commonest redistribution trigger; drawing the queue at
+            random reaches it too rarely. Without waiting messages this is a
+            plain attach.
+            """
+            state = self.lockstep.state
+            targets = sorted(
+                {(other.node, other.name) for queue in state.queues.values() if queue.pending
+                 for other in state.queues.values()
+                 if other.node != queue.node and other.address == queue.address
+                 and other.routing_name == queue.routing_name},
+                key=lambda key: state.queues[key].serial,
+            )
+            node, name = targets[pick % len(targets)] if targets else self.queue(pick)
             self.run(Attach(consumer, node, name, consumer_filter))
 
         @rule(consumer=CONSUMERS)
@@ -131,11 +162,28 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
                  grouped: bool, fqqn_queue: str | None) -> None:
             self.run(Send(self.node(pick), address, routing_type, color, grouped, fqqn_queue))
 
-        @rule(pick=PICK, count=st.integers(min_value=2, max_value=4), color=COLOURS)
-        def send_several(self, pick: int, count: int, color: str | None) -> None:
+        @rule(pick=PICK, count=st.integers(min_value=2, max_value=4), color=COLOURS,
+              grouped=st.sampled_from([False, False, True]))
+        def send_several(self, pick: int, count: int, color: str | None, grouped: bool) -> None:
             """A burst to a1, so round robin visibly turns."""
             for _ in range(count):
-                self.run(Send(self.node(pick), "a1", None, color))
+                self.run(Send(self.node(pick), "a1", None, color, grouped))
+
+        @rule(pick=PICK)
+        def stall_consumer(self, pick: int) -> None:
+            """A consumer falls behind: its session stops while a message it matches and one it does not
+            arrive from its node at its queue's address (without consumers, two plain sends)."""
+            state = self.lockstep.state
+            names = sorted(state.consumers)
+            if names:
+                consumer = state.consumers[names[pick % len(names)]]
+                self.run(Pause(consumer.name))
+                node, address, color = consumer.node, state.queues[(consumer.node, consumer.queue)].address, \
+                    consumer.filter
+            else:
+                node, address, color = self.node(pick), "a1", "red"
+            self.run(Send(node, address, None, color))
+            self.run(Send(node, address, None, "blue" if color != "blue" else "red"))
 
         @rule(address=ADDRESSES, lb_type=LB_TYPES, delay=DELAYS)
         def configure(self, address: str, lb_type: LbType, delay: int) -> None:

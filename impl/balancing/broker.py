@@ -1,0 +1,561 @@
+"""The fast load-balancing broker: each node's groups kept, changed in place, checked against the spec.
+
+Introduction
+------------
+:class:`FastBalancingBroker` runs the commands of
+:mod:`brokerspec.spec.balancing` and returns the outcomes the spec's
+``apply`` returns (Artemis's own choices, the strict mode), but does not
+derive a node's bindings from the list of queues at every send. It keeps
+them (see :mod:`.records`): per node, per address, per routing name a
+:class:`~.records.Group` of bindings in creation order with their local and
+connected flags and the group's position; per queue its consumers
+(started or paused), their filters counted, its waiting messages and its
+redistributor; the queues with a redistributor in a set. A send on node N
+to address A visits N's groups of A, and in each scans from the position
+until a binding takes the message (F1 step 6, F3); nothing else is looked
+at. Spec values (states,
+queues, messages) are built only by :meth:`~FastBalancingBroker.snapshot`;
+the hot path builds the outcome and its events, nothing more.
+
+Seams. The choices are made by the rules of
+:class:`~.choice.BindingChoice` (``_scan_start``, ``_choice_type``,
+``_fallback``, ``_position_after``), which this class inherits; it adds the
+rules of eligibility and redistribution, each a method of its own so that
+a planted-bug subclass breaks exactly one rule:
+
+``_forwards_remotely(lb_type, routing_type)``
+    whether a remote binding may take a message at all under the address's
+    type: under OFF and OFF_WITH_REDISTRIBUTION only a MULTICAST message,
+    and under OFF only where the profile has ARTEMIS-4196 (F2, H).
+``_is_redistributable(message)``
+    whether a redistributor may move a waiting message: not when it is
+    grouped (I3).
+``_is_origin(candidate, origin)``
+    whether a group member is the queue the message waits in, which
+    redistribution skips (I5).
+``_target_filter_matches(candidate, message)``
+    whether a redistribution target's queue filter lets the message in (I5).
+
+:meth:`~FastBalancingBroker.check_valid` (see :mod:`.validity`) checks the
+kept views against the queues they are views of.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from operator import attrgetter
+from typing import Any
+
+from brokerspec.spec import FrozenMap, FqqnSend, InvariantBroken, Profile
+from brokerspec.spec.addressing.names import RoutingType
+from brokerspec.spec.balancing import (
+    FIRST_NODE,
+    REDISTRIBUTING,
+    AddNode,
+    AddressBalancing,
+    Attach,
+    BalancingCommand,
+    BalancingOutcome,
+    BalancingState,
+    Close,
+    Configure,
+    Consumer,
+    CreateQueue,
+    DeleteQueue,
+    Delivered,
+    Done,
+    Dropped,
+    Event,
+    LbType,
+    Message,
+    Pause,
+    QueueState,
+    Redistributed,
+    Refusal,
+    Refused,
+    Resume,
+    RoutingStatus,
+    Send,
+    Sent,
+    SetLink,
+    Tick,
+)
+
+from .choice import CONNECTED, ELIGIBLE, LOCAL, PREFERRED, BindingChoice
+from .records import Binding, ConsumerRecord, Group, QueueRecord, Waiting
+from .validity import find_problems
+
+__all__ = ["Binding", "ConsumerRecord", "FastBalancingBroker", "Group", "QueueRecord", "Waiting"]
+"""The broker, and the record types its seams take (so an override can name them from this module)."""
+
+OFF = LbType.OFF
+ON_DEMAND = LbType.ON_DEMAND
+OFF_WITH_REDISTRIBUTION = LbType.OFF_WITH_REDISTRIBUTION
+MULTICAST = RoutingType.MULTICAST
+ANYCAST = RoutingType.ANYCAST
+OK = RoutingStatus.OK
+NO_BINDINGS = RoutingStatus.NO_BINDINGS
+LOCAL_PREFERRED = ELIGIBLE | PREFERRED | CONNECTED | LOCAL
+LOCAL_NOT_PREFERRED = ELIGIBLE | CONNECTED | LOCAL
+REMOTE_CONNECTED = ELIGIBLE | CONNECTED
+DONE = Done()
+UNKNOWN_NODE = Refused(Refusal.UNKNOWN_NODE)
+NODE_EXISTS = Refused(Refusal.NODE_EXISTS)
+QUEUE_EXISTS = Refused(Refusal.QUEUE_EXISTS)
+QUEUE_NOT_FOUND = Refused(Refusal.QUEUE_NOT_FOUND)
+QUEUE_IN_USE = Refused(Refusal.QUEUE_IN_USE)
+CONSUMER_EXISTS = Refused(Refusal.CONSUMER_EXISTS)
+CONSUMER_NOT_FOUND = Refused(Refusal.CONSUMER_NOT_FOUND)
+NOT_SUPPORTED = Refused(Refusal.NOT_SUPPORTED)
+BAD_VALUE = Refused(Refusal.BAD_VALUE)
+"""Outcomes are frozen values, so the constant ones are built once."""
+
+_by_key = attrgetter("key")
+_by_serial = attrgetter("serial")
+
+Handler = Callable[[Any, list[Event]], Refused | None]
+
+
+class FastBalancingBroker(BindingChoice):
+    """A cluster's load balancing and redistribution, kept per node and per group, checked against the spec."""
+
+    def __init__(self, profile: Profile) -> None:
+        options = profile.balancing
+        self.profile = profile
+        self._off_forwards_multicast = options.off_forwards_multicast
+        self._has_off_with_redistribution = options.off_with_redistribution
+        self._fqqn_send = options.fqqn_send
+        self._fqqn_redistribution_group = options.fqqn_redistribution_group
+        self._unrouted = RoutingStatus(options.unrouted_status.value)
+        self._redistribute_unmatched = options.redistribute_unmatched
+        self._copy_before_target = options.copy_before_target
+        self._nodes: list[str] = [FIRST_NODE]
+        self._groups: dict[str, dict[str, dict[str, Group]]] = {FIRST_NODE: {}}
+        """node -> address -> routing name -> group; an address is listed while it has a queue anywhere."""
+        self._queues: dict[tuple[str, str], QueueRecord] = {}
+        """(node, name) -> queue, in creation order (a re-created key goes last, as its serial does)."""
+        self._by_address: dict[str, list[QueueRecord]] = {}
+        """address -> its queues in creation order: any node's bindings of it (A5)."""
+        self._consumers: dict[str, ConsumerRecord] = {}
+        self._settings: dict[str, AddressBalancing] = {}
+        self._lb_types: dict[str, LbType] = {}
+        self._delays: dict[str, int] = {}
+        self._down: set[tuple[str, str]] = set()
+        self._redistributors: set[QueueRecord] = set()
+        """The queues whose redistributor is not None, active or scheduled."""
+        self._clock = 0
+        self._next_message = 1
+        self._next_serial = 1
+        self._dispatch: dict[type[Any], Handler] = {
+            AddNode: self._add_node,
+            CreateQueue: self._create_queue,
+            DeleteQueue: self._delete_queue,
+            Attach: self._attach,
+            Close: self._close,
+            Pause: self._pause,
+            Resume: self._resume,
+            Configure: self._configure,
+            SetLink: self._set_link,
+            Tick: self._tick,
+        }
+
+    # -- the public surface ----------------------------------------------------------------------
+
+    def execute(self, command: BalancingCommand) -> BalancingOutcome:
+        """Run one command; after any that is not refused, each active redistributor tries once (I2, I3)."""
+        if type(command) is Send:
+            return self._send(command)
+        events: list[Event] = []
+        refused = self._dispatch[type(command)](command, events)
+        if refused is not None:
+            return refused
+        if self._redistributors:
+            self._deliver(events)
+        return Done(tuple(events)) if events else DONE
+
+    # -- seams: eligibility and redistribution ------------------------------------------------------
+
+    def _forwards_remotely(self, lb_type: LbType, routing_type: RoutingType | None) -> bool:
+        """Whether a remote binding can be eligible for a message of ``routing_type`` under ``lb_type`` (F2, H).
+
+        OFF and OFF_WITH_REDISTRIBUTION forward only a MULTICAST message:
+        OFF_WITH_REDISTRIBUTION always (ARTEMIS-3608), OFF since 2.29.0
+        (ARTEMIS-4196, the profile's ``off_forwards_multicast``).
+        """
+        if lb_type is OFF:
+            return self._off_forwards_multicast and routing_type is MULTICAST
+        if lb_type is OFF_WITH_REDISTRIBUTION:
+            return routing_type is MULTICAST
+        return True
+
+    def _is_redistributable(self, message: Waiting) -> bool:
+        """Whether a redistributor may move ``message``: a message with a group ID never moves (I3)."""
+        return not message.grouped
+
+    def _is_origin(self, candidate: QueueRecord, origin: QueueRecord) -> bool:
+        """Whether ``candidate`` is the queue the message waits in: that very queue, not a namesake (I5, A5)."""
+        return candidate is origin
+
+    def _target_filter_matches(self, candidate: QueueRecord, message: Waiting) -> bool:
+        """Whether ``candidate``'s queue filter lets ``message`` in (I5: ``filter == null || filter.match``)."""
+        return candidate.filter is None or candidate.filter == message.color
+
+    # -- sending --------------------------------------------------------------------------------------
+
+    def _send(self, command: Send) -> BalancingOutcome:
+        node = command.node
+        groups = self._groups.get(node)
+        if groups is None:
+            return UNKNOWN_NODE
+        number = self._next_message
+        self._next_message = number + 1
+        message = Waiting(number, command.address, command.routing_type, command.color, command.grouped,
+                          command.fqqn_queue)
+        events: list[Event] = []
+        status = self._route(node, groups, message, events)
+        if self._redistributors:
+            self._deliver(events)
+        return Sent(number, status, tuple(events))
+
+    def _route(self, node: str, groups: dict[str, dict[str, Group]], message: Waiting,
+               events: list[Event]) -> RoutingStatus:
+        """Route a new message from ``node``: one binding per group (F3), or the FQQN's local queue (G2, G3)."""
+        address = message.address
+        by_name = groups.get(address)
+        if by_name is None:
+            return NO_BINDINGS
+        landed: list[QueueRecord] = []
+        if message.fqqn_queue is not None and self._fqqn_send is not FqqnSend.BALANCED:
+            queue = self._queues.get((node, message.fqqn_queue))
+            if queue is not None and queue.address == address and (
+                    message.routing_type is None or message.routing_type is queue.routing_type) and (
+                    self._fqqn_send is FqqnSend.LOCAL_UNFILTERED or queue.filter is None
+                    or queue.filter == message.color):
+                landed.append(queue)
+        else:
+            lb_type = self._lb_types.get(address, ON_DEMAND)
+            flags = self._flags_for(message, lb_type)
+            pick = self._pick
+            for group in by_name.values():
+                members = group.members
+                index, stored = pick(members, group.position, lb_type, flags)
+                if index >= 0:
+                    group.position = stored
+                    group.kept = True
+                    landed.append(members[index].queue)
+        if not landed:
+            return self._unrouted
+        if len(landed) > 1:
+            landed.sort(key=_by_key)
+        for queue in landed:
+            self._land(queue, message, events)
+        return OK
+
+    def _flags_for(self, message: Waiting, lb_type: LbType) -> Callable[[Binding], int]:
+        """The bits of a binding for ``message`` under ``lb_type``: eligible (F2, F5), preferred (F4), ...
+
+        Made once per send; the scan calls it only for the bindings it inspects.
+        """
+        routing_type = message.routing_type
+        color = message.color
+        fqqn_queue = message.fqqn_queue
+        remote_ok = self._forwards_remotely(lb_type, routing_type)
+        remote_prefers = lb_type is not OFF
+
+        def flags(binding: Binding) -> int:
+            queue = binding.queue
+            if (routing_type is not None and routing_type is not queue.routing_type) or (
+                    fqqn_queue is not None and fqqn_queue != queue.name) or (
+                    queue.filter is not None and queue.filter != color):
+                return 0
+            if binding.local:
+                return LOCAL_PREFERRED if queue.unfiltered or color in queue.by_filter else LOCAL_NOT_PREFERRED
+            if not remote_ok:
+                return 0
+            bits = REMOTE_CONNECTED if binding.connected else ELIGIBLE
+            if remote_prefers and queue.consumers and (not queue.by_filter or color in queue.by_filter):
+                bits |= PREFERRED
+            return bits
+        return flags
+
+    def _land(self, queue: QueueRecord, message: Waiting, events: list[Event]) -> None:
+        """``message`` reaches ``queue``: the started matching consumer whose turn it is takes it, or it waits."""
+        consumers = queue.consumers
+        if consumers and (queue.unfiltered or message.color in queue.by_filter):
+            index = self._pick_consumer(consumers, queue.consumer_position, message.color)
+            if index >= 0:
+                following = index + 1
+                queue.consumer_position = following if following < len(consumers) else 0
+                queue.consumer_position_kept = True
+                events.append(Delivered(message.id, queue.node, queue.name, consumers[index].name))
+                return
+        queue.pending.append(message)
+        events.append(Delivered(message.id, queue.node, queue.name, None))
+
+    # -- redistribution ---------------------------------------------------------------------------------
+
+    def _add_redistributor(self, queue: QueueRecord | None) -> None:
+        """``QueueImpl.addRedistributor`` with the delay of the queue's address (I2).
+
+        A queue with consumers gets one only where the profile has
+        ARTEMIS-2007 (2.19.0) and it holds a message no consumer's filter matches.
+        """
+        if queue is None:
+            return
+        delay = self._delays.get(queue.address, -1)
+        if delay == -1 or queue.redistributor is not None:
+            return
+        if queue.consumers and not (self._redistribute_unmatched and queue.has_unmatched_pending()):
+            return
+        queue.redistributor = self._clock + delay
+        self._redistributors.add(queue)
+
+    def _deliver(self, events: list[Event]) -> None:
+        """One delivery attempt for every active redistributor, queues in creation order (I3).
+
+        Each queue offers the messages that waited in it when the attempts
+        began: a copy moved to a queue whose matching consumers are all
+        paused waits there, and is not offered again until the next step.
+        """
+        clock = self._clock
+        active = [queue for queue in self._redistributors if queue.redistributor is not None
+                  and queue.redistributor <= clock and queue.pending]
+        if len(active) > 1:
+            active.sort(key=_by_serial)
+        offers = [(queue, tuple(queue.pending)) for queue in active]
+        for queue, waiting in offers:
+            for message in waiting:
+                if not self._is_redistributable(message):
+                    continue
+                if not self._redistribute(queue, message, events):
+                    break
+
+    def _redistribute(self, origin: QueueRecord, message: Waiting, events: list[Event]) -> bool:
+        """Move ``message`` from ``origin`` to the next target of its group; False is BUSY (I4-I6).
+
+        The copy's new message ID is taken once a target is found, or, where
+        the profile predates ARTEMIS-4207 (2.29.0), as soon as the type
+        allows redistribution, so a failed attempt uses one up.
+        """
+        lb_type = self._lb_types.get(message.address, ON_DEMAND)
+        if lb_type not in REDISTRIBUTING:
+            return False
+        number = -1
+        if self._copy_before_target:
+            number = self._next_message
+            self._next_message = number + 1
+        group_name = origin.name
+        if message.fqqn_queue is not None and origin.routing_type is ANYCAST and self._fqqn_redistribution_group:
+            group_name = message.address
+        group = self._groups[origin.node].get(message.address, {}).get(group_name)
+        if group is None:
+            return False
+        color = message.color
+
+        def is_target(binding: Binding) -> bool:
+            candidate = binding.queue
+            preferred = candidate.has_matching_consumer(color) if binding.local \
+                else candidate.is_remote_preferred(color)
+            return preferred and not self._is_origin(candidate, origin) \
+                and self._target_filter_matches(candidate, message)
+
+        members = group.members
+        index = self._pick_target(members, group.position, is_target)
+        if index < 0:
+            return False
+        following = index + 1
+        group.position = following if following < len(members) else 0
+        group.kept = True
+        origin.pending.remove(message)
+        if number < 0:
+            number = self._next_message
+            self._next_message = number + 1
+        target = members[index].queue
+        events.append(Redistributed(message.id, origin.node, origin.name, number, target.node, target.name))
+        self._land(target, message._replace(id=number), events)
+        return True
+
+    # -- the other operations ------------------------------------------------------------------------------
+
+    def _add_node(self, command: AddNode, events: list[Event]) -> Refused | None:
+        if command.node in self._groups:
+            return NODE_EXISTS
+        node = command.node
+        self._nodes.append(node)
+        groups: dict[str, dict[str, Group]] = {}
+        self._groups[node] = groups
+        for queue in self._queues.values():
+            self._bind(node, groups, queue)
+        return None
+
+    def _bind(self, node: str, groups: dict[str, dict[str, Group]], queue: QueueRecord) -> None:
+        """Give ``node`` its binding of ``queue``, last in its group."""
+        by_name = groups.get(queue.address)
+        if by_name is None:
+            by_name = groups[queue.address] = {}
+        group = by_name.get(queue.routing_name)
+        if group is None:
+            group = by_name[queue.routing_name] = Group(node, queue.address, queue.routing_name)
+        local = queue.node == node
+        binding = Binding(queue, local, local or (node, queue.node) not in self._down)
+        group.members.append(binding)
+        queue.bindings[node] = binding
+
+    def _create_queue(self, command: CreateQueue, events: list[Event]) -> Refused | None:
+        node = command.node
+        if node not in self._groups:
+            return UNKNOWN_NODE
+        if (node, command.queue) in self._queues:
+            return QUEUE_EXISTS
+        queue = QueueRecord(node, command.queue, command.address, command.routing_type, command.filter,
+                            self._next_serial)
+        self._next_serial += 1
+        self._queues[queue.key] = queue
+        self._by_address.setdefault(queue.address, []).append(queue)
+        for each in self._nodes:
+            self._bind(each, self._groups[each], queue)
+        found = self._queues.get((node, queue.routing_name))
+        if found is not None and any(other.node != node and other.consumers and (node, other.node) not in self._down
+                                     for other in self._by_address[queue.address]):
+            self._add_redistributor(found)
+        return None
+
+    def _delete_queue(self, command: DeleteQueue, events: list[Event]) -> Refused | None:
+        queue = self._queues.get((command.node, command.queue))
+        if queue is None:
+            return QUEUE_NOT_FOUND
+        if queue.consumers:
+            return QUEUE_IN_USE
+        events.extend(Dropped(message.id, queue.node, queue.name) for message in queue.pending)
+        del self._queues[queue.key]
+        siblings = self._by_address[queue.address]
+        siblings.remove(queue)
+        if not siblings:
+            del self._by_address[queue.address]
+        for node, binding in queue.bindings.items():
+            by_name = self._groups[node][queue.address]
+            group = by_name[queue.routing_name]
+            group.members.remove(binding)
+            if not group.members:
+                del by_name[queue.routing_name]
+                if not by_name:
+                    del self._groups[node][queue.address]
+        queue.bindings.clear()
+        self._redistributors.discard(queue)
+        return None
+
+    def _attach(self, command: Attach, events: list[Event]) -> Refused | None:
+        node = command.node
+        if node not in self._groups:
+            return UNKNOWN_NODE
+        queue = self._queues.get((node, command.queue))
+        if queue is None:
+            return QUEUE_NOT_FOUND
+        if command.consumer in self._consumers:
+            return CONSUMER_EXISTS
+        consumer = ConsumerRecord(command.consumer, queue, command.filter)
+        self._consumers[command.consumer] = consumer
+        queue.add_consumer(consumer)
+        queue.redistributor = None
+        self._redistributors.discard(queue)
+        self._reland_waiting(queue, events)
+        for other in self._nodes:
+            if other != node:
+                self._add_redistributor(self._queues.get((other, queue.routing_name)))
+        return None
+
+    def _close(self, command: Close, events: list[Event]) -> Refused | None:
+        consumer = self._consumers.pop(command.consumer, None)
+        if consumer is None:
+            return CONSUMER_NOT_FOUND
+        queue = consumer.queue
+        queue.remove_consumer(consumer)
+        if not queue.consumers:
+            self._add_redistributor(self._queues.get((queue.node, queue.routing_name)))
+        return None
+
+    def _pause(self, command: Pause, events: list[Event]) -> Refused | None:
+        consumer = self._consumers.get(command.consumer)
+        if consumer is None:
+            return CONSUMER_NOT_FOUND
+        consumer.paused = True
+        return None
+
+    def _resume(self, command: Resume, events: list[Event]) -> Refused | None:
+        consumer = self._consumers.get(command.consumer)
+        if consumer is None:
+            return CONSUMER_NOT_FOUND
+        consumer.paused = False
+        self._reland_waiting(consumer.queue, events)
+        return None
+
+    def _reland_waiting(self, queue: QueueRecord, events: list[Event]) -> None:
+        """Offer ``queue``'s waiting messages, in order, to its started consumers again."""
+        waiting = queue.pending
+        queue.pending = []
+        for message in waiting:
+            self._land(queue, message, events)
+
+    def _configure(self, command: Configure, events: list[Event]) -> Refused | None:
+        if command.lb_type is OFF_WITH_REDISTRIBUTION and not self._has_off_with_redistribution:
+            return NOT_SUPPORTED
+        if command.redistribution_delay < -1:
+            return BAD_VALUE
+        self._settings[command.address] = AddressBalancing(command.lb_type, command.redistribution_delay)
+        self._lb_types[command.address] = command.lb_type
+        self._delays[command.address] = command.redistribution_delay
+        return None
+
+    def _set_link(self, command: SetLink, events: list[Event]) -> Refused | None:
+        node, peer = command.node, command.peer
+        if node not in self._groups or peer not in self._groups:
+            return UNKNOWN_NODE
+        if node == peer:
+            return BAD_VALUE
+        if command.connected:
+            self._down.discard((node, peer))
+        else:
+            self._down.add((node, peer))
+        for queue in self._queues.values():
+            if queue.node == peer:
+                queue.bindings[node].connected = command.connected
+        return None
+
+    def _tick(self, command: Tick, events: list[Event]) -> Refused | None:
+        if command.ticks < 1:
+            return BAD_VALUE
+        self._clock += command.ticks
+        return None
+
+    # -- observation ---------------------------------------------------------------------------------------
+
+    def snapshot(self) -> BalancingState:
+        """The cluster as a spec state (the only place spec states, queues and messages are built)."""
+        queues = self._queues.values()
+        return BalancingState(
+            nodes=tuple(self._nodes),
+            options=self.profile.balancing,
+            queues=FrozenMap({
+                queue.key: QueueState(queue.node, queue.name, queue.address, queue.routing_type, queue.filter,
+                                      queue.serial, tuple(c.name for c in queue.consumers),
+                                      tuple(Message(*message) for message in queue.pending), queue.redistributor)
+                for queue in queues}),
+            consumers=FrozenMap({name: Consumer(name, c.queue.node, c.queue.name, c.filter, c.paused)
+                                 for name, c in self._consumers.items()}),
+            positions=FrozenMap({(node, group.address, group.routing_name): group.position
+                                 for node, groups in self._groups.items() for by_name in groups.values()
+                                 for group in by_name.values() if group.kept}),
+            consumer_positions=FrozenMap({queue.key: queue.consumer_position
+                                          for queue in queues if queue.consumer_position_kept}),
+            settings=FrozenMap(self._settings),
+            down_links=frozenset(self._down),
+            clock=self._clock,
+            next_message=self._next_message,
+            next_serial=self._next_serial,
+        )
+
+    def check_valid(self) -> None:
+        """Raise :class:`InvariantBroken` naming every kept view that disagrees with the queues it views."""
+        problems = find_problems(self)
+        if problems:
+            raise InvariantBroken("fast balancing broker: " + "; ".join(problems))

@@ -1,0 +1,155 @@
+"""The fast balancing broker's mutable records: a queue, a node's binding of it, a routing-name group.
+
+Introduction
+------------
+The spec keeps one list of queues and derives each node's view of it at
+every send (``get_bindings``, ``get_group``), rebuilding frozen values as it
+goes. Here the views are kept, and changed in place:
+
+* a :class:`QueueRecord` per queue, with its consumers
+  (:class:`ConsumerRecord`, paused or started) in attach order and their
+  filters counted (how many consumers have no filter, how many name each
+  colour), so "has a consumer whose filter matches" is two lookups (F4),
+  its waiting messages, its consumer position and its redistributor;
+* a :class:`Binding` per queue *per node*: what that node's post office holds
+  for the queue, with the two flags that depend on the node precomputed:
+  whether the queue is local there, and whether the bridge to the queue's
+  node is up (F6; always up for a local one);
+* a :class:`Group` per node, address and routing name (A6): its bindings in
+  creation order and its round-robin position (F3).
+
+A position the spec does not list yet (no choice made in that group, or no
+message given to that queue's consumers) is 0 with ``kept`` False: the
+scan treats it as 0, as the spec's ``positions.get(key, 0)`` does, and the
+snapshot leaves it out.
+
+A message is an immutable :class:`Waiting` tuple, made once per send and
+shared by every queue it lands on; a spec ``Message`` is built only by
+:meth:`~.broker.FastBalancingBroker.snapshot`.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from brokerspec.spec.addressing.names import RoutingType
+
+
+class Waiting(NamedTuple):
+    """A message as the fast broker keeps it: the fields of the spec's ``Message``, in its order."""
+
+    id: int
+    address: str
+    routing_type: RoutingType | None
+    color: str | None
+    grouped: bool
+    fqqn_queue: str | None
+
+
+class ConsumerRecord:
+    """A consumer: its queue, its filter (a colour or None) and whether its session is paused."""
+
+    __slots__ = ("name", "queue", "filter", "paused")
+
+    def __init__(self, name: str, queue: QueueRecord, filter: str | None) -> None:
+        self.name = name
+        self.queue = queue
+        self.filter = filter
+        self.paused = False
+
+    def can_take(self, color: str | None) -> bool:
+        """Whether it takes a message of ``color`` now: started, and its filter matches."""
+        return not self.paused and (self.filter is None or self.filter == color)
+
+
+class QueueRecord:
+    """One queue on one node, with its consumers counted by filter."""
+
+    __slots__ = ("node", "name", "address", "routing_type", "filter", "serial", "routing_name", "key",
+                 "consumers", "unfiltered", "by_filter", "pending", "consumer_position", "consumer_position_kept",
+                 "redistributor", "bindings")
+
+    def __init__(self, node: str, name: str, address: str, routing_type: RoutingType, filter: str | None,
+                 serial: int) -> None:
+        self.node = node
+        self.name = name
+        self.address = address
+        self.routing_type = routing_type
+        self.filter = filter
+        self.serial = serial
+        self.routing_name = address if routing_type is RoutingType.ANYCAST else name
+        """The group it balances in (A6)."""
+        self.key = (node, name)
+        self.consumers: list[ConsumerRecord] = []
+        """In attach order."""
+        self.unfiltered = 0
+        """How many consumers, paused or not, have no filter."""
+        self.by_filter: dict[str, int] = {}
+        """Per colour, how many consumers, paused or not, filter on it (never a zero count)."""
+        self.pending: list[Waiting] = []
+        self.consumer_position = 0
+        self.consumer_position_kept = False
+        self.redistributor: int | None = None
+        self.bindings: dict[str, Binding] = {}
+        """Every node's binding of this queue, by node."""
+
+    def add_consumer(self, consumer: ConsumerRecord) -> None:
+        """Attach a consumer last, and count its filter."""
+        self.consumers.append(consumer)
+        if consumer.filter is None:
+            self.unfiltered += 1
+        else:
+            self.by_filter[consumer.filter] = self.by_filter.get(consumer.filter, 0) + 1
+
+    def remove_consumer(self, consumer: ConsumerRecord) -> None:
+        """Detach a consumer, and uncount its filter."""
+        self.consumers.remove(consumer)
+        if consumer.filter is None:
+            self.unfiltered -= 1
+        else:
+            left = self.by_filter[consumer.filter] - 1
+            if left:
+                self.by_filter[consumer.filter] = left
+            else:
+                del self.by_filter[consumer.filter]
+
+    def has_matching_consumer(self, color: str | None) -> bool:
+        """``QueueImpl.hasMatchingConsumer``: a consumer's filter, paused or not, matches ``color`` (F4)."""
+        return self.unfiltered > 0 or color in self.by_filter
+
+    def has_unmatched_pending(self) -> bool:
+        """``QueueImpl.hasUnMatchedPending``: a waiting message no consumer's filter matches (ARTEMIS-2007)."""
+        return any(not self.has_matching_consumer(message.color) for message in self.pending)
+
+    def is_remote_preferred(self, color: str | None) -> bool:
+        """``RemoteQueueBindingImpl.isHighAcceptPriority`` for a type other than OFF (F4, ARTEMIS-2473).
+
+        Some consumer, and no consumer filter recorded or one that matches.
+        """
+        return bool(self.consumers) and (not self.by_filter or color in self.by_filter)
+
+
+class Binding:
+    """A node's binding of a queue: local there or remote, and whether its bridge is up."""
+
+    __slots__ = ("queue", "local", "connected")
+
+    def __init__(self, queue: QueueRecord, local: bool, connected: bool) -> None:
+        self.queue = queue
+        self.local = local
+        self.connected = connected
+
+
+class Group:
+    """A node's routing-name group of one address: its bindings in creation order and its position (F3)."""
+
+    __slots__ = ("node", "address", "routing_name", "members", "position", "kept")
+
+    def __init__(self, node: str, address: str, routing_name: str) -> None:
+        self.node = node
+        self.address = address
+        self.routing_name = routing_name
+        self.members: list[Binding] = []
+        self.position = 0
+        self.kept = False
+        """Whether a choice has stored the position, so the spec lists it."""

@@ -1,0 +1,161 @@
+"""The fast balancing broker's private invariants: every kept view against the queues it views.
+
+Introduction
+------------
+:meth:`FastBalancingBroker.check_valid` calls :func:`find_problems`, which
+lists, in words, every way the broker's redundant structures disagree:
+
+* the queue table: each queue filed under its own (node, name), on a known
+  node, with a serial not yet reused and the table in serial order (which
+  :meth:`~.broker.FastBalancingBroker._add_node` relies on);
+* the address index lists exactly the queues of each address, in order;
+* each node's groups hold exactly the bindings the spec's ``get_group``
+  derives, in creation order, with the right local and connected flags
+  (A5, A6, F6), each binding also filed with its queue; no empty group;
+* consumers: the table and each queue's list agree, and the filter counts
+  are the counts of the filters, paused consumers included;
+* waiting messages: issued, at most once in a queue (a MULTICAST send
+  leaves one message, one ID, in several queues), on the queue's own
+  address, and taken by no started consumer of its queue;
+* the set of queues with a redistributor is exactly those that have one;
+  settings and links agree with their fast copies.
+
+This module reads the broker's private fields; it belongs to the broker.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .broker import FastBalancingBroker
+    from .records import QueueRecord
+
+
+def find_problems(broker: FastBalancingBroker) -> list[str]:
+    """Every private invariant ``broker`` breaks (empty when it is sound)."""
+    return [*_queue_problems(broker), *_group_problems(broker), *_consumer_problems(broker),
+            *_message_problems(broker), *_setting_problems(broker)]
+
+
+def _queue_problems(broker: FastBalancingBroker) -> list[str]:
+    found: list[str] = []
+    nodes = broker._nodes
+    if len(set(nodes)) != len(nodes) or set(nodes) != set(broker._groups):
+        found.append(f"nodes {nodes} and the nodes with groups {sorted(broker._groups)} differ")
+    serials = [queue.serial for queue in broker._queues.values()]
+    if serials != sorted(set(serials)):
+        found.append("the queue table is not in increasing serial order")
+    by_address: dict[str, list[QueueRecord]] = {}
+    for key, queue in broker._queues.items():
+        if key != queue.key or queue.key != (queue.node, queue.name):
+            found.append(f"queue {queue.name} on {queue.node} is filed under {key}")
+        if queue.node not in nodes:
+            found.append(f"queue {queue.name} is on unknown node {queue.node}")
+        if queue.serial >= broker._next_serial:
+            found.append(f"queue {queue.name} on {queue.node} has a serial not yet issued")
+        if sorted(queue.bindings) != sorted(nodes):
+            found.append(f"queue {queue.name} on {queue.node} has bindings on {sorted(queue.bindings)}, "
+                         f"not on every node")
+        by_address.setdefault(queue.address, []).append(queue)
+    if {a: [id(q) for q in qs] for a, qs in by_address.items()} != \
+            {a: [id(q) for q in qs] for a, qs in broker._by_address.items()}:
+        found.append("the address index does not list each address's queues in creation order")
+    return found
+
+
+def _group_problems(broker: FastBalancingBroker) -> list[str]:
+    found: list[str] = []
+    for node, groups in broker._groups.items():
+        if set(groups) != set(broker._by_address):
+            found.append(f"node {node} has groups for {sorted(groups)}, the cluster has queues on "
+                         f"{sorted(broker._by_address)}")
+        for address, by_name in groups.items():
+            expected: dict[str, list[QueueRecord]] = {}
+            for queue in broker._by_address.get(address, ()):
+                expected.setdefault(queue.routing_name, []).append(queue)
+            if set(by_name) != set(expected):
+                found.append(f"node {node} groups {address} as {sorted(by_name)}, not {sorted(expected)}")
+            for routing_name, group in by_name.items():
+                where = f"group {routing_name} of {address} on {node}"
+                if (group.node, group.address, group.routing_name) != (node, address, routing_name):
+                    found.append(f"{where} is labelled {group.node}/{group.address}/{group.routing_name}")
+                if not group.members:
+                    found.append(f"{where} is kept empty")
+                if [id(b.queue) for b in group.members] != [id(q) for q in expected.get(routing_name, ())]:
+                    found.append(f"{where} holds {[b.queue.key for b in group.members]}, not the group's queues "
+                                 "in creation order")
+                if group.position < 0 or (not group.kept and group.position != 0):
+                    found.append(f"{where} has position {group.position} (kept: {group.kept})")
+                for binding in group.members:
+                    queue = binding.queue
+                    if queue.bindings.get(node) is not binding:
+                        found.append(f"{where}: the binding of {queue.key} is not the one its queue files")
+                    local = queue.node == node
+                    if binding.local != local:
+                        found.append(f"{where}: the binding of {queue.key} says local={binding.local}")
+                    if binding.connected != (local or (node, queue.node) not in broker._down):
+                        found.append(f"{where}: the binding of {queue.key} says connected={binding.connected}")
+    return found
+
+
+def _consumer_problems(broker: FastBalancingBroker) -> list[str]:
+    found: list[str] = []
+    for name, consumer in broker._consumers.items():
+        queue = consumer.queue
+        if consumer.name != name:
+            found.append(f"consumer {consumer.name} is filed as {name}")
+        if broker._queues.get(queue.key) is not queue or not any(c is consumer for c in queue.consumers):
+            found.append(f"consumer {name} is not listed by queue {queue.name} on {queue.node}")
+    for queue in broker._queues.values():
+        where = f"queue {queue.name} on {queue.node}"
+        names = [c.name for c in queue.consumers]
+        if len(set(names)) != len(names):
+            found.append(f"{where} lists {names}")
+        for consumer in queue.consumers:
+            if broker._consumers.get(consumer.name) is not consumer or consumer.queue is not queue:
+                found.append(f"{where} lists consumer {consumer.name} that is not its own")
+        filters = [c.filter for c in queue.consumers]
+        counts = Counter(f for f in filters if f is not None)
+        if queue.unfiltered != filters.count(None) or queue.by_filter != dict(counts):
+            found.append(f"{where} counts {queue.unfiltered} unfiltered and {queue.by_filter}, "
+                         f"its consumers' filters are {filters}")
+        if queue.consumer_position < 0 or (not queue.consumer_position_kept and queue.consumer_position != 0):
+            found.append(f"{where} has consumer position {queue.consumer_position}")
+    return found
+
+
+def _message_problems(broker: FastBalancingBroker) -> list[str]:
+    found: list[str] = []
+    for queue in broker._queues.values():
+        where = f"queue {queue.name} on {queue.node}"
+        seen: set[int] = set()
+        for message in queue.pending:
+            if message.id >= broker._next_message:
+                found.append(f"message {message.id} in {where} was never issued")
+            if message.id in seen:
+                found.append(f"message {message.id} waits twice in {where}")
+            seen.add(message.id)
+            if message.address != queue.address:
+                found.append(f"message {message.id} for {message.address} waits in {where} of {queue.address}")
+            if any(c.can_take(message.color) for c in queue.consumers):
+                found.append(f"message {message.id} waits in {where} beside a started consumer that matches it")
+    with_one = {id(q) for q in broker._queues.values() if q.redistributor is not None}
+    if {id(q) for q in broker._redistributors} != with_one:
+        found.append("the set of queues with a redistributor is not the queues that have one")
+    return found
+
+
+def _setting_problems(broker: FastBalancingBroker) -> list[str]:
+    found: list[str] = []
+    for address, settings in broker._settings.items():
+        if broker._lb_types.get(address) is not settings.lb_type \
+                or broker._delays.get(address) != settings.redistribution_delay:
+            found.append(f"the fast copies of {address}'s settings differ from {settings}")
+    if set(broker._lb_types) != set(broker._settings) or set(broker._delays) != set(broker._settings):
+        found.append("fast settings are kept for an address that was never configured")
+    for node, peer in broker._down:
+        if node == peer or node not in broker._groups or peer not in broker._groups:
+            found.append(f"link {(node, peer)} names an unknown node or is a loop")
+    return found

@@ -1,0 +1,184 @@
+"""Wrong load-balancing implementations, kept to prove the checkers catch them.
+
+Introduction
+------------
+Each class is the fast broker with one plausible mistake, made by
+overriding one of its documented seams (see
+``brokerspec.impl.balancing.broker`` and ``brokerspec.impl.balancing.choice``).
+``PLANTED`` lists them with the profiles under which the mistake can show
+and, for the four that live in the pure binding choice (F3), the pair of
+functions ``crosshair diffbehavior`` compares: the fast broker's
+``choose_from_bits`` and the same entry point run through the planted
+class's rules. The other four are in eligibility or redistribution, which
+no three-member bit pattern reaches; each says why.
+"""
+
+from __future__ import annotations
+
+from brokerspec.planted.registry import ALL, PlantedBug
+
+from brokerspec.impl.balancing import FastBalancingBroker, QueueRecord, Waiting, choose_from_bits_on
+from brokerspec.spec.addressing.names import RoutingType
+from brokerspec.spec.balancing import LbType
+
+# --- the mistakes -------------------------------------------------------------------
+
+
+class PositionAdvancedOnSkip(FastBalancingBroker):
+    """The position moves past every eligible binding the scan looked at, not just past the chosen one.
+
+    After a fallback the stored position is just after the last eligible
+    binding the scan passed over (against F3, LB-ROUND-ROBIN: "the position
+    moves only when a binding is chosen, to just after it").
+    """
+
+    def _position_after(self, chosen: int, last_eligible: int, size: int) -> int:
+        return (last_eligible + 1) % size
+
+
+class OriginNotSkipped(FastBalancingBroker):
+    """Redistribution may pick the queue the message waits in (against I5, RD-SKIP-ORIGIN).
+
+    It shows only when the originating queue is itself preferred, that is
+    when a paused consumer of it matches the waiting message; a queue with
+    consumers has a redistributor only where the profile has ARTEMIS-2007
+    (2.19.0), which hides the mistake under the older profiles.
+    """
+
+    def _is_origin(self, candidate: QueueRecord, origin: QueueRecord) -> bool:
+        return False
+
+
+class TargetFilterIgnored(FastBalancingBroker):
+    """Redistribution moves a message to a queue whose filter does not match it (against I5, RD-TARGET)."""
+
+    def _target_filter_matches(self, candidate: QueueRecord, message: Waiting) -> bool:
+        return True
+
+
+class StrictPrefersConsumers(FastBalancingBroker):
+    """STRICT chooses a binding as ON_DEMAND does (against F3, H).
+
+    It takes a binding on sight only when a consumer matches, and failing
+    that falls back to the last local binding, where STRICT takes the next
+    connected eligible binding whatever its consumers.
+    """
+
+    def _choice_type(self, lb_type: LbType) -> LbType:
+        return LbType.ON_DEMAND if lb_type is LbType.STRICT else lb_type
+
+
+class OffForwardsAnycast(FastBalancingBroker):
+    """OFF lets any message reach a remote binding once the profile lets OFF forward at all.
+
+    ARTEMIS-4196 (2.29.0) lets OFF forward only a MULTICAST message; this
+    reads it as "OFF forwards" (against F2, H, LB-OFF-REMOTE). Profiles
+    without ARTEMIS-4196 never forward under OFF, which hides the mistake.
+    """
+
+    def _forwards_remotely(self, lb_type: LbType, routing_type: RoutingType | None) -> bool:
+        if lb_type is LbType.OFF:
+            return self._off_forwards_multicast
+        return super()._forwards_remotely(lb_type, routing_type)
+
+
+class PositionNotReset(FastBalancingBroker):
+    """A position beyond the end (its group or consumer list shrank) is clamped to the last index, not reset to 0.
+
+    Against F3 ("0 if p >= n") and the spec's ``scan_order``; every scan
+    (bindings, redistribution targets, consumers) starts there.
+    """
+
+    def _scan_start(self, position: int, size: int) -> int:
+        return min(position, size - 1) if size else 0
+
+
+class FallbackToFirstLocal(FastBalancingBroker):
+    """ON_DEMAND falls back to the first local eligible binding met, not the last (against F3, LB-FALLBACK)."""
+
+    def _fallback(self, lb_type: LbType, first_eligible: int, first_local: int, last_local: int) -> int:
+        if lb_type is LbType.ON_DEMAND and first_local >= 0:
+            return first_local
+        return first_eligible
+
+
+class GroupedRedistributed(FastBalancingBroker):
+    """A waiting message with a group ID is redistributed like any other (against I3, RD-GROUPED)."""
+
+    def _is_redistributable(self, message: Waiting) -> bool:
+        return True
+
+
+# --- closed entry points for CrossHair --------------------------------------------------
+
+
+def choose_from_bits_position_advanced_on_skip(m0: int, m1: int, m2: int, size: int, position: int,
+                                               lb_type: LbType) -> tuple[int, int]:
+    """``choose_from_bits`` through :class:`PositionAdvancedOnSkip`.
+
+    pre: 0 <= m0 < 16 and 0 <= m1 < 16 and 0 <= m2 < 16
+    pre: 1 <= size <= 3
+    pre: 0 <= position <= 4
+    """
+    return choose_from_bits_on(PositionAdvancedOnSkip, m0, m1, m2, size, position, lb_type)
+
+
+def choose_from_bits_strict_prefers_consumers(m0: int, m1: int, m2: int, size: int, position: int,
+                                              lb_type: LbType) -> tuple[int, int]:
+    """``choose_from_bits`` through :class:`StrictPrefersConsumers`.
+
+    pre: 0 <= m0 < 16 and 0 <= m1 < 16 and 0 <= m2 < 16
+    pre: 1 <= size <= 3
+    pre: 0 <= position <= 4
+    """
+    return choose_from_bits_on(StrictPrefersConsumers, m0, m1, m2, size, position, lb_type)
+
+
+def choose_from_bits_position_not_reset(m0: int, m1: int, m2: int, size: int, position: int,
+                                        lb_type: LbType) -> tuple[int, int]:
+    """``choose_from_bits`` through :class:`PositionNotReset`.
+
+    pre: 0 <= m0 < 16 and 0 <= m1 < 16 and 0 <= m2 < 16
+    pre: 1 <= size <= 3
+    pre: 0 <= position <= 4
+    """
+    return choose_from_bits_on(PositionNotReset, m0, m1, m2, size, position, lb_type)
+
+
+def choose_from_bits_fallback_to_first_local(m0: int, m1: int, m2: int, size: int, position: int,
+                                             lb_type: LbType) -> tuple[int, int]:
+    """``choose_from_bits`` through :class:`FallbackToFirstLocal`.
+
+    pre: 0 <= m0 < 16 and 0 <= m1 < 16 and 0 <= m2 < 16
+    pre: 1 <= size <= 3
+    pre: 0 <= position <= 4
+    """
+    return choose_from_bits_on(FallbackToFirstLocal, m0, m1, m2, size, position, lb_type)
+
+
+# --- the registry ---------------------------------------------------------------------------
+
+
+IMPL = "brokerspec.impl.balancing.choice.choose_from_bits"
+ME = "brokerspec.planted.balancing_bugs"
+REDISTRIBUTION = ("the mistake is in redistribution, a scan over a queue's group with its consumers and waiting "
+                  "messages; choose_from_bits covers only first routing's choice")
+
+PLANTED: tuple[PlantedBug, ...] = (
+    PlantedBug("position-advanced-on-skip", PositionAdvancedOnSkip, ALL,
+               (IMPL, f"{ME}.choose_from_bits_position_advanced_on_skip")),
+    PlantedBug("redistribution-origin-not-skipped", OriginNotSkipped, ("artemis-latest",), None, REDISTRIBUTION),
+    PlantedBug("redistribution-ignores-queue-filter", TargetFilterIgnored, ALL, None, REDISTRIBUTION),
+    PlantedBug("strict-prefers-consumers", StrictPrefersConsumers, ALL,
+               (IMPL, f"{ME}.choose_from_bits_strict_prefers_consumers")),
+    PlantedBug("off-forwards-anycast-remotely", OffForwardsAnycast, ("artemis-latest",), None,
+               "the mistake decides a binding's eligible bit from the message and the profile; choose_from_bits "
+               "takes that bit as given"),
+    PlantedBug("position-not-reset-when-out-of-range", PositionNotReset, ALL,
+               (IMPL, f"{ME}.choose_from_bits_position_not_reset")),
+    PlantedBug("on-demand-falls-back-to-first-local", FallbackToFirstLocal, ALL,
+               (IMPL, f"{ME}.choose_from_bits_fallback_to_first_local")),
+    PlantedBug("grouped-message-redistributed", GroupedRedistributed, ALL, None,
+               "the mistake is in which waiting messages a redistributor offers, across a send, a trigger and a "
+               "delivery attempt; choose_from_bits covers only first routing's choice"),
+)
