@@ -41,7 +41,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from brokerspec.spec.balancing import LbType
+from brokerspec.spec.balancing import LbType, check_bits_domain
 
 from .records import ConsumerRecord
 
@@ -168,6 +168,7 @@ def choose_from_bits_on(chooser: type[BindingChoice], m0: int, m1: int, m2: int,
     The object is made without ``__init__``: the scan reads no state, only
     the class's rules, so a broker class can be passed without a profile.
     """
+    check_bits_domain(m0, m1, m2, size, position)
     seams = chooser.__new__(chooser)
     return seams._pick((m0, m1, m2)[:size], position, lb_type, _given)
 

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from brokerspec.spec import BalancingOptions, FqqnSend
 from brokerspec.spec.addressing.names import RoutingType
-from brokerspec.spec.balancing import REDISTRIBUTING, LbType
+from brokerspec.spec.balancing import REDISTRIBUTING, LbType, check_bits_domain
 
 from .messages import CoreMessage, IDGenerator, matches
 from .queue_bindings import Binding, Candidate, LocalQueueBinding, RemoteQueueBinding, RoutingContext, \
@@ -292,6 +292,7 @@ def choose_from_bits(m0: int, m1: int, m2: int, size: int, position: int, lb_typ
     pre: 0 <= position <= 4
     post: -1 <= __return__[0] < size
     """
+    check_bits_domain(m0, m1, m2, size, position)
     members = [BitsMember(bits) for bits in (m0, m1, m2)[:size]]
     index, stored = find_next_binding(members, position, lb_type, CoreMessage(0, ""),
                                       lambda member: member.eligible)

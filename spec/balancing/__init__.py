@@ -28,6 +28,7 @@ from .choice import (
     allowed_bindings,
     allowed_consumers,
     allowed_targets,
+    check_bits_domain,
     choose_binding,
     choose_consumer,
     choose_from_bits,
@@ -87,7 +88,7 @@ from .rules import RULES, STRUCTURAL
 REASON_TYPES: tuple[type, ...] = ()
 
 __all__ = [
-    "Member", "Target", "allowed_bindings", "allowed_consumers", "allowed_targets", "choose_binding",
+    "Member", "Target", "allowed_bindings", "allowed_consumers", "allowed_targets", "check_bits_domain", "choose_binding",
     "choose_consumer", "choose_from_bits", "choose_target", "member_from_bits", "scan_order",
     "COMMAND_TYPES", "AddNode", "Attach", "BalancingCommand", "Close", "Configure", "CreateQueue", "DeleteQueue",
     "Pause", "Resume", "Send", "SetLink", "Tick",

@@ -181,6 +181,17 @@ def member_from_bits(bits: int) -> Member:
     return Member(bool(bits & 1), bool(bits & 2), bool(bits & 4), bool(bits & 8))
 
 
+def check_bits_domain(m0: int, m1: int, m2: int, size: int, position: int) -> None:
+    """Raise ValueError unless the packed arguments lie in :func:`choose_from_bits`'s domain.
+
+    ``crosshair diffbehavior`` does not read ``pre:`` lines; every layer's
+    ``choose_from_bits`` calls this first, so inputs outside the domain
+    behave alike (the same error) and only in-domain differences count.
+    """
+    if not (0 <= m0 < 16 and 0 <= m1 < 16 and 0 <= m2 < 16 and 1 <= size <= 3 and 0 <= position <= 4):
+        raise ValueError("members are 0-15, size 1-3, position 0-4")
+
+
 def choose_from_bits(m0: int, m1: int, m2: int, size: int, position: int, lb_type: LbType) -> tuple[int, int]:
     """:func:`choose_binding` over up to three members given as bits; -1 for no choice.
 
@@ -192,6 +203,7 @@ def choose_from_bits(m0: int, m1: int, m2: int, size: int, position: int, lb_typ
     pre: 0 <= position <= 4
     post: -1 <= __return__[0] < size
     """
+    check_bits_domain(m0, m1, m2, size, position)
     members = tuple(member_from_bits(b) for b in (m0, m1, m2)[:size])
     index, stored = choose_binding(members, position, lb_type)
     return (-1 if index is None else index), stored

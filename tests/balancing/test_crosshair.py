@@ -3,8 +3,9 @@
 Every solver run has an explicit budget (``--per_condition_timeout``). The
 pure piece is the choice of a binding within a routing-name group
 (``getNextBinding``, F3), given as three members packed into small integers
-so the solver can range over every flag combination, group size, position
-and load-balancing type.
+(four flag bits each) so the solver can range over every flag combination,
+group size, position and load-balancing type. An exhaustive walk of the
+same inputs backs it up (``test_choice_exhaustive.py``).
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ FINDABLE = [b for b in PLANTED if b.crosshair is not None]
 def test_crosshair_finds_planted_bug(bug: PlantedBug) -> None:
     assert bug.crosshair is not None
     correct, planted = bug.crosshair
-    result = crosshair("diffbehavior", correct, planted, budget=scaled(20, 120))
+    result = crosshair("diffbehavior", correct, planted, "--max_uninteresting_iterations=1000000",
+                       budget=scaled(20, 60))
     assert result.returncode == 1, f"{bug.name}: no counterexample\n{result.stdout}{result.stderr}"
     assert "Given:" in result.stdout and "returns" in result.stdout
     print(f"\n{bug.name}:\n{result.stdout}")
