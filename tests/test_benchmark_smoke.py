@@ -55,3 +55,20 @@ def test_audit_benchmark_prints_every_part() -> None:
                      "Spark shuffled, warm: replay phase only", "part: the same + Arrow round trip",
                      "target: Spark >= 0.8 x"):
         assert expected in done.stdout, expected
+
+
+BALANCING_BENCH = BENCH.with_name("balancing_bench.py")
+
+
+def test_balancing_benchmark_checks_the_layers_and_prints_every_column(capsys: pytest.CaptureFixture[str]) -> None:
+    spec = importlib.util.spec_from_file_location("balancing_bench", BALANCING_BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["balancing_bench"] = module
+    spec.loader.exec_module(module)
+    assert module.main(["--quick"]) == 0
+    out = capsys.readouterr().out
+    assert "give the spec's outcomes" in out
+    for column in ("spec", "reference", "impl", "outcomes only", "impl/reference", "ceiling/reference"):
+        assert column in out
+    assert "1 node x 100 bindings" in out and "8 nodes x 40 bindings" in out
