@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable, Mapping
 import sys
 from pathlib import Path
 
 import pytest
 
 from brokerspec.cli import EXIT_DIVERGENCE, EXIT_OK, EXIT_USAGE, main, parse_duration
-from brokerspec.spec import get_profile
+from brokerspec.check.lockstep import SubjectFactory
+from brokerspec.check.machine import RunStats
+from brokerspec.spec import Profile, get_profile
 from brokerspec.spec.addressing import CreateAddress, CreateQueue, Lookup, QueueCreated, Resolved, RoutingType
 from brokerspec.trace import Trace, TraceStep, write_trace
 
@@ -34,6 +37,29 @@ def test_check_passes_and_prints_a_table(tmp_path: Path, capsys: pytest.CaptureF
     assert "seed+addressing.fqqn_checks_address=false" in out and "agree" in out
     assert "0 divergences" in out
     assert list(tmp_path.iterdir()) == []
+
+
+def test_check_permissive_judges_balancing_and_leaves_other_domains_strict(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import brokerspec.cli as cli
+    from brokerspec.check.domains import Domain
+    from brokerspec.check.runner import CheckResult, check_for
+
+    modes: list[tuple[str, bool]] = []
+
+    def recording(profile: Profile, layers: Mapping[str, SubjectFactory], seconds: float, out: Path,
+                  seed: int | None, show: Callable[[RunStats], None] | None, domain: Domain,
+                  permissive: bool = False) -> CheckResult:
+        modes.append((domain.name, permissive))
+        return check_for(profile, layers, seconds, out, seed, show, domain, permissive)
+
+    monkeypatch.setattr(cli, "check_for", recording)
+    code = main(["check", "--budget", "2s", "--domain", "balancing", "--domain", "duplicates", "--profile",
+                 "artemis-latest", "--permissive", "--seed", "1", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == EXIT_OK, out
+    assert modes == [("balancing", True), ("duplicates", False)]
+    assert "balancing" in out and "0 divergences" in out
 
 
 def test_replay_of_an_agreeing_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
