@@ -14,15 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brokerspec.spec import InvalidCommand, get_profile
-from brokerspec.spec.addressing import RoutingType
 from brokerspec.spec.balancing import (
     RULES,
     STRUCTURAL,
     AddNode,
     Attach,
     BalancingCommand,
-    BalancingOutcome,
-    BalancingState,
     Close,
     Configure,
     CreateQueue,
