@@ -23,7 +23,8 @@ from brokerspec.spec import Profile, get_profile
 from brokerspec.trace import read_trace
 from depth import DEEP, scaled
 
-CASES = [(bug, profile) for bug in PLANTED for profile in bug.profiles]
+CASES = [(bug, profile) for bug in PLANTED for profile in (bug.profiles if DEEP else bug.profiles[-1:])]
+"""Every bug under every profile where it can show in the deep tier; under its newest one in the fast tier."""
 
 SEEDS = range(7, 13)
 """Seeds tried in turn: the redistribution mistakes need five to eight coordinated steps, which one
