@@ -84,7 +84,9 @@ class Verdict:
     ``accepted``: whether the mode allows it. ``state``: the state to
     continue from (the observed outcome's when accepted, else the strict
     one's). ``expected``: the strict outcome. ``allowed``: how many distinct
-    outcomes the rules allow.
+    outcomes the rules allow, counted only when a permissive judgement had
+    to enumerate them (an observation equal to the strict outcome, or any
+    strict judgement, reports 1 without counting).
     """
 
     accepted: bool

@@ -16,7 +16,6 @@ from __future__ import annotations
 from ..addressing.rules import Rule
 
 ALL = ("seed", "artemis-2.11", "artemis-latest")
-LATEST = ("artemis-latest",)
 OLDER = ("seed", "artemis-2.11")
 
 RULES: dict[str, Rule] = {
