@@ -78,13 +78,24 @@ from .model import (
     is_topic,
 )
 from .operations import apply, initial_state, run, settle_network
-from .outcomes import Applied, Delivered, Dropped, Event, Refusal, Refused, Sent, TopologyOutcome, Waiting
+from .outcomes import (
+    OUTCOME_TYPES,
+    Applied,
+    Delivered,
+    Dropped,
+    Event,
+    Refusal,
+    Refused,
+    Sent,
+    TopologyOutcome,
+    Waiting,
+)
 from .retail import HQ, region_name, retail_commands, store_name
 from .routing import choose, get_eligible, get_registrations, is_forwardable, is_within_message_ttl, rotate, route
 from .rules import RULES
 
 __all__ = [
-    "COMMAND_TYPES", "HQ", "MAX_HOPS", "PRIORITY_BASE", "RULES", "AddBroker", "AddProducer", "Applied", "Bridge",
+    "COMMAND_TYPES", "HQ", "OUTCOME_TYPES", "MAX_HOPS", "PRIORITY_BASE", "RULES", "AddBroker", "AddProducer", "Applied", "Bridge",
     "BridgeConfig", "Connect", "Connector", "Consumer", "Delivered", "Disconnect", "Dropped", "Event", "Message",
     "Metrics", "Move", "NetworkConnector", "Producer", "Refusal", "Refused", "Registration", "RemoveProducer",
     "Role", "Send", "Sent", "SetReplay", "SetTtl", "Subscribe", "TopologyCommand", "TopologyOutcome",

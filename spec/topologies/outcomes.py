@@ -114,3 +114,5 @@ class Refused(Outcome):
 
 
 TopologyOutcome = Union[Applied, Sent, Refused]
+
+OUTCOME_TYPES: tuple[type[Outcome], ...] = (Applied, Sent, Refused)

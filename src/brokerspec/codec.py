@@ -25,7 +25,7 @@ import typing
 from enum import Enum
 from typing import Any, TypeVar, Union
 
-from brokerspec.spec import BrokerspecError, Outcome, Reason, addressing, balancing, duplicates
+from brokerspec.spec import BrokerspecError, Outcome, Reason, addressing, balancing, duplicates, topologies
 
 T = TypeVar("T")
 
@@ -33,12 +33,14 @@ COMMANDS: dict[str, dict[str, type[Any]]] = {
     "addressing": {c.op: c for c in addressing.COMMAND_TYPES},
     "duplicates": {c.op: c for c in duplicates.COMMAND_TYPES},
     "balancing": {c.op: c for c in balancing.COMMAND_TYPES},
+    "topologies": {c.op: c for c in topologies.COMMAND_TYPES},
 }
 """Each domain's command types by operation name (two domains may use the same name)."""
 OUTCOMES: dict[str, dict[str, type[Outcome]]] = {
     "addressing": {o.kind: o for o in addressing.OUTCOME_TYPES},
     "duplicates": {o.kind: o for o in duplicates.OUTCOME_TYPES},
     "balancing": {o.kind: o for o in balancing.OUTCOME_TYPES},
+    "topologies": {o.kind: o for o in topologies.OUTCOME_TYPES},
 }
 """Each domain's outcome types by kind."""
 REASONS_BY_KIND: dict[str, type[Reason]] = {r.kind: r for r in addressing.REASON_TYPES}

@@ -29,7 +29,7 @@ from brokerspec.spec import BrokerspecError, Outcome, Profile, get_profile
 from .codec import CodecError, decode_command, decode_outcome, encode_command, encode_outcome
 
 SCHEMA_VERSION = 1
-DOMAINS = ("addressing", "duplicates", "balancing")
+DOMAINS = ("addressing", "duplicates", "balancing", "topologies")
 HEADER_FIELDS = {"v", "type", "domain", "profile", "overrides", "note", "history"}
 STEP_FIELDS = {"v", "type", "step", "op", "args", "outcome", "history"}
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from brokerspec.spec import Outcome, Profile, addressing, balancing, duplicates
+from brokerspec.spec import Outcome, Profile, addressing, balancing, duplicates, topologies
 
 
 class Subject(Protocol):
@@ -115,7 +115,6 @@ DUPLICATES = Domain(
 )
 
 
-
 def _balancing_layers() -> Mapping[str, SubjectFactory]:
     from brokerspec.impl.balancing import FastBalancingBroker
     from brokerspec.reference.balancing import ReferenceBalancingBroker
@@ -140,7 +139,26 @@ BALANCING = Domain(
     private_parts=("positions", "consumer_positions"),
 )
 
-DOMAINS: dict[str, Domain] = {d.name: d for d in (ADDRESSING, DUPLICATES, BALANCING)}
+
+
+def _topologies_layers() -> Mapping[str, SubjectFactory]:
+    from brokerspec.impl.topologies import FastTopologyBroker
+    from brokerspec.reference.topologies import ReferenceTopologyBroker
+
+    return {"reference": ReferenceTopologyBroker, "impl": FastTopologyBroker}
+
+
+TOPOLOGIES = Domain(
+    name="topologies",
+    initial_state=topologies.initial_state,
+    apply=topologies.apply,
+    invariant_violations=topologies.invariant_violations,
+    state_parts=("brokers", "connectors", "replay", "consumers", "producers", "demand", "dispatch", "waiting",
+                 "next_message"),
+    load_layers=_topologies_layers,
+)
+
+DOMAINS: dict[str, Domain] = {d.name: d for d in (ADDRESSING, DUPLICATES, BALANCING, TOPOLOGIES)}
 
 
 def get_domain(name: str) -> Domain:

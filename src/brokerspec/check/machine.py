@@ -70,6 +70,10 @@ def make_machine(
         from .duplicates_machine import make_duplicates_machine
 
         return make_duplicates_machine(profile, subjects, counts)
+    if domain.name == "topologies":
+        from .topologies_machine import make_topologies_machine
+
+        return make_topologies_machine(profile, subjects, counts)
 
     class AddressingLockstep(RuleBasedStateMachine):
         """Spec and subjects in lockstep over the address model."""

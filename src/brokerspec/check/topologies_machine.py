@@ -1,0 +1,174 @@
+"""The lockstep state machine for hierarchical topologies.
+
+Introduction
+------------
+Every run starts from a small tree of 3 to 5 brokers (``b1`` is the root,
+each later broker hangs under an earlier one), built either with duplex
+network connectors of one TTL or with tree connectors (branches where a
+broker has children, leaves elsewhere). Then consumers and producers come
+and go on three destinations (two queues and a topic), messages are sent
+one at a time or in bursts, connectors are added and dropped (with varied
+settings: conduit or not, priorities decreased, suppression, filters,
+non-duplex), tree brokers move, TTLs change and replay is switched on
+and off. Targets are functions of the state and an index drawn by
+Hypothesis (an existing consumer to close, an existing connector to drop),
+so almost every step does something and shrunk scripts stay short.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
+
+from brokerspec.spec import Profile
+from brokerspec.spec.topologies import (
+    AddBroker,
+    AddProducer,
+    BridgeConfig,
+    Connect,
+    Disconnect,
+    Move,
+    RemoveProducer,
+    Role,
+    Send,
+    SetReplay,
+    SetTtl,
+    Subscribe,
+    TreeConnect,
+    TreeConnector,
+    Unsubscribe,
+)
+
+from .domains import TOPOLOGIES
+from .lockstep import Lockstep, SubjectFactory
+from .machine import RunStats
+
+BROKERS = ("b1", "b2", "b3", "b4", "b5")
+BROKER = st.sampled_from(BROKERS)
+DESTINATIONS = st.sampled_from(["queue://Q", "queue://Q", "queue://R", "topic://T"])
+CONSUMERS = st.sampled_from(["c1", "c2", "c3", "c4"])
+PRODUCERS = st.sampled_from(["p1", "p2"])
+TTLS = st.sampled_from([1, 2, 2, 3, -1])
+INDEX = st.integers(min_value=0, max_value=7)
+CONFIGS = st.builds(
+    BridgeConfig,
+    consumer_ttl=TTLS,
+    message_ttl=TTLS,
+    conduit=st.sampled_from([True, True, False]),
+    conduit_network_queues=st.sampled_from([False, False, True]),
+    decrease_priority=st.booleans(),
+    suppress_duplicate_queues=st.sampled_from([False, False, True]),
+    suppress_duplicate_topics=st.sampled_from([True, True, False]),
+    include=st.sampled_from([(), (), (), ("queue://Q",), ("queue://*", "topic://>")]),
+    exclude=st.sampled_from([(), (), (), ("queue://R",)]),
+)
+
+
+def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFactory],
+                            counts: RunStats) -> type[RuleBasedStateMachine]:
+    """A state machine class running ``subjects`` in lockstep with the topology spec."""
+
+    class TopologiesLockstep(RuleBasedStateMachine):
+        """Spec and subjects in lockstep over a small network of brokers."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.lockstep = Lockstep(profile, subjects, TOPOLOGIES)
+            counts.examples += 1
+
+        def teardown(self) -> None:
+            self.lockstep.close()
+
+        def run(self, command: object) -> None:
+            counts.steps += 1
+            self.lockstep.step(command)
+
+        @initialize(size=st.integers(min_value=3, max_value=5), parents=st.lists(INDEX, min_size=4, max_size=4),
+                    tree=st.booleans(), ttl=TTLS)
+        def start_tree(self, size: int, parents: list[int], tree: bool, ttl: int) -> None:
+            """A small tree: broker i hangs under one of the brokers before it."""
+            names = BROKERS[:size]
+            for name in names:
+                self.run(AddBroker(name))
+            edges = [(names[i], names[parents[i - 1] % i]) for i in range(1, size)]
+            with_children = {parent for _, parent in edges}
+            for child, parent in edges:
+                if tree:
+                    self.run(TreeConnect(child, parent, Role.BRANCH if child in with_children else Role.LEAF))
+                else:
+                    self.run(Connect(child, parent, True, BridgeConfig(consumer_ttl=ttl, message_ttl=ttl)))
+
+        def existing(self, kind: str, index: int, fallback: str) -> str:
+            """The ``index``-th existing consumer or producer (by ID), else ``fallback``."""
+            state = self.lockstep.state
+            table = state.consumers if kind == "consumer" else state.producers
+            names = sorted(table)
+            return names[index % len(names)] if names else fallback
+
+        @rule(consumer=CONSUMERS, broker=BROKER, destination=DESTINATIONS,
+              priority=st.sampled_from([0, 0, 0, 5]))
+        def subscribe(self, consumer: str, broker: str, destination: str, priority: int) -> None:
+            self.run(Subscribe(consumer, broker, destination, priority))
+
+        @rule(index=INDEX, consumer=CONSUMERS)
+        def unsubscribe(self, index: int, consumer: str) -> None:
+            self.run(Unsubscribe(self.existing("consumer", index, consumer)))
+
+        @rule(broker=BROKER, destination=DESTINATIONS)
+        def send(self, broker: str, destination: str) -> None:
+            self.run(Send(broker, destination))
+
+        @rule(brokers=st.lists(BROKER, min_size=2, max_size=4), destination=DESTINATIONS)
+        def send_burst(self, brokers: list[str], destination: str) -> None:
+            """Several sends of one destination, so round robin and waiting lists fill."""
+            for broker in brokers:
+                self.run(Send(broker, destination))
+
+        @rule(producer=PRODUCERS, broker=BROKER, destination=DESTINATIONS)
+        def add_producer(self, producer: str, broker: str, destination: str) -> None:
+            self.run(AddProducer(producer, broker, destination))
+
+        @rule(index=INDEX, producer=PRODUCERS)
+        def remove_producer(self, index: int, producer: str) -> None:
+            self.run(RemoveProducer(self.existing("producer", index, producer)))
+
+        @rule(source=BROKER, to=BROKER, duplex=st.sampled_from([True, True, False]), config=CONFIGS)
+        def connect(self, source: str, to: str, duplex: bool, config: BridgeConfig) -> None:
+            """A further network connector (refused in a tree: one design per broker)."""
+            self.run(Connect(source, to, duplex, config))
+
+        @rule(index=INDEX)
+        def disconnect(self, index: int) -> None:
+            """Drop an existing connector, chosen by index."""
+            keys = sorted(self.lockstep.state.connectors)
+            if keys:
+                source, target = keys[index % len(keys)]
+                self.run(Disconnect(source, target))
+
+        @rule(source=BROKER, to=BROKER, branch=st.booleans())
+        def tree_connect(self, source: str, to: str, branch: bool) -> None:
+            self.run(TreeConnect(source, to, Role.BRANCH if branch else Role.LEAF))
+
+        @rule(index=INDEX, parent=BROKER)
+        def move(self, index: int, parent: str) -> None:
+            """Move a tree broker (chosen by index) under another parent."""
+            state = self.lockstep.state
+            movable = sorted(s for (s, _), c in state.connectors.items() if isinstance(c, TreeConnector))
+            self.run(Move(movable[index % len(movable)] if movable else "b2", parent))
+
+        @rule(index=INDEX, consumer_ttl=TTLS, message_ttl=TTLS)
+        def set_ttl(self, index: int, consumer_ttl: int, message_ttl: int) -> None:
+            """Retune an existing connector, chosen by index."""
+            keys = sorted(self.lockstep.state.connectors)
+            source, target = keys[index % len(keys)] if keys else ("b1", "b2")
+            self.run(SetTtl(source, target, consumer_ttl, message_ttl))
+
+        @rule(broker=BROKER, enabled=st.booleans())
+        def set_replay(self, broker: str, enabled: bool) -> None:
+            self.run(SetReplay(broker, enabled))
+
+    TopologiesLockstep.__name__ = f"TopologiesLockstep[{profile.label}]"
+    TopologiesLockstep.__qualname__ = TopologiesLockstep.__name__
+    return TopologiesLockstep
