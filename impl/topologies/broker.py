@@ -132,7 +132,9 @@ class FastTopologyBroker(Rules):
             return self._refused(Refusal.UNKNOWN_BROKER)
         if source == target:
             return self._refused(Refusal.SELF_LINK)
-        if self._linked(source, target):
+        reverse = self._connectors.get((target, source))
+        if (source, target) in self._connectors or (reverse is not None and (
+                command.duplex or not isinstance(reverse, NetworkConnector) or reverse.duplex)):
             return self._refused(Refusal.ALREADY_CONNECTED)
         if self._design.get(source) == "tree" or self._design.get(target) == "tree":
             return self._refused(Refusal.MIXED_DESIGNS)

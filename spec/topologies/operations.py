@@ -77,6 +77,19 @@ def _linked(state: TopologyState, a: str, b: str) -> bool:
     return (a, b) in state.connectors or (b, a) in state.connectors
 
 
+def _network_clash(state: TopologyState, command: Connect) -> bool:
+    """Whether a new network connector would duplicate a bridge or join a tree link.
+
+    Two brokers may have one connector, or two non-duplex ones in opposite
+    directions (the notes' non-duplex chain); anything more would make a
+    second bridge in the same direction.
+    """
+    if (command.source, command.target) in state.connectors:
+        return True
+    reverse = state.connectors.get((command.target, command.source))
+    return reverse is not None and (command.duplex or not isinstance(reverse, NetworkConnector) or reverse.duplex)
+
+
 def add_broker(state: TopologyState, command: AddBroker) -> Result:
     """A new broker joins with no connectors (refused if the name is taken)."""
     if command.broker in state.brokers:
@@ -90,7 +103,7 @@ def connect(state: TopologyState, command: Connect) -> Result:
         return _refuse(state, Refusal.UNKNOWN_BROKER, "TOPO-BROKERS")
     if command.source == command.target:
         return _refuse(state, Refusal.SELF_LINK, "TOPO-CONNECTORS")
-    if _linked(state, command.source, command.target):
+    if _network_clash(state, command):
         return _refuse(state, Refusal.ALREADY_CONNECTED, "TOPO-CONNECTORS")
     if "tree" in (get_design(state, command.source), get_design(state, command.target)):
         return _refuse(state, Refusal.MIXED_DESIGNS, "TOPO-ONE-DESIGN")

@@ -102,6 +102,7 @@ def rotate(dispatch: tuple[str, ...], chosen: str) -> tuple[str, ...]:
     """The dispatch list after ``chosen`` took a message: it moves to the end.
 
     pre: chosen in dispatch
+    pre: len(set(dispatch)) == len(dispatch)
     post: sorted(__return__) == sorted(dispatch)
     post: __return__[-1] == chosen
     """

@@ -20,8 +20,9 @@ RULES: dict[str, Rule] = {
     for r in (
         Rule("TOPO-BROKERS", "Brokers join by name; an operation naming an unknown broker is refused.",
              "brokerspec's network model"),
-        Rule("TOPO-CONNECTORS", "A connector joins two different brokers that share no other connector; a network "
-             "connector A->B makes bridge A=>B, and B=>A when duplex, both with A's settings.",
+        Rule("TOPO-CONNECTORS", "A connector joins two different brokers that share no other connector, except two "
+             "non-duplex network connectors in opposite directions; a network connector A->B makes bridge A=>B, "
+             "and B=>A when duplex, both with A's settings.",
              "notes 1.2 (TransportConnection.processBrokerInfo builds the duplex bridge from A's properties)"),
         Rule("TOPO-ONE-DESIGN", "A broker uses network connectors or tree connectors, never both (decided).",
              "decided: keeps every connected part of a topology one design"),

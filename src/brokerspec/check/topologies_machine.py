@@ -4,7 +4,7 @@ Introduction
 ------------
 Every run starts from a small tree of 3 to 5 brokers (``b1`` is the root,
 each later broker hangs under an earlier one), built either with duplex
-network connectors of one TTL or with tree connectors (branches where a
+network connectors of one consumerTTL and one messageTTL or with tree connectors (branches where a
 broker has children, leaves elsewhere). Then consumers and producers come
 and go on three destinations (two queues and a topic), messages are sent
 one at a time or in bursts, connectors are added and dropped (with varied
@@ -86,8 +86,8 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             self.lockstep.step(command)
 
         @initialize(size=st.integers(min_value=3, max_value=5), parents=st.lists(INDEX, min_size=4, max_size=4),
-                    tree=st.booleans(), ttl=TTLS)
-        def start_tree(self, size: int, parents: list[int], tree: bool, ttl: int) -> None:
+                    tree=st.booleans(), ttl=TTLS, message_ttl=TTLS)
+        def start_tree(self, size: int, parents: list[int], tree: bool, ttl: int, message_ttl: int) -> None:
             """A small tree: broker i hangs under one of the brokers before it."""
             names = BROKERS[:size]
             for name in names:
@@ -98,7 +98,7 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
                 if tree:
                     self.run(TreeConnect(child, parent, Role.BRANCH if child in with_children else Role.LEAF))
                 else:
-                    self.run(Connect(child, parent, True, BridgeConfig(consumer_ttl=ttl, message_ttl=ttl)))
+                    self.run(Connect(child, parent, True, BridgeConfig(consumer_ttl=ttl, message_ttl=message_ttl)))
 
         def existing(self, kind: str, index: int, fallback: str) -> str:
             """The ``index``-th existing consumer or producer (by ID), else ``fallback``."""
@@ -124,6 +124,12 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
         def send_burst(self, brokers: list[str], destination: str) -> None:
             """Several sends of one destination, so round robin and waiting lists fill."""
             for broker in brokers:
+                self.run(Send(broker, destination))
+
+        @rule(destination=DESTINATIONS)
+        def send_everywhere(self, destination: str) -> None:
+            """One message from every broker: shows at once which brokers demand reaches and how far messages go."""
+            for broker in self.lockstep.state.brokers:
                 self.run(Send(broker, destination))
 
         @rule(producer=PRODUCERS, broker=BROKER, destination=DESTINATIONS)
