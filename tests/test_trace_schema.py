@@ -952,3 +952,33 @@ def test_the_reader_is_stricter_than_the_schema(domain: str, line: dict[str, Any
     with pytest.raises(TraceError) as caught:
         read_step(line, domain)
     assert caught.value.field == field
+
+
+# --- the topologies domain ------------------------------------------------------------
+
+
+def test_every_line_of_a_topologies_trace_validates_and_reads_back() -> None:
+    from brokerspec.spec import topologies as topo
+
+    commands: list[topo.TopologyCommand] = [
+        topo.AddBroker("b1"), topo.AddBroker("b2"), topo.AddBroker("b3"),
+        topo.Connect("b2", "b1", True, topo.BridgeConfig(consumer_ttl=2, message_ttl=1, include=("queue://>",))),
+        topo.Connect("b3", "b2", False), topo.TreeConnect("b3", "b1", topo.Role.BRANCH),
+        topo.Subscribe("c", "b1", "queue://Q"), topo.Send("b3", "queue://Q"), topo.Send("b2", "topic://T"),
+        topo.SetReplay("b2", True), topo.Unsubscribe("c"), topo.SetTtl("b2", "b1", -1, 3),
+    ]
+    _, outcomes = topo.run(commands)
+    assert {type(o) for o in outcomes} == {topo.Applied, topo.Sent, topo.Refused}
+    trace = Trace(get_profile("artemis-latest"), tuple(TraceStep(c, o) for c, o in zip(commands, outcomes)),
+                  domain="topologies")
+    text = dump_trace(trace)
+    for line in text.splitlines():
+        VALIDATOR.validate(json.loads(line))
+    assert parse_trace(text.splitlines(), "memory") == trace
+
+
+def test_schema_rejects_a_topologies_line_with_a_bad_ttl_type() -> None:
+    line = {"v": 1, "type": "step", "step": 1, "op": "set_ttl",
+            "args": {"source": "a", "target": "b", "consumer_ttl": "2", "message_ttl": 1}}
+    with pytest.raises(jsonschema.ValidationError):
+        STEP_VALIDATORS["topologies"].validate(line)

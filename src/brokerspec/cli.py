@@ -132,6 +132,8 @@ def checked_profiles(args: argparse.Namespace, domain: Domain) -> list[Profile]:
     """The profiles a ``check`` of ``domain`` covers: chosen (or all), with overrides, plus core variants."""
     names = args.profile or list(PROFILES)
     profiles = [get_profile(n, tuple(args.set)) for n in names]
+    if domain.profile_free:
+        return profiles[:1]
     if domain.name == "addressing" and not args.no_core_variants:
         profiles += [p.with_option(*CORE_VARIANT) for p in profiles
                      if p.addressing.fqqn_checks_address and CORE_VARIANT[0] not in dict(p.overrides)]
