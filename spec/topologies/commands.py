@@ -154,5 +154,5 @@ class Send:
 TopologyCommand = Union[AddBroker, Connect, TreeConnect, Disconnect, Move, SetTtl, SetReplay, Subscribe,
                         Unsubscribe, AddProducer, RemoveProducer, Send]
 
-COMMAND_TYPES: tuple[type, ...] = (AddBroker, Connect, TreeConnect, Disconnect, Move, SetTtl, SetReplay, Subscribe,
+COMMAND_TYPES: tuple[type[TopologyCommand], ...] = (AddBroker, Connect, TreeConnect, Disconnect, Move, SetTtl, SetReplay, Subscribe,
                                    Unsubscribe, AddProducer, RemoveProducer, Send)
