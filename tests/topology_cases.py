@@ -22,10 +22,11 @@ def brokers(*names: str) -> list[TopologyCommand]:
     return [AddBroker(name) for name in names]
 
 
-def four_tree(consumer_ttl: int = 1, message_ttl: int | None = None, **options: bool) -> list[TopologyCommand]:
+def four_tree(consumer_ttl: int = 1, message_ttl: int | None = None, *,
+              decrease_priority: bool = False) -> list[TopologyCommand]:
     """The notes' 4-broker tree: b1 root, b2 -> b1, b3 and b4 -> b2, duplex connectors."""
     config = BridgeConfig(consumer_ttl=consumer_ttl, message_ttl=consumer_ttl if message_ttl is None else message_ttl,
-                          **options)
+                          decrease_priority=decrease_priority)
     return brokers("b1", "b2", "b3", "b4") + [Connect("b2", "b1", True, config), Connect("b3", "b2", True, config),
                                               Connect("b4", "b2", True, config)]
 

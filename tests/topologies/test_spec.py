@@ -28,6 +28,7 @@ from brokerspec.spec.topologies import (
     SetReplay,
     SetTtl,
     Subscribe,
+    TopologyCommand,
     TreeConnect,
     Unsubscribe,
     Waiting,
@@ -220,7 +221,7 @@ def test_a_cycle_of_parents_is_refused() -> None:
 
 
 def test_metrics_count_spill_to_sibling_stores_under_ttl_2_and_none_under_the_tree() -> None:
-    consumer = [AddProducer("p", "hq", QUEUE), Subscribe("c", "r1-s1", QUEUE)]
+    consumer: list[TopologyCommand] = [AddProducer("p", "hq", QUEUE), Subscribe("c", "r1-s1", QUEUE)]
     network, _ = run(retail_commands(2, 5, "network", 2) + consumer)
     tree, _ = run(retail_commands(2, 5, "tree") + consumer)
     net = compute_metrics(network)
