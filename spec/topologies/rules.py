@@ -59,8 +59,8 @@ RULES: dict[str, Rule] = {
              "(decided).", "seed 002 rules 1-2"),
         Rule("TOPO-TREE-UP", "An advisory always travels from a child to its parent, with no TTL.",
              "seed 002 rule 3"),
-        Rule("TOPO-TREE-NO-SIBLINGS", "A broker never passes an advisory that came from one child to another child.",
-             "seed 002 rule 3"),
+        Rule("TOPO-TREE-NO-SIBLINGS", "A broker never passes an advisory that came from one child to another child "
+             "(decided for the root too: the seed speaks of branches).", "seed 002 rule 3"),
         Rule("TOPO-TREE-DOWN", "A consumer at a branch or the root propagates down to its whole subtree.",
              "seed 002 rules 4-5"),
         Rule("TOPO-TREE-CONDUIT", "A tree link holds one subscription per destination (decided).",
