@@ -72,3 +72,35 @@ def test_balancing_benchmark_checks_the_layers_and_prints_every_column(capsys: p
     for column in ("spec", "reference", "impl", "outcomes only", "impl/reference", "ceiling/reference"):
         assert column in out
     assert "1 node x 100 bindings" in out and "8 nodes x 40 bindings" in out
+
+
+TOPOLOGIES_BENCH = BENCH.with_name("topologies_bench.py")
+
+
+def test_topologies_benchmark_checks_the_layers_and_prints_both_designs(capsys: pytest.CaptureFixture[str]) -> None:
+    spec = importlib.util.spec_from_file_location("topologies_bench", TOPOLOGIES_BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["topologies_bench"] = module
+    spec.loader.exec_module(module)
+    assert module.main(["--quick", "--messages", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "give the spec's outcomes and states" in out
+    for expected in ("network TTL 2, 3 x 100 stores", "tree connector, 3 x 100 stores", "impl vs ref", "impl < 1 s"):
+        assert expected in out, expected
+
+
+def test_topologies_benchmark_fails_when_a_layer_disagrees(monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """A planted-bug impl in the impl column: the script refuses to print figures for the wrong work."""
+    from brokerspec.planted.topologies_bugs import PLANTED
+
+    spec = importlib.util.spec_from_file_location("topologies_bench_planted", TOPOLOGIES_BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "topologies_bench_planted", module)
+    spec.loader.exec_module(module)
+    bug = next(b for b in PLANTED if b.name == "consumer-ttl-off-by-one")
+    monkeypatch.setattr(module, "FastTopologyBroker", bug.broker)
+    assert module.main(["--quick", "--messages", "50"]) == 1
+    assert "error: impl" in capsys.readouterr().err

@@ -19,6 +19,7 @@ through :meth:`_make_table`.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from typing import Any
 
@@ -79,6 +80,8 @@ class FastTopologyBroker(Rules):
         self.roles: dict[str, Role] = {}
         self._children: dict[str, set[str]] = {}
         self._links: dict[tuple[str, str], Link] = {}
+        self._connector_count: dict[str, int] = {}
+        self._suppressing = {False: 0, True: 0}
         self._replay: set[str] = set()
         self._consumers: dict[str, Consumer] = {}
         self._producers: dict[str, Producer] = {}
@@ -226,46 +229,62 @@ class FastTopologyBroker(Rules):
         kind = "tree" if isinstance(connector, TreeConnector) else "network"
         for broker in key:
             self._design[broker] = kind
+            self._connector_count[broker] = self._connector_count.get(broker, 0) + 1
         if isinstance(connector, TreeConnector):
             self.parents[connector.source] = connector.target
             self.roles[connector.source] = connector.role
             self._children.setdefault(connector.target, set()).add(connector.source)
-            self._links[key] = Link(connector.source, connector.target, TREE_CONFIG, True)
-            self._links[(connector.target, connector.source)] = Link(connector.target, connector.source,
-                                                                     TREE_CONFIG, True)
+            self._add_link(Link(connector.source, connector.target, TREE_CONFIG, True))
+            self._add_link(Link(connector.target, connector.source, TREE_CONFIG, True))
         else:
-            self._links[key] = Link(connector.source, connector.target, connector.config, False)
+            self._add_link(Link(connector.source, connector.target, connector.config, False))
             if connector.duplex:
-                self._links[(connector.target, connector.source)] = Link(connector.target, connector.source,
-                                                                         connector.config, False)
+                self._add_link(Link(connector.target, connector.source, connector.config, False))
 
     def _drop_connector(self, key: tuple[str, str]) -> None:
         connector = self._connectors.pop(key)
-        self._links.pop(key, None)
+        self._remove_link(key)
         if isinstance(connector, TreeConnector) or connector.duplex:
-            self._links.pop((key[1], key[0]), None)
+            self._remove_link((key[1], key[0]))
         if isinstance(connector, TreeConnector):
             del self.parents[connector.source]
             del self.roles[connector.source]
             self._children[connector.target].discard(connector.source)
         for broker in key:
-            if not any(broker in other for other in self._connectors):
+            self._connector_count[broker] -= 1
+            if not self._connector_count[broker]:
+                del self._connector_count[broker]
                 self._design.pop(broker, None)
 
+    def _add_link(self, link: Link) -> None:
+        """Index a bridge: by its ends, in its remote broker's list (ordered by local broker), and its suppression."""
+        self._links[(link.local, link.remote)] = link
+        bisect.insort(self._table.into.setdefault(link.remote, []), link, key=lambda other: other.local)
+        self._count_suppression(link.config, 1)
+
+    def _remove_link(self, pair: tuple[str, str]) -> None:
+        link = self._links.pop(pair, None)
+        if link is None:
+            return
+        into = self._table.into[link.remote]
+        into.remove(link)
+        if not into:
+            del self._table.into[link.remote]
+        self._count_suppression(link.config, -1)
+
+    def _count_suppression(self, config: BridgeConfig, change: int) -> None:
+        """Keep ``DemandTable.suppressing``: the destination kinds some bridge suppresses duplicates for."""
+        for topic, on in ((False, config.suppress_duplicate_queues), (True, config.suppress_duplicate_topics)):
+            if on:
+                self._suppressing[topic] += change
+                if self._suppressing[topic]:
+                    self._table.suppressing.add(topic)
+                else:
+                    self._table.suppressing.discard(topic)
+
     def _after_topology_change(self) -> TopologyOutcome:
-        into: dict[str, list[Link]] = {}
-        for pair in sorted(self._links):
-            link = self._links[pair]
-            into.setdefault(link.remote, []).append(link)
-        self._table.into = into
-        suppressing: set[bool] = set()
-        for link in self._links.values():
-            if link.config.suppress_duplicate_queues:
-                suppressing.add(False)
-            if link.config.suppress_duplicate_topics:
-                suppressing.add(True)
-        self._table.suppressing = suppressing
-        self._rebuild()
+        if self._consumers or self._table.regs:
+            self._rebuild()
         return Applied(tuple(self._settle()))
 
     def _rebuild(self) -> None:

@@ -59,6 +59,16 @@ def _topology_problems(broker: FastTopologyBroker) -> list[str]:
         for child in children:
             if parents.get(child) != parent:
                 found.append(f"{child} is filed as a child of {parent}")
+    into: dict[str, list[tuple[str, str]]] = {}
+    for pair in sorted(broker._links):
+        into.setdefault(pair[1], []).append(pair)
+    filed = {remote: [(link.local, link.remote) for link in links] for remote, links in broker._table.into.items()}
+    if filed != into:
+        found.append(f"bridges by remote broker {filed} are not the links in order {into}")
+    suppressing = {topic for topic in (False, True) for link in broker._links.values()
+                   if (link.config.suppress_duplicate_topics if topic else link.config.suppress_duplicate_queues)}
+    if broker._table.suppressing != suppressing:
+        found.append(f"suppressing kinds {broker._table.suppressing} are not the links' {suppressing}")
     return found
 
 
