@@ -4,7 +4,7 @@
 #                    then a generated corpus with planted faults audited on local Spark (report in
 #                    brokerspec-audit/report.html)
 #   make test        mypy --strict, then the fast test tier with branch coverage gated at 95%
-#   make test-deep   the deep tier: larger Hypothesis runs and CrossHair budgets, a long check
+#   make test-deep   the deep tier: larger Hypothesis runs and CrossHair budgets, a long check, 8 real brokers
 #   make bench       the benchmark (figures only, no timed assertions)
 #   make docs        regenerate the spec-made tables in docs/*.md (a test checks they are current)
 #
@@ -49,7 +49,7 @@ test: typecheck
 	$(BIN)/coverage report --include='$(COVERED)' --fail-under=95
 
 test-deep: typecheck
-	BROKERSPEC_DEEP=1 $(BIN)/pytest
+	BROKERSPEC_DEEP=1 BROKERSPEC_REAL8=1 $(BIN)/pytest
 	$(BIN)/brokerspec check --budget 10m
 
 bench: $(STAMP)
@@ -58,10 +58,12 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/balancing_bench.py
 	$(BIN)/python benchmarks/store_choice.py
 	$(BIN)/python benchmarks/audit_bench.py
+	$(BIN)/python benchmarks/topologies_bench.py
 
 docs: $(STAMP)
 	$(BIN)/python -m brokerspec.doctables
 	$(BIN)/python -m brokerspec.doctables_duplicates
+	$(BIN)/python -m brokerspec.topology_plot docs/images
 
 clean:
 	rm -rf $(VENV) build *.egg-info .coverage coverage.xml .hypothesis .mypy_cache brokerspec-failures $(CORPUS) $(REPORT)
