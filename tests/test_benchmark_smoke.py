@@ -6,18 +6,25 @@ import importlib.util
 import json
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "addressing_bench.py"
 
 
-def test_benchmark_runs_and_writes_figures(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("addressing_bench", BENCH)
+def load_script(name: str, path: Path) -> ModuleType:
+    """Import a benchmark script as module ``name`` (registered, so its dataclasses can find it)."""
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["addressing_bench"] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
+    return module
+
+
+def test_benchmark_runs_and_writes_figures(tmp_path: Path) -> None:
+    module = load_script("addressing_bench", BENCH)
     out = tmp_path / "figures.json"
     assert module.main(["--quick", "--queues", "2000", "--seconds-per-case", "0.05", "--json", str(out)]) == 0
     figures = json.loads(out.read_text())
@@ -28,11 +35,7 @@ DUPLICATES_BENCH = BENCH.with_name("duplicates_bench.py")
 
 
 def test_duplicates_benchmark_prints_every_row(capsys: pytest.CaptureFixture[str]) -> None:
-    spec = importlib.util.spec_from_file_location("duplicates_bench", DUPLICATES_BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["duplicates_bench"] = module
-    spec.loader.exec_module(module)
+    module = load_script("duplicates_bench", DUPLICATES_BENCH)
     assert module.main(["--quick", "--seconds-per-case", "0.05", "--persist-seconds", "0.2"]) == 0
     rows = [line.split("  ")[0] for line in capsys.readouterr().out.splitlines()]
     for expected in ("cache: contains + add", "broker: non-tx send", "broker: begin+send+commit, WAL+FULL",
@@ -61,11 +64,7 @@ BALANCING_BENCH = BENCH.with_name("balancing_bench.py")
 
 
 def test_balancing_benchmark_checks_the_layers_and_prints_every_column(capsys: pytest.CaptureFixture[str]) -> None:
-    spec = importlib.util.spec_from_file_location("balancing_bench", BALANCING_BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["balancing_bench"] = module
-    spec.loader.exec_module(module)
+    module = load_script("balancing_bench", BALANCING_BENCH)
     assert module.main(["--quick"]) == 0
     out = capsys.readouterr().out
     assert "give the spec's outcomes" in out
@@ -78,11 +77,7 @@ TOPOLOGIES_BENCH = BENCH.with_name("topologies_bench.py")
 
 
 def test_topologies_benchmark_checks_the_layers_and_prints_both_designs(capsys: pytest.CaptureFixture[str]) -> None:
-    spec = importlib.util.spec_from_file_location("topologies_bench", TOPOLOGIES_BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["topologies_bench"] = module
-    spec.loader.exec_module(module)
+    module = load_script("topologies_bench", TOPOLOGIES_BENCH)
     assert module.main(["--quick", "--messages", "200"]) == 0
     out = capsys.readouterr().out
     assert "give the spec's outcomes and states" in out
@@ -95,11 +90,7 @@ def test_topologies_benchmark_fails_when_a_layer_disagrees(monkeypatch: pytest.M
     """A planted-bug impl in the impl column: the script refuses to print figures for the wrong work."""
     from brokerspec.planted.topologies_bugs import PLANTED
 
-    spec = importlib.util.spec_from_file_location("topologies_bench_planted", TOPOLOGIES_BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "topologies_bench_planted", module)
-    spec.loader.exec_module(module)
+    module = load_script("topologies_bench_planted", TOPOLOGIES_BENCH)
     bug = next(b for b in PLANTED if b.name == "consumer-ttl-off-by-one")
     monkeypatch.setattr(module, "FastTopologyBroker", bug.broker)
     assert module.main(["--quick", "--messages", "50"]) == 1

@@ -28,7 +28,7 @@ second bridge in the same direction (:func:`is_clashing`).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from brokerspec.spec.topologies import BridgeConfig, Role
 from brokerspec.spec.topologies import NetworkConnector as NetworkConnectorValue
@@ -43,16 +43,14 @@ NETWORK_DESIGN = "network"
 TREE_DESIGN = "tree"
 
 
-class NetworkConnector:
-    """``<networkConnector>`` on ``source`` towards ``target``."""
+class ConnectorBase:
+    """What every connector does: register on both brokers under (source, target), start and stop its bridges."""
 
-    design = NETWORK_DESIGN
+    design: str
 
-    def __init__(self, source: Broker, target: Broker, duplex: bool, configuration: BridgeConfig) -> None:
+    def __init__(self, source: Broker, target: Broker) -> None:
         self.source = source
         self.target = target
-        self.duplex = duplex
-        self.configuration = configuration
         self.bridges: list[DemandForwardingBridge] = []
 
     @property
@@ -60,23 +58,44 @@ class NetworkConnector:
         """(declaring broker, target)."""
         return (self.source.name, self.target.name)
 
-    def start(self) -> None:
-        """Register on both brokers and start the bridge(s)."""
-        self.source.connectors[self.key] = self
-        self.target.connectors[self.key] = self
-        self.bridges = [create_network_bridge(self.source, self.target, self.configuration)]
-        if self.duplex:
-            self.bridges.append(create_network_bridge(self.target, self.source, self.configuration))
-        for bridge in self.bridges:
+    def _start_bridges(self, bridges: list[DemandForwardingBridge]) -> None:
+        """Register on both brokers, then start ``bridges``."""
+        this = cast("Connector", self)  # every connector is one of the two subclasses
+        self.source.connectors[self.key] = this
+        self.target.connectors[self.key] = this
+        self.bridges = bridges
+        for bridge in bridges:
             bridge.start()
 
-    def stop(self) -> None:
-        """Stop the bridges and leave both brokers."""
+    def _stop_bridges(self) -> None:
+        """Stop the bridges (they withdraw their demand), then leave both brokers."""
         for bridge in self.bridges:
             bridge.stop()
         self.bridges = []
         del self.source.connectors[self.key]
         del self.target.connectors[self.key]
+
+
+class NetworkConnector(ConnectorBase):
+    """``<networkConnector>`` on ``source`` towards ``target``."""
+
+    design = NETWORK_DESIGN
+
+    def __init__(self, source: Broker, target: Broker, duplex: bool, configuration: BridgeConfig) -> None:
+        super().__init__(source, target)
+        self.duplex = duplex
+        self.configuration = configuration
+
+    def start(self) -> None:
+        """Register on both brokers and start the bridge(s)."""
+        bridges = [create_network_bridge(self.source, self.target, self.configuration)]
+        if self.duplex:
+            bridges.append(create_network_bridge(self.target, self.source, self.configuration))
+        self._start_bridges(bridges)
+
+    def stop(self) -> None:
+        """Stop the bridges and leave both brokers."""
+        self._stop_bridges()
 
     def set_ttl(self, consumer_ttl: int, message_ttl: int) -> None:
         """New consumerTTL and messageTTL: the bridges restart with them."""
@@ -89,39 +108,24 @@ class NetworkConnector:
         return NetworkConnectorValue(self.source.name, self.target.name, self.duplex, self.configuration)
 
 
-class TreeConnector:
+class TreeConnector(ConnectorBase):
     """``<treeConnector nodeType=role>`` on ``source`` towards its parent ``target``."""
 
     design = TREE_DESIGN
 
     def __init__(self, source: Broker, target: Broker, role: Role) -> None:
-        self.source = source
-        self.target = target
+        super().__init__(source, target)
         self.role = role
-        self.bridges: list[DemandForwardingBridge] = []
-
-    @property
-    def key(self) -> tuple[str, str]:
-        """(declaring broker, target)."""
-        return (self.source.name, self.target.name)
 
     def start(self) -> None:
         """Register on both brokers (the source gains a parent, the target a child) and start both bridges."""
-        self.source.connectors[self.key] = self
-        self.target.connectors[self.key] = self
         self.source.tree_connector = self
         self.target.children.add(self.source.name)
-        self.bridges = [TreeBridge(self.source, self.target), TreeBridge(self.target, self.source)]
-        for bridge in self.bridges:
-            bridge.start()
+        self._start_bridges([TreeBridge(self.source, self.target), TreeBridge(self.target, self.source)])
 
     def stop(self) -> None:
         """Stop both bridges and leave both brokers."""
-        for bridge in self.bridges:
-            bridge.stop()
-        self.bridges = []
-        del self.source.connectors[self.key]
-        del self.target.connectors[self.key]
+        self._stop_bridges()
         self.source.tree_connector = None
         self.target.children.discard(self.source.name)
 
