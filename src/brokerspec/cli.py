@@ -24,12 +24,16 @@ Subcommands
     Replays recorded histories or streams through the spec on Spark and
     writes the divergences, the quarantined rows and a report
     (see :mod:`brokerspec.audit`).
+``brokerspec conform --sut CMD --profile P``, ``brokerspec catalogue export DIR``
+    The conformance catalogue against any system under test, and the
+    catalogue as data (see :mod:`brokerspec.conform`).
 ``brokerspec profiles``
     Lists the profiles and their options.
 
 Exit codes (also in the README): 0 everything agreed; 1 a divergence or
 disagreement was found; 2 usage error or unreadable input (bad trace file,
-unknown profile or option).
+unknown profile or option); 3 the system under test failed (crashed, hung,
+answered garbage) and nothing disagreed.
 """
 
 from __future__ import annotations
@@ -48,6 +52,11 @@ from .audit.cli import add_commands as add_audit_commands
 from .audit.cli import run_audit_command, run_generate
 from .check.domains import DOMAINS, Domain, SubjectFactory
 from .check.runner import CheckResult, check_for
+from .conform.cli import COMMANDS as CONFORM_COMMANDS
+from .conform.cli import add_commands as add_conform_commands
+from .conform.cli import make_sut
+from .conform.cli import run_command as run_conform_command
+from .conform.sut import subject_factory
 from .render import check_table, make_console, replay_table
 from .replay import replay
 from .trace import TraceError, read_trace
@@ -108,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
     replay_cmd = commands.add_parser("replay", help="replay a trace against spec, reference and impl")
     replay_cmd.add_argument("trace", type=Path, help="a trace file (JSON lines)")
     replay_cmd.add_argument("--layers", default="reference,impl", help="comma-separated layers")
+    replay_cmd.add_argument("--sut", default=None, metavar="CMD",
+                            help="also replay against this system under test (a command line or inproc:LAYER), "
+                                 "outcomes only; with --layers '' only against it")
+    replay_cmd.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
+                            help="per-request timeout for a subprocess SUT (default 10)")
 
     crash = commands.add_parser("crash", help="SIGKILL crash trials of the duplicate-detection store",
                                 add_help=False)
@@ -115,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("profiles", help="list the profiles and their options")
     add_audit_commands(commands, parse_setting)
+    add_conform_commands(commands, parse_setting, parse_duration)
     return parser
 
 
@@ -175,8 +190,17 @@ def run_check(args: argparse.Namespace) -> int:
 def run_replay(args: argparse.Namespace) -> int:
     """``brokerspec replay FILE``."""
     trace = read_trace(args.trace)
-    layers = choose_layers(args.layers, DOMAINS[trace.domain])
-    report = replay(trace, layers)
+    domain = DOMAINS[trace.domain]
+    layers = choose_layers(args.layers, domain) if args.layers or args.sut is None else {}
+    sut = None
+    if args.sut is not None:
+        sut = make_sut(args.sut, args.timeout)
+        layers["sut"] = subject_factory(sut, trace.domain)
+    try:
+        report = replay(trace, layers)
+    finally:
+        if sut is not None:
+            sut.close()
     console = make_console()
     if trace.note:
         console.print(f"trace note: {trace.note}", markup=False)
@@ -215,6 +239,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_audit_command(args)
         if args.command == "generate":
             return run_generate(args)
+        if args.command in CONFORM_COMMANDS:
+            return run_conform_command(args)
         return run_profiles()
     except TraceError as error:
         print(f"brokerspec: error: {error}", file=sys.stderr)

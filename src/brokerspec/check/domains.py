@@ -21,11 +21,13 @@ from brokerspec.spec import Outcome, Profile, addressing, balancing, duplicates,
 
 
 class Subject(Protocol):
-    """What the checker needs from an implementation of any domain."""
+    """What the checker needs from an implementation of any domain.
+
+    brokerspec's own layers also have ``snapshot()`` (their state as a spec
+    state) and may have ``check_valid()``; a system under test has neither.
+    """
 
     def execute(self, command: Any) -> Outcome: ...
-
-    def snapshot(self) -> Any: ...
 
 
 SubjectFactory = Callable[[Profile], Subject]

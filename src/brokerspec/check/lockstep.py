@@ -12,6 +12,9 @@ after every step compares
 3. each subject's private invariants (``check_valid``, when it has one),
 4. the spec state's own invariants (a broken one is a bug in the spec).
 
+A subject without ``snapshot`` (a system under test, :mod:`brokerspec.conform`)
+is held to its outcomes only: 2 and 3 are skipped for it.
+
 In *permissive* mode (for a domain whose rules allow several outcomes, such
 as load balancing) step 1 accepts any outcome the rules allow, and each
 subject is followed from the state its own observed outcome leads to; step 2
@@ -35,11 +38,15 @@ from brokerspec.spec import BrokerspecError, Outcome, Profile
 from ..codec import encode_command
 from .domains import ADDRESSING, Domain, Subject, SubjectFactory
 
-__all__ = ["LAYERS", "Divergence", "DivergenceError", "Lockstep", "Subject", "SubjectFactory", "format_command",
-           "private_problem"]
+__all__ = ["LAYERS", "Divergence", "DivergenceError", "Lockstep", "Subject", "SubjectFactory", "SubjectFailure",
+           "format_command", "private_problem"]
 
 LAYERS: Mapping[str, SubjectFactory] = ADDRESSING.layers
 """The address-resolution layers (kept for callers that predate other domains)."""
+
+
+class SubjectFailure(Exception):
+    """A subject could not answer at all (a SUT that crashed or hung): raised through, never a divergence."""
 
 
 class DivergenceError(AssertionError):
@@ -121,6 +128,8 @@ class Lockstep:
         for name, subject in self.subjects.items():
             try:
                 actual = subject.execute(command)
+            except SubjectFailure:
+                raise
             except Exception as error:  # a crash in a subject is a finding, not a harness error
                 self.observed[name].append(None)
                 self._fail(number, command, name, "it raised an exception",
@@ -132,7 +141,10 @@ class Lockstep:
             if actual != expected:
                 self._fail(number, command, name, "the outcomes differ",
                            [f"spec: {expected!r}  (rule {expected.rule})", f"{name}: {actual!r}"])
-            snapshot = subject.snapshot()
+            show = getattr(subject, "snapshot", None)
+            if show is None:
+                continue  # a system under test shows outcomes only
+            snapshot = show()
             if snapshot != self.state:
                 self._fail(number, command, name, "the states differ after the step",
                            self.domain.describe_state_difference(self.state, snapshot))
@@ -151,7 +163,10 @@ class Lockstep:
                        [f"spec (strict): {judgement.expected!r}  (rule {judgement.expected.rule})",
                         f"outcomes the rules allow: {judgement.allowed}", f"{name}: {actual!r}"])
         self.followed[name] = judgement.state
-        difference = self.domain.describe_state_difference(judgement.state, subject.snapshot(),
+        show = getattr(subject, "snapshot", None)
+        if show is None:
+            return
+        difference = self.domain.describe_state_difference(judgement.state, show(),
                                                            skip=self.domain.private_parts)
         if difference:
             self._fail(number, command, name, "the states differ after the step", difference)

@@ -23,3 +23,12 @@ class PlantedBug:
 
 
 ALL = ("seed", "artemis-2.11", "artemis-latest")
+
+
+def all_planted() -> list[tuple[str, PlantedBug]]:
+    """Every planted bug of every domain, as (domain, bug), in domain order."""
+    from . import addressing_bugs, balancing_bugs, duplicates_bugs, topologies_bugs
+
+    modules = (("addressing", addressing_bugs), ("duplicates", duplicates_bugs), ("balancing", balancing_bugs),
+               ("topologies", topologies_bugs))
+    return [(domain, bug) for domain, module in modules for bug in module.PLANTED]

@@ -1,0 +1,127 @@
+"""Serve one of brokerspec's layers over the SUT protocol on standard input and output.
+
+Introduction
+------------
+``python -m brokerspec.conform.serve --layer impl`` is a complete SUT: it
+reads requests line by line, answers each with one line, and exits on
+``bye`` or at the end of its input. It is the subprocess adapter's own test
+subject and a worked example of the protocol in Python; ``--layer
+planted:NAME`` serves a broker with a planted bug, which the suite must
+catch through the same pipe. Malformed requests get an ``error`` reply that
+says what was wrong; the server itself never stops on one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import IO, Any
+
+from brokerspec.spec import BrokerspecError, get_profile
+
+from ..codec import CodecError, decode_command, encode_outcome
+from .protocol import PROTOCOL_VERSION
+from .sut import in_process_layers
+
+
+class Server:
+    """The protocol's state: which layer, and the broker of the last reset."""
+
+    def __init__(self, layer: str) -> None:
+        self.layer = layer
+        self.factories = in_process_layers(layer)
+        self.domain: str | None = None
+        self.subject: Any = None
+
+    def answer(self, request: Any) -> dict[str, Any] | None:
+        """The reply to one request (None for ``bye``)."""
+        if not isinstance(request, dict):
+            return self.error("a request must be a JSON object")
+        if request.get("v") != PROTOCOL_VERSION:
+            return self.error(f"protocol version {request.get('v')!r} is not spoken here; this server speaks "
+                              f"{PROTOCOL_VERSION}")
+        kind = request.get("type")
+        if kind == "hello":
+            return {"v": PROTOCOL_VERSION, "type": "hello", "name": f"brokerspec {self.layer}",
+                    "domains": list(self.factories)}
+        if kind == "reset":
+            return self.reset(request)
+        if kind == "op":
+            return self.operate(request)
+        if kind == "bye":
+            return None
+        return self.error(f"unknown request type {kind!r}")
+
+    def reset(self, request: dict[str, Any]) -> dict[str, Any]:
+        domain = request.get("domain")
+        if domain not in self.factories:
+            return self.error(f"domain {domain!r} is not served; served: {', '.join(self.factories)}")
+        overrides = request.get("overrides", {})
+        if not isinstance(overrides, dict):
+            return self.error("overrides must be an object of option -> value")
+        try:
+            profile = get_profile(str(request.get("profile")), tuple((str(k), str(v)) for k, v in overrides.items()))
+        except (BrokerspecError, KeyError, ValueError) as problem:
+            return self.error(f"bad profile: {problem}")
+        close = getattr(self.subject, "close", None)
+        if close is not None:
+            close()
+        self.domain = str(domain)
+        self.subject = self.factories[self.domain](profile)
+        return {"v": PROTOCOL_VERSION, "type": "ready"}
+
+    def operate(self, request: dict[str, Any]) -> dict[str, Any]:
+        seq = request.get("seq")
+        if self.subject is None or self.domain is None:
+            return self.error("an op before any reset", seq)
+        try:
+            command = decode_command(request.get("op"), request.get("args"), "args", self.domain)
+        except CodecError as problem:
+            return self.error(str(problem), seq)
+        outcome = self.subject.execute(command)
+        return {"v": PROTOCOL_VERSION, "type": "outcome", "seq": seq, "outcome": encode_outcome(outcome)}
+
+    @staticmethod
+    def error(message: str, seq: object = None) -> dict[str, Any]:
+        reply: dict[str, Any] = {"v": PROTOCOL_VERSION, "type": "error", "message": message}
+        if seq is not None:
+            reply["seq"] = seq
+        return reply
+
+
+def serve(layer: str, requests: IO[str], replies: IO[str]) -> int:
+    """Answer ``requests`` line by line on ``replies`` until ``bye`` or their end."""
+    server = Server(layer)
+    for line in requests:
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+        except json.JSONDecodeError as problem:
+            reply: dict[str, Any] | None = Server.error(f"not JSON: {problem.msg} at column {problem.colno}")
+        else:
+            reply = server.answer(request)
+        if reply is None:
+            break
+        replies.write(json.dumps(reply) + "\n")
+        replies.flush()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m brokerspec.conform.serve --layer LAYER``."""
+    parser = argparse.ArgumentParser(prog="python -m brokerspec.conform.serve",
+                                     description="Serve a brokerspec layer over the SUT protocol (stdin/stdout).")
+    parser.add_argument("--layer", default="impl", help="impl, reference, spec or planted:NAME (default impl)")
+    args = parser.parse_args(argv)
+    try:
+        in_process_layers(args.layer)
+    except ValueError as problem:
+        parser.error(str(problem))
+    return serve(args.layer, sys.stdin, sys.stdout)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

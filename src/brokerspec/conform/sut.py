@@ -1,0 +1,306 @@
+"""Adapters: a system under test, in process or in a child process, as a checker subject.
+
+Introduction
+------------
+A :class:`Sut` answers four calls, mirroring the protocol's requests:
+:meth:`~Sut.hello`, :meth:`~Sut.reset`, :meth:`~Sut.execute` and
+:meth:`~Sut.close`. Two kinds exist:
+
+* :class:`InProcessSut` runs brokerspec's own layers (``impl``,
+  ``reference``, ``spec``, or a planted-bug broker ``planted:NAME``) with no
+  JSON in between; it is how the suite is checked against itself.
+* :class:`SubprocessSut` starts any program and speaks the line protocol to
+  it. Every read has a deadline (``timeout`` seconds per request): a SUT that
+  hangs is killed; one that exits, closes its output, writes garbage or the
+  wrong protocol version gets a :class:`~.protocol.SutFailure` naming the
+  request and what was wrong. After such a failure the process is gone and
+  the next :meth:`~Sut.reset` starts a new one, so one bad case never stops
+  a run. Its standard error goes to a file whose last lines the failure
+  quotes.
+
+:class:`SutSubject` binds a SUT to one domain and profile and gives it the
+``execute`` the lockstep driver calls; it has no ``snapshot``, so only
+outcomes are compared (a SUT's state is its own business).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import queue
+import subprocess
+import tempfile
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any, NoReturn, Protocol
+
+from brokerspec.spec import Outcome, Profile
+
+from ..check.domains import DOMAINS, get_domain
+from .protocol import (
+    BYE,
+    FailureKind,
+    Hello,
+    SutFailure,
+    describe_request,
+    hello_request,
+    op_request,
+    parse_reply,
+    read_hello,
+    read_outcome,
+    reset_request,
+)
+
+DEFAULT_TIMEOUT = 10.0
+"""Seconds a SUT may take over one request (the handshake gets three times as long, to start up)."""
+
+
+class Sut(Protocol):
+    """A system under test, whatever it runs in."""
+
+    label: str
+
+    def hello(self, profile: Profile, domains: tuple[str, ...]) -> Hello: ...
+
+    def reset(self, domain: str, profile: Profile) -> None: ...
+
+    def execute(self, command: Any) -> Outcome: ...
+
+    def close(self) -> None: ...
+
+
+# --- in process ------------------------------------------------------------------------------
+
+
+class SpecSubject:
+    """The spec itself as a subject: each command goes through the domain's pure ``apply``."""
+
+    def __init__(self, domain: str, profile: Profile) -> None:
+        self._domain = get_domain(domain)
+        self.state = self._domain.initial_state(profile)
+
+    def execute(self, command: Any) -> Outcome:
+        """Apply ``command`` to the state; its outcome."""
+        self.state, outcome = self._domain.apply(self.state, command)
+        return outcome
+
+    def snapshot(self) -> Any:
+        """The spec state."""
+        return self.state
+
+
+def in_process_layers(layer: str) -> dict[str, Callable[[Profile], Any]]:
+    """The subject factory of ``layer`` for every domain that has it: impl, reference, spec or planted:NAME."""
+    if layer == "spec":
+        return {name: functools.partial(SpecSubject, name) for name in DOMAINS}
+    if layer.startswith("planted:"):
+        from ..planted.registry import all_planted
+
+        wanted = layer.removeprefix("planted:")
+        found: dict[str, Callable[[Profile], Any]] = {
+            domain: bug.broker for domain, bug in all_planted() if bug.name == wanted}
+        if not found:
+            known = sorted({bug.name for _, bug in all_planted()})
+            raise ValueError(f"no planted bug named {wanted!r}; known: {', '.join(known)}")
+        return found
+    layers = {name: domain.layers.get(layer) for name, domain in DOMAINS.items()}
+    if all(factory is None for factory in layers.values()):
+        raise ValueError(f"unknown layer {layer!r}; layers: impl, reference, spec, planted:NAME")
+    return {name: factory for name, factory in layers.items() if factory is not None}
+
+
+class InProcessSut:
+    """brokerspec's own layer ``layer`` as a SUT, with no protocol in between."""
+
+    def __init__(self, layer: str) -> None:
+        self.label = layer
+        self._factories = in_process_layers(layer)
+        self._subject: Any = None
+
+    def hello(self, profile: Profile, domains: tuple[str, ...]) -> Hello:
+        """The domains this layer covers (all profiles)."""
+        return Hello(f"brokerspec {self.label}", tuple(d for d in DOMAINS if d in self._factories), None)
+
+    def reset(self, domain: str, profile: Profile) -> None:
+        """A fresh subject of ``domain``."""
+        self.close()
+        self._subject = self._factories[domain](profile)
+
+    def execute(self, command: Any) -> Outcome:
+        """Execute on the current subject."""
+        outcome: Outcome = self._subject.execute(command)
+        return outcome
+
+    def close(self) -> None:
+        """Close the current subject if it holds resources."""
+        close = getattr(self._subject, "close", None)
+        if close is not None:
+            close()
+        self._subject = None
+
+
+# --- a child process ----------------------------------------------------------------------------
+
+
+class SubprocessSut:
+    """A program that speaks the SUT protocol on its standard input and output."""
+
+    def __init__(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT, cwd: Path | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
+        if not argv:
+            raise ValueError("the SUT command is empty")
+        self.argv = list(argv)
+        self.label = " ".join(argv)
+        self.timeout = timeout
+        self.cwd = cwd
+        self.env = dict(os.environ if env is None else env)
+        self.starts = 0
+        self._process: subprocess.Popen[str] | None = None
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._stderr: IO[str] | None = None
+        self._hello_args: tuple[Profile, tuple[str, ...]] | None = None
+        self._domain = "addressing"
+        self._seq = 0
+
+    # the protocol
+
+    def hello(self, profile: Profile, domains: tuple[str, ...]) -> Hello:
+        """Start the program and shake hands."""
+        self._hello_args = (profile, domains)
+        self._start()
+        request = hello_request(profile, domains)
+        return read_hello(self._ask(request, self.timeout * 3))
+
+    def reset(self, domain: str, profile: Profile) -> None:
+        """Ask for a fresh broker; a process lost to an earlier failure is started (and greeted) again.
+
+        A SUT never greeted is greeted first, for this domain only.
+        """
+        if self._process is None:
+            self.hello(*(self._hello_args or (profile, (domain,))))
+        self._domain = domain
+        self._seq = 0
+        self._ask(reset_request(domain, profile), self.timeout)
+
+    def execute(self, command: Any) -> Outcome:
+        """Send one operation; its outcome."""
+        if self._process is None:
+            raise SutFailure(FailureKind.CRASHED, "op", "the SUT is not running (an earlier request failed)")
+        self._seq += 1
+        request = op_request(self._seq, command)
+        return read_outcome(self._ask(request, self.timeout), request, self._domain)
+
+    def close(self) -> None:
+        """Say bye, give the program a moment to exit, then stop it."""
+        process = self._process
+        if process is None:
+            return
+        try:
+            assert process.stdin is not None
+            process.stdin.write(json.dumps(BYE) + "\n")
+            process.stdin.flush()
+            process.stdin.close()
+            process.wait(timeout=min(self.timeout, 2.0))
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            pass
+        self._stop()
+
+    # the process
+
+    def _start(self) -> None:
+        self._stop()
+        self.starts += 1
+        self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+        try:
+            process = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       stderr=self._stderr, text=True, encoding="utf-8", errors="replace",
+                                       cwd=self.cwd, env=self.env, bufsize=1)
+        except OSError as error:
+            raise SutFailure(FailureKind.CRASHED, "hello", f"cannot start {self.label!r}: {error}") from None
+        self._process = process
+        lines: queue.Queue[str | None] = queue.Queue()
+        self._lines = lines
+
+        def pump(stream: IO[str] = process.stdout) -> None:  # type: ignore[assignment]
+            for line in stream:
+                lines.put(line)
+            lines.put(None)
+
+        threading.Thread(target=pump, name=f"sut-stdout-{self.starts}", daemon=True).start()
+
+    def _stop(self) -> None:
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            process.kill()
+        if process is not None:
+            process.wait()
+            for stream in (process.stdin, process.stdout):
+                try:
+                    if stream is not None:
+                        stream.close()
+                except OSError:
+                    pass
+
+    def _ask(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
+        process = self._process
+        assert process is not None and process.stdin is not None
+        where = describe_request(request)
+        try:
+            process.stdin.write(json.dumps(request) + "\n")
+            process.stdin.flush()
+        except (OSError, ValueError):
+            self._fail(FailureKind.CRASHED, where, "its input is closed")
+        try:
+            line = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            self._fail(FailureKind.TIMEOUT, where, f"no reply within {timeout:g} s; the process was killed")
+        if line is None:
+            self._fail(FailureKind.CRASHED, where, "its output closed before it replied")
+        try:
+            return parse_reply(line, request)
+        except SutFailure as failure:
+            if failure.kind is not FailureKind.ERROR_REPLY:
+                self._stop()  # a SUT that writes nonsense cannot be trusted with the next request
+            raise
+
+    def _fail(self, kind: FailureKind, where: str, message: str) -> NoReturn:
+        process = self._process
+        self._stop()
+        detail = message
+        if process is not None and process.returncode is not None and kind is not FailureKind.TIMEOUT:
+            detail += f" (exit code {process.returncode})"
+        tail = self.stderr_tail()
+        if tail:
+            detail += f"; its last stderr lines: {tail}"
+        raise SutFailure(kind, where, detail)
+
+    def stderr_tail(self, lines: int = 3) -> str:
+        """The last lines the program wrote to standard error, joined by `` | ``."""
+        if self._stderr is None:
+            return ""
+        self._stderr.seek(0)
+        text = self._stderr.read().strip().splitlines()
+        self._stderr.seek(0, 2)
+        return " | ".join(text[-lines:])
+
+
+# --- as a checker subject ------------------------------------------------------------------------
+
+
+class SutSubject:
+    """A SUT reset to one domain and profile: the lockstep driver's ``execute``, outcomes only."""
+
+    def __init__(self, sut: Sut, domain: str, profile: Profile) -> None:
+        self.sut = sut
+        sut.reset(domain, profile)
+
+    def execute(self, command: Any) -> Outcome:
+        """The SUT's outcome for ``command``."""
+        return self.sut.execute(command)
+
+
+def subject_factory(sut: Sut, domain: str) -> Callable[[Profile], SutSubject]:
+    """A lockstep subject factory: each new scenario resets ``sut`` to ``domain``."""
+    return lambda profile: SutSubject(sut, domain, profile)
