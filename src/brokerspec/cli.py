@@ -57,6 +57,7 @@ from .conform.cli import add_commands as add_conform_commands
 from .conform.cli import make_sut
 from .conform.cli import run_command as run_conform_command
 from .conform.sut import subject_factory
+from .explain import print_explanation
 from .render import check_table, make_console, replay_table
 from .replay import replay
 from .trace import TraceError, read_trace
@@ -122,6 +123,10 @@ def build_parser() -> argparse.ArgumentParser:
                                  "outcomes only; with --layers '' only against it")
     replay_cmd.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
                             help="per-request timeout for a subprocess SUT (default 10)")
+
+    explain_cmd = commands.add_parser("explain", help="a trace step by step: the spec's state as tables and the "
+                                      "rule that decided each outcome")
+    explain_cmd.add_argument("trace", type=Path, help="a trace file (JSON lines)")
 
     crash = commands.add_parser("crash", help="SIGKILL crash trials of the duplicate-detection store",
                                 add_help=False)
@@ -235,6 +240,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_check(args)
         if args.command == "replay":
             return run_replay(args)
+        if args.command == "explain":
+            differing = print_explanation(make_console(), read_trace(args.trace))
+            return EXIT_DIVERGENCE if differing else EXIT_OK
         if args.command == "audit":
             return run_audit_command(args)
         if args.command == "generate":

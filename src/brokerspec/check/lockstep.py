@@ -13,7 +13,9 @@ after every step compares
 4. the spec state's own invariants (a broken one is a bug in the spec).
 
 A subject without ``snapshot`` (a system under test, :mod:`brokerspec.conform`)
-is held to its outcomes only: 2 and 3 are skipped for it.
+is held to its outcomes only: 2 and 3 are skipped for it. A subject with
+``judges_itself`` set compares two specs with each other (``brokerspec
+diff``) and raises when they part; the driver does not compare it at all.
 
 In *permissive* mode (for a domain whose rules allow several outcomes, such
 as load balancing) step 1 accepts any outcome the rules allow, and each
@@ -135,6 +137,8 @@ class Lockstep:
                 self._fail(number, command, name, "it raised an exception",
                            [f"{type(error).__name__}: {error}"])
             self.observed[name].append(actual)
+            if getattr(subject, "judges_itself", False):
+                continue  # a pair of specs compared with each other (brokerspec diff), not with this one
             if self.permissive:
                 self._judge_permissively(number, command, name, subject, actual)
                 continue

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,10 +26,12 @@ from rich.table import Table
 
 from brokerspec.spec import PROFILES, BrokerspecError, Profile, get_profile
 
+from ..check.lockstep import format_command
 from ..check.machine import RunStats
 from ..codec import encode_command, encode_outcome
 from ..render import make_console
 from .catalogue import DOMAIN_ORDER, Case, all_cases, check_catalogue, select
+from .diff import diff, make_side, make_workdir
 from .fuzz import fuzz
 from .runner import (
     EXIT_CONFORMANCE_FAILURE,
@@ -40,9 +43,10 @@ from .runner import (
     Verdict,
     run_conformance,
 )
+from .protocol import SutFailure
 from .sut import DEFAULT_TIMEOUT, InProcessSut, SubprocessSut, Sut
 
-COMMANDS = ("conform", "catalogue", "fuzz")
+COMMANDS = ("conform", "catalogue", "fuzz", "diff")
 STYLE = {Verdict.PASSED: "green", Verdict.FAILED: "bold red", Verdict.SUT_FAILURE: "bold magenta",
          Verdict.SKIPPED: "yellow", Verdict.NOT_RUN: "dim"}
 
@@ -93,6 +97,23 @@ def add_commands(commands: Any, parse_setting: Callable[[str], tuple[str, str]],
     fuzz_cmd.add_argument("--out", type=Path, default=Path("brokerspec-failures"),
                           help="folder for the shrunk failure traces (default ./brokerspec-failures)")
 
+    diff_cmd = commands.add_parser("diff", help="shortest scripts on which two profiles or revisions of the spec "
+                                              "give different outcomes")
+    diff_cmd.add_argument("--from", dest="source", required=True, metavar="A", help="a profile or a git revision")
+    diff_cmd.add_argument("--to", dest="target", required=True, metavar="B", help="a profile or a git revision")
+    diff_cmd.add_argument("--domain", action="append", choices=DOMAIN_ORDER,
+                          help="only this domain (repeatable; default every domain)")
+    diff_cmd.add_argument("--profile", default="seed", choices=sorted(PROFILES),
+                          help="the profile a revision side runs under (default seed)")
+    diff_cmd.add_argument("--set", action="append", type=parse_setting, default=[], metavar="DOMAIN.OPTION=VALUE",
+                          help="override an option on both sides (repeatable)")
+    diff_cmd.add_argument("--budget", type=parse_duration, default=60.0, metavar="DURATION",
+                          help="total search time, shared by the domains (default 60s)")
+    diff_cmd.add_argument("--seed", type=int, default=None, help="seed for a repeatable run")
+    diff_cmd.add_argument("--repo", type=Path, default=Path("."), help="the git repository for revisions (default .)")
+    diff_cmd.add_argument("--out", type=Path, default=Path("brokerspec-diff"),
+                          help="folder for the distinguishing traces (default ./brokerspec-diff)")
+
     catalogue = commands.add_parser("catalogue", help="the conformance catalogue as data")
     actions = catalogue.add_subparsers(dest="action", required=True)
     export = actions.add_parser("export", help="write the cases as JSON-lines files, one per domain")
@@ -119,6 +140,8 @@ def run_command(args: argparse.Namespace) -> int:
         return run_conform(args)
     if args.command == "fuzz":
         return run_fuzz(args)
+    if args.command == "diff":
+        return run_diff(args)
     if args.action == "export":
         return run_export(args)
     return run_list()
@@ -238,6 +261,56 @@ def run_fuzz(args: argparse.Namespace) -> int:
     console.print(f"no difference found within the budget ({budget}, "
                   f"{sum(r.examples for r in report.results)} scenarios)", markup=False)
     return EXIT_PASS
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    """``brokerspec diff --from A --to B``: 0 no difference found, 1 differences found."""
+    profile = get_profile(args.profile, tuple(args.set))
+    domains = tuple(args.domain or DOMAIN_ORDER)
+    workdir = make_workdir()
+    console = make_console()
+    try:
+        source = make_side(args.source, profile, args.repo, workdir)
+        target = make_side(args.target, profile, args.repo, workdir)
+        try:
+            with Progress(TextColumn("{task.description}"), TextColumn("{task.fields[status]}"),
+                          TimeElapsedColumn(), console=console, transient=True) as progress:
+                task = progress.add_task("diff", total=None, status="")
+
+                def show(domain: str, stats: RunStats) -> None:
+                    progress.update(task, description=f"diff {domain}", status=f"{stats.examples} scenarios")
+
+                results = diff(source, target, domains, args.budget, args.out, args.seed, show)
+        except SutFailure as failure:
+            console.print(f"[bold magenta]a side could not be run:[/] {failure}", highlight=False)
+            return EXIT_SUT_FAILURE
+        finally:
+            source.sut.close()
+            target.sut.close()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    share = args.budget / len(domains)
+    title = f"{args.source} ({source.profile.label}) vs {args.target} ({target.profile.label})"
+    table = Table(title=title)
+    for column in ("domain", "scenarios", "seconds", "result"):
+        table.add_column(column, justify="right" if column in ("scenarios", "seconds") else "left")
+    for result in results:
+        found = (f"[bold]{len(result.divergence.commands)}-step distinguishing script[/]"
+                 if result.divergence is not None else f"no difference found within {share:g} s")
+        table.add_row(result.domain, str(result.examples), f"{result.seconds:.1f}", found)
+    console.print(table)
+    for result in results:
+        if result.divergence is None:
+            continue
+        console.print(f"\n[bold]{result.domain}[/]: the shortest script found", highlight=False)
+        for number, command in enumerate(result.divergence.commands, start=1):
+            console.print(f"  {number:>3}. {format_command(command)}", markup=False, highlight=False)
+        outcomes = result.outcomes()
+        if outcomes is not None:
+            console.print(f"  {args.source}: {outcomes[0]}", markup=False, highlight=False)
+            console.print(f"  {args.target}: {outcomes[1]}", markup=False, highlight=False)
+        console.print(f"  trace: {result.trace}", markup=False)
+    return EXIT_CONFORMANCE_FAILURE if any(r.divergence is not None for r in results) else EXIT_PASS
 
 
 def export_case(case: Case, profiles: list[Profile]) -> dict[str, Any]:
