@@ -1,0 +1,182 @@
+"""fuzz, replay --sut, explain and diff against in-process layers, planted bugs and broken SUTs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from brokerspec.cli import main
+from brokerspec.conform.diff import Pair, Distinguished
+from brokerspec.conform.fuzz import fuzz
+from brokerspec.conform.serve import Server, serve
+from brokerspec.conform.sut import InProcessSut, SubprocessSut
+from brokerspec.explain import explain_trace, show
+from brokerspec.spec import get_profile
+from brokerspec.spec.addressing import CreateAddress, CreateQueue, RoutingType
+from brokerspec.trace import Trace, TraceStep, read_trace
+
+ROOT = Path(__file__).resolve().parents[2]
+BROKEN = Path(__file__).with_name("broken_sut.py")
+SEED = get_profile("seed")
+
+
+def test_fuzz_finds_a_planted_bug_shrinks_it_and_writes_a_trace_replay_reproduces(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["fuzz", "--sut", "inproc:planted:first-match-instead-of-ambiguous", "--profile", "seed",
+                 "--domain", "addressing", "--budget", "20s", "--seed", "3", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 1
+    traces = list(tmp_path.glob("addressing-*.jsonl"))
+    assert len(traces) == 1 and "replay with:" in out and "--sut inproc:planted:first-match" in out
+    assert len(read_trace(traces[0]).steps) <= 6, "shrunk to a short script"
+    replayed = main(["replay", str(traces[0]), "--sut", "inproc:planted:first-match-instead-of-ambiguous",
+                     "--layers", ""])
+    assert replayed == 1 and "first difference" in capsys.readouterr().out
+    assert main(["replay", str(traces[0]), "--sut", "inproc:impl", "--layers", ""]) == 1, \
+        "the trace recorded the planted outcome, which the spec does not give"
+
+
+def test_fuzz_of_a_correct_sut_says_no_difference_within_the_budget(capsys: pytest.CaptureFixture[str],
+                                                                   tmp_path: Path) -> None:
+    code = main(["fuzz", "--sut", "inproc:reference", "--profile", "artemis-latest", "--domain", "topologies",
+                 "--budget", "2s", "--seed", "1", "--out", str(tmp_path)])
+    assert code == 0
+    assert "no difference found within the budget (2 s" in capsys.readouterr().out
+
+
+def test_fuzz_of_a_crashing_sut_reports_the_failure_and_writes_the_script(tmp_path: Path) -> None:
+    sut = SubprocessSut([sys.executable, str(BROKEN), "crash", "5"], timeout=2)
+    try:
+        report = fuzz(sut, SEED, ("addressing",), 30.0, tmp_path, run_seed=1)
+    finally:
+        sut.close()
+    assert report.failure is not None and report.failure.kind.value == "crashed"
+    assert report.failure_trace is not None
+    assert len(read_trace(report.failure_trace).steps) == 5, "the script up to the failing op"
+    assert sut.starts <= 3, "no restart storm while Hypothesis gives up"
+
+
+def test_fuzz_exit_code_for_a_sut_failure_is_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["fuzz", "--sut", f"{sys.executable} {BROKEN} garbage 3", "--domain", "addressing",
+                 "--budget", "5s", "--seed", "1", "--timeout", "2", "--out", str(tmp_path)])
+    assert code == 3
+    assert "the SUT failed" in capsys.readouterr().out
+
+
+def test_explain_names_each_rule_and_shows_changed_state_as_tables(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    commands = [CreateAddress("a1", frozenset(RoutingType)), CreateQueue("a1", "q1", RoutingType.ANYCAST),
+                CreateQueue("a1", "q1", RoutingType.ANYCAST)]
+    steps = list(explain_trace(Trace(SEED, tuple(TraceStep(c, None) for c in commands))))
+    assert [s.rule for s in steps] == ["ADDR-ADDRESS-CREATE", "ADDR-QUEUE-CREATE", "ADDR-QUEUE-EXISTS"]
+    assert set(steps[1].changed) == {"queues", "name_counts"} and steps[2].changed == {}
+    path = tmp_path / "t.jsonl"
+    from brokerspec.trace import write_trace
+
+    write_trace(path, Trace(SEED, tuple(TraceStep(c, None) for c in commands)))
+    assert main(["explain", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "name_counts" in out and "ADDR-QUEUE-EXISTS" in out and "state unchanged" in out
+
+
+def test_show_keeps_values_short_and_drops_the_rule() -> None:
+    steps = list(explain_trace(Trace(SEED, (TraceStep(CreateAddress("a", frozenset(RoutingType)), None),))))
+    assert show(steps[0].outcome) == "AddressCreated(address=a)"
+    assert show(frozenset({RoutingType.MULTICAST, RoutingType.ANYCAST})) == "{ANYCAST, MULTICAST}"
+
+
+def test_diff_of_two_profiles_finds_a_short_distinguishing_script(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["diff", "--from", "seed", "--to", "artemis-latest", "--domain", "addressing", "--budget", "10s",
+                 "--seed", "1", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 1 and "distinguishing script" in out
+    assert "seed: " in out and "artemis-latest: " in out
+    trace = read_trace(next(tmp_path.glob("*.jsonl")))
+    assert len(trace.steps) <= 4
+
+
+def test_a_pair_raises_when_its_sides_part() -> None:
+    pair = Pair(InProcessSut("spec"), InProcessSut("spec"), "addressing", get_profile("seed"),
+                get_profile("artemis-latest"))
+    for command in (CreateAddress("a1", frozenset(RoutingType)), CreateQueue("a1", "q1", RoutingType.ANYCAST),
+                    CreateAddress("a2", frozenset(RoutingType))):
+        pair.execute(command)
+    with pytest.raises(Distinguished) as raised:
+        pair.execute(CreateQueue("a2", "q1", RoutingType.ANYCAST))
+    assert "QueueCreated" in str(raised.value) and "QueueExists" in str(raised.value)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_diff_of_two_revisions_finds_what_a_commit_changed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A repository whose second commit changes one addressing rule: diff names the change."""
+    repo = tmp_path / "repo"
+    shutil.copytree(ROOT / "spec", repo / "spec", ignore=shutil.ignore_patterns("__pycache__"))
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True,
+                              env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+                                   "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid",
+                                   "PATH": "/usr/bin:/bin"})
+        return done.stdout.strip()
+
+    git("init", "-q")
+    git("add", "spec")
+    git("commit", "-q", "-m", "before")
+    profiles = repo / "spec" / "profiles.py"
+    text = profiles.read_text()
+    assert text.count('name="seed"') == 1
+    # the change: the seed profile starts checking an FQQN's address part no longer
+    changed = text.replace("fqqn_checks_address=True", "fqqn_checks_address=False", 1)
+    assert changed != text
+    profiles.write_text(changed)
+    git("commit", "-q", "-am", "after")
+    code = main(["diff", "--from", "HEAD~1", "--to", "HEAD", "--repo", str(repo), "--profile", "seed",
+                 "--domain", "addressing", "--budget", "20s", "--seed", "2", "--out", str(tmp_path / "out")])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "distinguishing script" in out
+
+
+def test_diff_refuses_a_side_that_is_neither(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diff", "--from", "no-such-thing", "--to", "seed", "--budget", "1s"]) == 2
+    assert "neither a profile" in capsys.readouterr().err
+
+
+def test_the_server_answers_bad_requests_with_errors_and_goes_on() -> None:
+    import io
+
+    requests = "\n".join([
+        "not json",
+        json.dumps([1]),
+        json.dumps({"v": 2, "type": "hello"}),
+        json.dumps({"v": 1, "type": "nonsense"}),
+        json.dumps({"v": 1, "type": "op", "seq": 1, "op": "lookup", "args": {"name": "q"}}),
+        json.dumps({"v": 1, "type": "reset", "domain": "nowhere", "profile": "seed", "overrides": {}}),
+        json.dumps({"v": 1, "type": "reset", "domain": "addressing", "profile": "nope", "overrides": {}}),
+        json.dumps({"v": 1, "type": "reset", "domain": "addressing", "profile": "seed", "overrides": []}),
+        json.dumps({"v": 1, "type": "reset", "domain": "addressing", "profile": "seed", "overrides": {}}),
+        json.dumps({"v": 1, "type": "op", "seq": 1, "op": "lookup", "args": {"nom": "q"}}),
+        json.dumps({"v": 1, "type": "op", "seq": 2, "op": "lookup", "args": {"name": "q"}}),
+        json.dumps({"v": 1, "type": "bye"}),
+        json.dumps({"v": 1, "type": "hello"}),
+    ]) + "\n"
+    out = io.StringIO()
+    assert serve("impl", io.StringIO(requests), out) == 0
+    replies = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [r["type"] for r in replies] == ["error"] * 8 + ["ready", "error", "outcome"], "bye ends the session"
+    messages = " | ".join(r.get("message", "") for r in replies)
+    for expected in ("not JSON", "JSON object", "version 2", "unknown request type", "before any reset",
+                     "not served", "bad profile", "overrides must be", "args.nom"):
+        assert expected in messages, expected
+    assert replies[-1] == {"v": 1, "type": "outcome", "seq": 2, "outcome": {"type": "not_found", "name": "q"}}
+
+
+def test_the_server_lists_the_domains_of_its_layer() -> None:
+    hello = Server("planted:loop-check-missing").answer({"v": 1, "type": "hello", "profile": "seed", "domains": []})
+    assert hello is not None and hello["domains"] == ["topologies"]
