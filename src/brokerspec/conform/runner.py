@@ -101,14 +101,14 @@ class ConformReport:
         A rule counts as failed in a case that failed at a step it decided, or
         that was written for it and failed anywhere.
         """
-        domains = [d for d in RULE_TABLES if any(r.case.domain == d for r in self.results)]
+        ran = (Verdict.PASSED, Verdict.FAILED)
+        domains = [d for d in RULE_TABLES if any(r.case.domain == d and r.verdict in ran for r in self.results)]
         rows = []
         for domain in domains:
             for rule in RULE_TABLES[domain]:
-                ran = [r for r in self.results if r.case.domain == domain and rule in r.rules
-                       and r.verdict in (Verdict.PASSED, Verdict.FAILED)]
-                failed = [r for r in ran if r.verdict is Verdict.FAILED and (r.rule == rule or rule in r.case.rules)]
-                rows.append((rule, domain, len(ran), len(ran) - len(failed), len(failed)))
+                cases = [r for r in self.results if r.case.domain == domain and rule in r.rules and r.verdict in ran]
+                failed = [r for r in cases if r.verdict is Verdict.FAILED and (r.rule == rule or rule in r.case.rules)]
+                rows.append((rule, domain, len(cases), len(cases) - len(failed), len(failed)))
         return rows
 
     def to_json(self) -> dict[str, Any]:

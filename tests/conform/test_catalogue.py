@@ -1,0 +1,170 @@
+"""The catalogue is sound, brokerspec's layers pass it, it kills every planted bug, and its reports are readable."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import pytest
+
+from brokerspec.cli import main
+from brokerspec.conform.catalogue import DOMAIN_ORDER, RULE_TABLES, Case, all_cases, check_catalogue, select
+from brokerspec.conform.runner import EXIT_CONFORMANCE_FAILURE, Verdict, run_conformance
+from brokerspec.conform.sut import InProcessSut, SubprocessSut
+from brokerspec.planted.registry import all_planted
+from brokerspec.spec import PROFILES, get_profile
+from brokerspec.spec.addressing import Lookup
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE_SUT = ROOT / "examples" / "node-sut" / "sut.js"
+CASES = all_cases()
+SEEDS = {"addressing": "seed 000", "duplicates": "seed 001", "balancing": "seed 003", "topologies": "seed 002"}
+
+
+def test_the_catalogue_breaks_none_of_its_own_rules() -> None:
+    assert check_catalogue(CASES) == []
+    for domain in DOMAIN_ORDER:
+        mine = [c for c in CASES if c.domain == domain]
+        assert len(mine) >= 30, domain
+        assert any(SEEDS[domain] in c.source for c in mine), f"{domain}: no case cites its seed document"
+
+
+def test_the_catalogue_checks_catch_what_they_claim() -> None:
+    bad = [Case("addressing/x", "s", (Lookup("q"),), ("NO-SUCH-RULE",), "src"),
+           Case("addressing/x", "s", (), (), ""), Case("nowhere/y", "s", (Lookup("q"),), ("R",), "src"),
+           Case("addressing/z", "s", (Lookup("q"),), ("ADDR-MODEL",), "src", ("no-profile",))]
+    problems = " | ".join(check_catalogue(bad))
+    for expected in ("unknown rule IDs", "used twice", "no rule tags", "empty script", "no source",
+                     "unknown domain", "bad profiles"):
+        assert expected in problems, expected
+
+
+def test_most_rules_of_every_domain_are_exercised() -> None:
+    for domain in DOMAIN_ORDER:
+        exercised = {r for c in CASES if c.domain == domain for p in c.profiles
+                     for r in c.rules_exercised(get_profile(p))}
+        missing = set(RULE_TABLES[domain]) - exercised
+        assert len(missing) <= 1, f"{domain}: rules no case exercises: {sorted(missing)}"
+
+
+@pytest.mark.parametrize("layer", ["impl", "reference", "spec"])
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_every_layer_passes_every_case_strictly(layer: str, profile: str) -> None:
+    report = run_conformance(InProcessSut(layer), select(CASES, get_profile(profile)), get_profile(profile),
+                             strict=True)
+    failures = [r.message for r in report.results if r.verdict is not Verdict.PASSED]
+    assert not failures, failures[0]
+    assert report.exit_code() == 0
+
+
+@pytest.mark.parametrize("domain_bug", all_planted(), ids=lambda db: f"{db[0]}:{db[1].name}")
+def test_the_catalogue_kills_every_planted_bug(domain_bug: tuple[str, object]) -> None:
+    """Outcomes only, as for any SUT; permissively where the spec allows several outcomes, except for the
+    three balancing bugs that only move a hidden round-robin position (killed under --strict)."""
+    domain, bug = domain_bug
+    name = getattr(bug, "name")
+    strict = name in {"position-advanced-on-skip", "position-not-reset-when-out-of-range",
+                      "on-demand-falls-back-to-first-local"}
+    killed = []
+    for profile_name in getattr(bug, "profiles"):
+        profile = get_profile(profile_name)
+        report = run_conformance(InProcessSut(f"planted:{name}"), select(CASES, profile, [domain]), profile, strict)
+        killed += [r.case.name for r in report.results if r.verdict is Verdict.FAILED]
+    assert killed, f"no case kills {name}"
+
+
+def test_the_permissive_judge_lets_the_position_only_bugs_through() -> None:
+    """The other side of the strict exception above: permissively these bugs pass, as the docs say."""
+    profile = get_profile("artemis-latest")
+    report = run_conformance(InProcessSut("planted:position-advanced-on-skip"),
+                             select(CASES, profile, ["balancing"]), profile, strict=False)
+    assert report.count(Verdict.FAILED) == 0
+
+
+def test_conform_over_the_pipe_with_a_planted_bug_fails_and_writes_both_reports(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sut = f"{sys.executable} -m brokerspec.conform.serve --layer planted:message-ttl-ignored"
+    code = main(["conform", "--sut", sut, "--profile", "artemis-latest", "--domain", "topologies",
+                 "--junit", str(tmp_path / "j.xml"), "--json", str(tmp_path / "r.json")])
+    out = capsys.readouterr().out
+    assert code == EXIT_CONFORMANCE_FAILURE
+    assert "rule coverage" in out and "TOPO-MSG-TTL" in out and "the expected outcome was decided by rule" in out
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["totals"]["failed"] >= 1 and report["exit_code"] == 1
+    assert any(row["rule"] == "TOPO-MSG-TTL" and row["failed"] for row in report["rules"])
+    suite = ElementTree.parse(tmp_path / "j.xml").getroot().find("testsuite")
+    assert suite is not None and suite.get("name") == "brokerspec.topologies"
+    assert int(suite.get("failures", "0")) == report["totals"]["failed"]
+    assert suite.find("testcase/failure") is not None
+
+
+def test_conform_over_the_pipe_passes_for_the_impl(tmp_path: Path) -> None:
+    sut = SubprocessSut([sys.executable, "-m", "brokerspec.conform.serve", "--layer", "impl"])
+    profile = get_profile("artemis-latest")
+    try:
+        report = run_conformance(sut, select(CASES, profile), profile)
+    finally:
+        sut.close()
+    assert report.count(Verdict.PASSED) == len(report.results)
+
+
+def test_node_example_passes_the_addressing_catalogue_under_every_profile() -> None:
+    node = shutil.which("node")
+    if node is None:
+        if os.environ.get("BROKERSPEC_REQUIRE_NODE") == "1":
+            pytest.fail("node is not installed, and BROKERSPEC_REQUIRE_NODE=1 says the example must run")
+        pytest.skip("node is not installed")
+    for name in sorted(PROFILES):
+        profile = get_profile(name)
+        sut = SubprocessSut([node, str(NODE_SUT)])
+        try:
+            report = run_conformance(sut, select(CASES, profile), profile)
+        finally:
+            sut.close()
+        assert report.hello is not None and report.hello.domains == ("addressing",)
+        ran = [r for r in report.results if r.case.domain == "addressing"]
+        assert ran and all(r.verdict is Verdict.PASSED for r in ran), [r.message for r in ran if r.message][:1]
+        assert all(r.verdict is Verdict.SKIPPED for r in report.results if r.case.domain != "addressing")
+
+
+def test_catalogue_export_writes_one_jsonl_per_domain_with_expected_outcomes(tmp_path: Path) -> None:
+    assert main(["catalogue", "export", str(tmp_path), "--profile", "seed"]) == 0
+    for domain in DOMAIN_ORDER:
+        lines = (tmp_path / f"{domain}.jsonl").read_text().splitlines()
+        assert len(lines) == sum(1 for c in CASES if c.domain == domain)
+        first = json.loads(lines[0])
+        assert set(first) >= {"name", "steps", "expected", "rules", "source", "rules_exercised"}
+        if "seed" in first["expected"]:
+            assert len(first["expected"]["seed"]) == len(first["steps"])
+    assert main(["catalogue", "export", str(tmp_path / "addressing.jsonl")]) == 2
+
+
+def test_catalogue_list_and_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["catalogue", "list"]) == 0
+    assert "addressing/" in capsys.readouterr().out
+    assert main(["conform", "--sut", "inproc:impl", "--case", "no-such-case-name"]) == 2
+    assert main(["conform", "--sut", "inproc:nonsense"]) == 2
+    assert main(["conform", "--sut", "inproc:planted:nonsense"]) == 2
+
+
+def test_the_pytest_plugin_runs_the_catalogue_as_items(tmp_path: Path) -> None:
+    """A separate pytest process, as a broker project would run it: items named after cases, -k selects."""
+    (tmp_path / "conftest.py").write_text("")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--brokerspec-sut",
+                           "inproc:planted:count-not-decremented-on-delete", "--brokerspec-profile", "seed",
+                           "--brokerspec-domain", "addressing", "-k", "delete", str(tmp_path)],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
+    assert done.returncode == 1, done.stdout[-2000:]
+    assert "failed" in done.stdout and "passed" in done.stdout
+    assert "addressing/delete-by-bare-name-forgets-the-name" in done.stdout
+    assert "the expected outcome was decided by rule" in done.stdout
+    clean = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--brokerspec-sut",
+                            "inproc:impl", "--brokerspec-domain", "topologies", str(tmp_path)],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
+    assert clean.returncode == 0, clean.stdout[-2000:]
+    assert f"{sum(1 for c in CASES if c.domain == 'topologies')} passed" in clean.stdout
