@@ -168,3 +168,22 @@ def test_the_pytest_plugin_runs_the_catalogue_as_items(tmp_path: Path) -> None:
                            capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
     assert clean.returncode == 0, clean.stdout[-2000:]
     assert f"{sum(1 for c in CASES if c.domain == 'topologies')} passed" in clean.stdout
+
+
+def test_the_pytest_plugin_imports_nothing_of_the_spec_until_asked() -> None:
+    """pytest loads the plugin in every session, before coverage starts: the spec must not be imported then,
+    or its module bodies would count as never run (and every pytest run would pay for the import)."""
+    probe = ("import sys, brokerspec.conform.pytest_plugin\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('brokerspec.spec', 'brokerspec.reference', "
+             "'brokerspec.impl', 'brokerspec.conform.catalogue'))))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_pytest_plugin_names_a_bad_profile(tmp_path: Path) -> None:
+    (tmp_path / "conftest.py").write_text("")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--brokerspec-sut",
+                           "inproc:impl", "--brokerspec-profile", "artemis-9", str(tmp_path)],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
+    assert done.returncode == 4, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "--brokerspec-profile 'artemis-9'" in done.stderr
