@@ -4,7 +4,10 @@
 #                    then a generated corpus with planted faults audited on local Spark (report in
 #                    brokerspec-audit/report.html)
 #   make test        mypy --strict, then the fast test tier with branch coverage gated at 95%
-#   make test-deep   the deep tier: larger Hypothesis runs and CrossHair budgets, a long check, 8 real brokers
+#   make test-deep   the deep tier: larger Hypothesis runs and CrossHair budgets, a long check, 8 real brokers,
+#                    and the mutation score
+#   make mutation    the conformance suite's mutation score: every cosmic-ray mutant of impl/ and every planted
+#                    bug (report in brokerspec-mutation/); fails below 90% or when a planted bug survives
 #   make bench       the benchmark (figures only, no timed assertions)
 #   make docs        regenerate the spec-made tables in docs/*.md (a test checks they are current)
 #
@@ -25,7 +28,7 @@ CORPUS ?= brokerspec-corpus
 REPORT ?= brokerspec-audit
 COVERED := spec/*,reference/*,impl/*
 
-.PHONY: install run test test-deep typecheck bench docs clean
+.PHONY: install run test test-deep mutation typecheck bench docs clean
 
 $(STAMP): $(SOURCES)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -51,6 +54,10 @@ test: typecheck
 test-deep: typecheck
 	BROKERSPEC_DEEP=1 BROKERSPEC_REAL8=1 $(BIN)/pytest
 	$(BIN)/brokerspec check --budget 10m
+	$(MAKE) mutation
+
+mutation: $(STAMP)
+	$(BIN)/brokerspec mutation-score --out brokerspec-mutation
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/addressing_bench.py

@@ -46,15 +46,15 @@ class CheckResult:
     trace_path: Path | None
 
 
-def machine_settings(max_examples: int, steps: int = STEPS_PER_EXAMPLE) -> settings:
-    """Hypothesis settings for lockstep runs: no deadline, no database, shrinking on."""
+def machine_settings(max_examples: int, steps: int = STEPS_PER_EXAMPLE, shrink: bool = True) -> settings:
+    """Hypothesis settings for lockstep runs: no deadline, no database, shrinking on unless told otherwise."""
     return settings(
         max_examples=max_examples,
         stateful_step_count=steps,
         deadline=None,
         database=None,
         suppress_health_check=list(HealthCheck),
-        phases=(Phase.generate, Phase.shrink),
+        phases=(Phase.generate, Phase.shrink) if shrink else (Phase.generate,),
         report_multiple_bugs=False,
         print_blob=False,
     )
@@ -62,13 +62,14 @@ def machine_settings(max_examples: int, steps: int = STEPS_PER_EXAMPLE) -> setti
 
 def run_machine(profile: Profile, subjects: Mapping[str, SubjectFactory], max_examples: int,
                 run_seed: int | None = None, stats: RunStats | None = None,
-                domain: Domain = ADDRESSING, permissive: bool = False) -> Divergence | None:
-    """Run the state machine of ``domain`` once; return the shrunk divergence, or None if none was found."""
+                domain: Domain = ADDRESSING, permissive: bool = False, shrink: bool = True) -> Divergence | None:
+    """Run the state machine of ``domain`` once; return the divergence (shrunk unless ``shrink`` is False), or
+    None if none was found."""
     machine = make_machine(profile, subjects, stats, domain, permissive)
     if run_seed is not None:
         machine = seed(run_seed)(machine)
     try:
-        run_state_machine_as_test(machine, settings=machine_settings(max_examples))
+        run_state_machine_as_test(machine, settings=machine_settings(max_examples, shrink=shrink))
     except DivergenceError as error:
         return error.divergence
     except Flaky as error:  # pragma: no cover - the spec and layers are deterministic

@@ -1,4 +1,4 @@
-"""The command-line side of conformance: ``conform``, ``catalogue export``, ``fuzz``, ``explain`` and ``diff``.
+"""The command-line side of conformance: ``conform``, ``catalogue``, ``fuzz``, ``diff`` and ``mutation-score``.
 
 Introduction
 ------------
@@ -31,6 +31,8 @@ from ..check.machine import RunStats
 from ..codec import encode_command, encode_outcome
 from ..render import make_console
 from .catalogue import DOMAIN_ORDER, Case, all_cases, check_catalogue, select
+from .mutation_cli import add_command as add_mutation_command
+from .mutation_cli import run as run_mutation_score
 from .diff import diff, make_side, make_workdir
 from .fuzz import fuzz
 from .runner import (
@@ -46,7 +48,7 @@ from .runner import (
 from .protocol import SutFailure
 from .sut import DEFAULT_TIMEOUT, InProcessSut, SubprocessSut, Sut
 
-COMMANDS = ("conform", "catalogue", "fuzz", "diff")
+COMMANDS = ("conform", "catalogue", "fuzz", "diff", "mutation-score")
 STYLE = {Verdict.PASSED: "green", Verdict.FAILED: "bold red", Verdict.SUT_FAILURE: "bold magenta",
          Verdict.SKIPPED: "yellow", Verdict.NOT_RUN: "dim"}
 
@@ -121,6 +123,7 @@ def add_commands(commands: Any, parse_setting: Callable[[str], tuple[str, str]],
     export.add_argument("--profile", action="append", choices=sorted(PROFILES),
                         help="profiles to compute expected outcomes for (repeatable; default all)")
     actions.add_parser("list", help="list the cases with their rules and profiles")
+    add_mutation_command(commands)
 
 
 def add_sut_options(parser: argparse.ArgumentParser, parse_setting: Callable[[str], tuple[str, str]]) -> None:
@@ -142,6 +145,8 @@ def run_command(args: argparse.Namespace) -> int:
         return run_fuzz(args)
     if args.command == "diff":
         return run_diff(args)
+    if args.command == "mutation-score":
+        return run_mutation_score(args)
     if args.action == "export":
         return run_export(args)
     return run_list()

@@ -1,0 +1,672 @@
+"""The suite's strength: how many generated mutants of ``impl/`` and how many planted bugs it kills.
+
+Introduction
+------------
+A conformance suite is only as good as the wrong brokers it rejects. This
+module measures that the way mutation testing does: cosmic-ray's operators
+(the ones that take no configuration, as its own ``init`` uses them) make
+every single-point change they can to the fast implementation's source, one
+*mutant* each, and the suite runs against every mutant exactly as it runs
+against a system under test: the catalogue's cases for the mutant's domain
+under every profile, then a fixed fuzz budget (``fuzz_examples`` scripts per
+profile, from a fixed seed, no shrinking), outcomes only, with the same
+permissive judging ``brokerspec conform`` uses. A mutant is *killed* when a
+case fails, a fuzzed script diverges, it raises, or it runs past its
+timeout; otherwise it *survived*.
+
+Each mutant runs in a forked child of a process that has already imported
+the spec, the catalogue and Hypothesis: the child forgets the ``impl``
+modules and imports them again with the one mutated file served from
+memory, so nothing is written to disk and a mutant that loops forever is
+simply killed. Children run ``jobs`` at a time.
+
+Survivors are examined again and given a reason:
+
+* ``allowed outcome``: ``--strict`` kills it; the mutant picks an outcome
+  the spec allows too (load balancing), so the default suite rightly
+  passes it. Counted as killed by the suite in strict mode, and shown apart.
+* ``hidden state``: the outcomes stayed right within the budget, but
+  brokerspec's own lockstep checker, which also compares state, kills it.
+* ``gap``: nothing distinguishes it; read it to decide whether it is an
+  equivalent mutant (say an optimisation's guard) or a case to add.
+
+Some code no system under test could show wrong, because brokerspec's own
+checker is its only reader, is left out by default (``--everything`` puts
+it back), and so are changes inside type annotations, which are never
+evaluated (every module uses ``from __future__ import annotations``). What
+is left out is counted by reason and reported, never dropped silently:
+
+* self-checks: ``validity.py`` files and the ``check_valid`` methods and
+  helpers (``problems``, ``_Checker``);
+* state views: ``snapshot`` and the conversions only it calls (``to_ring``,
+  ``to_spec``);
+* solver entry points: ``samples.py``, ``lookup.py``, ``choose_from_bits``
+  and ``choose_from_bits_on``, which only CrossHair calls.
+
+The planted-bug brokers of every domain run through the same suite; each
+must be killed (in strict mode where its bug is an allowed outcome).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import json
+import multiprocessing
+import os
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from brokerspec.spec import PROFILES, Profile
+
+from ..check.domains import DOMAINS, get_domain
+from ..check.lockstep import SubjectFactory
+from ..check.runner import run_machine
+from .catalogue import Case, all_cases, select
+from .runner import Verdict, run_case
+from .sut import InProcessSut, subject_factory
+
+PACKAGE = "brokerspec.impl"
+SELF_CHECK = "self-check"
+STATE_VIEW = "state view"
+SOLVER = "solver entry point"
+ANNOTATION = "type annotation"
+LEFT_OUT_FILES = {"validity.py": SELF_CHECK, "samples.py": SOLVER, "lookup.py": SOLVER}
+"""Files left out by default, by name, with the reason: no system under test could show them wrong."""
+LEFT_OUT_DEFINITIONS = {"check_valid": SELF_CHECK, "problems": SELF_CHECK, "_Checker": SELF_CHECK,
+                        "snapshot": STATE_VIEW, "to_ring": STATE_VIEW, "to_spec": STATE_VIEW,
+                        "choose_from_bits": SOLVER, "choose_from_bits_on": SOLVER}
+"""Functions and classes left out by default (a mutant anywhere inside them), with the reason."""
+FUZZ_EXAMPLES = 20
+FUZZ_SEED = 0
+TIMEOUT = 60.0
+
+KILLED = ("case", "fuzz", "crash", "timeout")
+STRICT = "strict"
+SURVIVED = "survived"
+
+Kill = tuple[str, str] | None
+"""How the suite killed something and what showed it, or None when it passed."""
+Trial = tuple[Kill, str, str]
+"""A verdict with the changed line before and after (empty for a planted bug)."""
+Task = Callable[[], Trial]
+Done = Callable[[int, Trial, float], None]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One single-point change cosmic-ray makes to one file of ``impl/``."""
+
+    file: str
+    """The file, relative to the project (``impl/balancing/broker.py``)."""
+    module: str
+    domain: str
+    operator: str
+    occurrence: int
+    """Which of the operator's positions in the file (cosmic-ray's occurrence index)."""
+    line: int
+    column: int
+    definition: str
+    """The enclosing function or class, or ``<module>``."""
+
+    @property
+    def label(self) -> str:
+        """``file:line operator #occurrence``, enough to make the mutant again."""
+        return f"{self.file}:{self.line} {self.operator.removeprefix('core/')} #{self.occurrence}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the suite made of one mutant or planted bug."""
+
+    fate: str
+    """One of :data:`KILLED`, ``strict`` (killed only by ``--strict``) or ``survived``."""
+    detail: str = ""
+    """The case, divergence, exception or timeout that killed it; for a survivor, its reason."""
+    seconds: float = 0.0
+    before: str = ""
+    after: str = ""
+
+    @property
+    def killed(self) -> bool:
+        """Killed by the suite, in default or strict mode."""
+        return self.fate != SURVIVED
+
+
+@dataclass(frozen=True)
+class SuiteSettings:
+    """The fixed budget: how much fuzzing follows the catalogue, from which seed; which cases."""
+
+    fuzz_examples: int = FUZZ_EXAMPLES
+    seed: int = FUZZ_SEED
+    case_pattern: str | None = None
+    timeout: float = TIMEOUT
+
+
+@dataclass
+class MutationReport:
+    """Everything one run measured."""
+
+    settings: SuiteSettings
+    mutants: list[tuple[Mutant, Outcome]] = field(default_factory=list)
+    planted: list[tuple[str, str, Outcome]] = field(default_factory=list)
+    left_out: dict[str, int] = field(default_factory=dict)
+    """Mutants not run, by reason (see :data:`LEFT_OUT_FILES`, :data:`LEFT_OUT_DEFINITIONS`)."""
+    seconds: float = 0.0
+
+    def count(self, *fates: str) -> int:
+        """How many mutants met one of ``fates``."""
+        return sum(1 for _, outcome in self.mutants if outcome.fate in fates)
+
+    @property
+    def score(self) -> float:
+        """Killed (default or strict mode) over all mutants run, in percent."""
+        total = len(self.mutants)
+        return 100.0 * (total - self.count(SURVIVED)) / total if total else 100.0
+
+    @property
+    def default_score(self) -> float:
+        """Killed in default (permissive) mode alone, in percent."""
+        total = len(self.mutants)
+        return 100.0 * self.count(*KILLED) / total if total else 100.0
+
+    @property
+    def planted_survivors(self) -> list[str]:
+        """The planted bugs the suite did not kill."""
+        return [name for _, name, outcome in self.planted if not outcome.killed]
+
+    def survivors(self) -> list[tuple[Mutant, Outcome]]:
+        """The surviving mutants, by file and line."""
+        return sorted(((m, o) for m, o in self.mutants if not o.killed), key=lambda p: (p[0].file, p[0].line))
+
+    def reasons(self) -> Counter[str]:
+        """How many survivors have each reason."""
+        return Counter(reason_of(o) for _, o in self.survivors())
+
+    def by_file(self) -> list[tuple[str, int, int, int, int]]:
+        """Per file: mutants, killed in default mode, killed only in strict mode, survived."""
+        rows: dict[str, list[int]] = {}
+        for mutant, outcome in self.mutants:
+            row = rows.setdefault(mutant.file, [0, 0, 0, 0])
+            row[0] += 1
+            row[1 if outcome.fate in KILLED else 2 if outcome.fate == STRICT else 3] += 1
+        return [(name, *row) for name, row in sorted(rows.items())]  # type: ignore[misc]
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as plain data."""
+        return {
+            "score": round(self.score, 2),
+            "default_score": round(self.default_score, 2),
+            "mutants": len(self.mutants),
+            "fates": {fate: self.count(fate) for fate in (*KILLED, STRICT, SURVIVED)},
+            "survivor_reasons": dict(self.reasons()),
+            "left_out": self.left_out,
+            "settings": asdict(self.settings),
+            "seconds": round(self.seconds, 1),
+            "planted": [{"domain": d, "bug": n, **asdict(o)} for d, n, o in self.planted],
+            "results": [{**asdict(m), **asdict(o)} for m, o in self.mutants],
+        }
+
+
+def reason_of(outcome: Outcome) -> str:
+    """A survivor's reason, the part of its detail before the colon."""
+    return outcome.detail.split(":", 1)[0]
+
+
+# --- the mutants -------------------------------------------------------------------------------
+
+
+def impl_root() -> Path:
+    """The directory of the installed ``brokerspec.impl`` package."""
+    import brokerspec.impl
+
+    return Path(brokerspec.impl.__file__).parent
+
+
+def impl_files(root: Path, only: Sequence[str] = (), domains: Sequence[str] = ()) -> list[tuple[str, Path]]:
+    """The files to mutate, as (project-relative name, path): ``only`` (each must exist), else every file
+    of ``domains`` (default every domain)."""
+    named = [(f"impl/{p.relative_to(root).as_posix()}", p) for p in sorted(root.rglob("*.py"))]
+    if only:
+        known = dict(named)
+        missing = [name for name in only if name not in known]
+        if missing:
+            raise ValueError(f"not a file of impl/: {', '.join(missing)}; files: {', '.join(known)}")
+        return [(name, known[name]) for name in only]
+    return [(n, p) for n, p in named if not domains or n.split("/")[1] in domains]
+
+
+def left_out_reason(mutant: Mutant) -> str | None:
+    """Why ``mutant`` is not run by default, or None when it is."""
+    reason = LEFT_OUT_FILES.get(mutant.file.rsplit("/", 1)[-1])
+    if reason is not None:
+        return reason
+    for part in mutant.definition.split("."):
+        if part in LEFT_OUT_DEFINITIONS:
+            return LEFT_OUT_DEFINITIONS[part]
+    return None
+
+
+def operators() -> list[tuple[str, Any]]:
+    """cosmic-ray's operators that take no arguments, by name, as its own ``init`` instantiates them."""
+    from cosmic_ray.plugins import get_operator, operator_names
+
+    found = []
+    for name in sorted(operator_names()):
+        kind = get_operator(name)
+        if not kind.arguments():
+            found.append((name, kind()))
+    return found
+
+
+def annotation_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """The (start, end) positions of every type annotation in ``source``."""
+    spans = []
+    for node in ast.walk(ast.parse(source)):
+        notes: list[ast.expr | None] = []
+        if isinstance(node, ast.arg):
+            notes.append(node.annotation)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            notes.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            notes.append(node.annotation)
+        for note in notes:
+            if note is not None and note.end_lineno is not None and note.end_col_offset is not None:
+                spans.append(((note.lineno, note.col_offset), (note.end_lineno, note.end_col_offset)))
+    return spans
+
+
+def _definition(node: Any) -> str:
+    names = []
+    while node is not None:
+        if node.type in ("funcdef", "classdef"):
+            names.append(node.name.value)
+        node = node.parent
+    return ".".join(reversed(names)) or "<module>"
+
+
+def file_mutants(name: str, source: str, ops: Sequence[tuple[str, Any]]) -> tuple[list[Mutant], int]:
+    """Every mutant of one file, and how many positions fell inside annotations (left out)."""
+    from cosmic_ray.ast import ast_nodes, get_ast
+
+    module = PACKAGE + "." + name.removeprefix("impl/").removesuffix(".py").replace("/", ".")
+    module = module.removesuffix(".__init__")
+    parts = name.split("/")
+    domain = parts[1] if len(parts) > 2 else ""
+    spans = annotation_spans(source)
+    nodes = list(ast_nodes(get_ast(source)))
+    mutants: list[Mutant] = []
+    in_notes = 0
+    for op_name, op in ops:
+        occurrence = 0
+        for node in nodes:
+            for start, _end in op.mutation_positions(node):
+                if any(a <= start < b for a, b in spans):
+                    in_notes += 1
+                else:
+                    mutants.append(Mutant(name, module, domain, op_name, occurrence, start[0], start[1],
+                                          _definition(node)))
+                occurrence += 1
+    return mutants, in_notes
+
+
+def thin(mutants: list[Mutant], sample: int | None) -> list[Mutant]:
+    """Every k-th mutant, so that about ``sample`` remain (all of them when ``sample`` is None)."""
+    if sample is None or sample >= len(mutants):
+        return mutants
+    step = len(mutants) / max(sample, 1)
+    return [mutants[int(i * step)] for i in range(sample)]
+
+
+def mutated_source(source: str, mutant: Mutant) -> str:
+    """The file's text with ``mutant`` applied."""
+    from cosmic_ray.mutating import mutate_code
+    from cosmic_ray.plugins import get_operator
+
+    mutated = mutate_code(source, get_operator(mutant.operator)(), mutant.occurrence)
+    if mutated is None:
+        raise RuntimeError(f"{mutant.label}: cosmic-ray applied no mutation")
+    return str(mutated)
+
+
+# --- one trial, in a child process -------------------------------------------------------------
+
+
+class _MemoryLoader(importlib.abc.Loader):
+    """Runs a module from source text held in memory."""
+
+    def __init__(self, source: str, path: str) -> None:
+        self.source = source
+        self.path = path
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        exec(compile(self.source, self.path, "exec", dont_inherit=True), module.__dict__)  # noqa: S102
+
+
+class _MutantFinder(importlib.abc.MetaPathFinder):
+    """Serves one module's mutated source; every other module is found as usual."""
+
+    def __init__(self, module: str, source: str, path: Path) -> None:
+        self.module = module
+        self.source = source
+        self.path = path
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        if fullname != self.module:
+            return None
+        package = [str(self.path.parent)] if self.path.name == "__init__.py" else None
+        return importlib.util.spec_from_file_location(fullname, self.path,
+                                                      loader=_MemoryLoader(self.source, str(self.path)),
+                                                      submodule_search_locations=package)
+
+
+def load_mutant(module: str, source: str, path: Path) -> None:
+    """Forget every ``impl`` module and serve ``module`` from ``source`` from now on (in this process)."""
+    for name in list(sys.modules):
+        if name == PACKAGE or name.startswith(PACKAGE + "."):
+            del sys.modules[name]
+    sys.meta_path.insert(0, _MutantFinder(module, source, path))
+
+
+def _profiles(domain: str) -> list[Profile]:
+    spec = get_domain(domain)
+    return [PROFILES["seed"]] if spec.profile_free else list(PROFILES.values())
+
+
+def suite_verdict(layer: str, domain: str, cases: Sequence[Case], settings: SuiteSettings,
+                  strict: bool = False) -> Kill:
+    """Run the suite (the domain's cases under every profile, then the fuzz budget) against ``layer``.
+
+    Returns how it was killed (``case`` or ``fuzz``) and what showed it, or None when it passed.
+    An exception the layer raises propagates (the caller counts it as a crash).
+    """
+    sut = InProcessSut(layer)
+    for profile in _profiles(domain):
+        for case in select(cases, profile, (domain,), settings.case_pattern):
+            result = run_case(sut, case, profile, strict)
+            if result.verdict is not Verdict.PASSED:
+                return "case", f"{case.name} ({profile.name})"
+    return _fuzz_verdict({"sut": subject_factory(sut, domain)}, domain, settings,
+                         permissive=get_domain(domain).judge is not None and not strict)
+
+
+def _fuzz_verdict(subjects: dict[str, SubjectFactory], domain: str, settings: SuiteSettings,
+                  permissive: bool) -> Kill:
+    if settings.fuzz_examples <= 0:
+        return None
+    for profile in _profiles(domain):
+        divergence = run_machine(profile, subjects, settings.fuzz_examples, settings.seed, None,
+                                 get_domain(domain), permissive, shrink=False)
+        if divergence is not None:
+            return "fuzz", f"step {divergence.step} ({profile.name}): {divergence.what}"
+    return None
+
+
+def _state_verdict(domain: str, settings: SuiteSettings) -> Kill:
+    """brokerspec's own lockstep check of the (mutated) impl: outcomes, state and self-checks."""
+    factory = get_domain(domain).layers["impl"]
+    budget = SuiteSettings(max(settings.fuzz_examples, FUZZ_EXAMPLES), settings.seed)
+    return _fuzz_verdict({"impl": factory}, domain, budget, get_domain(domain).judge is not None)
+
+
+def _quietly(work: Callable[[], Kill]) -> Kill:
+    """Run ``work`` with standard output and error sent nowhere (Hypothesis reports what it finds);
+    an exception becomes a ``crash`` verdict."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    try:
+        return work()
+    except Exception as error:  # the mutant raised: the suite saw a broker fail
+        text = str(error).splitlines()[0] if str(error) else ""
+        return "crash", f"{type(error).__name__}: {text}"[:300]
+
+
+def mutant_trial(mutant: Mutant, source: str, path: Path, cases: Sequence[Case], settings: SuiteSettings,
+                 mode: str) -> Trial:
+    """In a child process: load ``mutant`` and run the suite (``mode`` suite), the strict suite (``strict``)
+    or brokerspec's own state-comparing check (``state``) against it; the verdict and the changed line."""
+    mutated = mutated_source(source, mutant)
+    before, after = changed_line(source, mutated, mutant.line)
+    load_mutant(mutant.module, mutated, path)
+    if mode == "state":
+        return _quietly(lambda: _state_verdict(mutant.domain, settings)), before, after
+    return _quietly(lambda: suite_verdict("impl", mutant.domain, cases, settings, strict=mode == "strict")), before, after
+
+
+def changed_line(source: str, mutated: str, line: int) -> tuple[str, str]:
+    """The first line that differs, before and after."""
+    after = mutated.splitlines()
+    before = source.splitlines()
+    for old, new in zip(before, after):
+        if old != new:
+            return old.strip(), new.strip()
+    return before[line - 1].strip(), "(a line removed)"
+
+
+# --- running children ---------------------------------------------------------------------------
+
+
+
+def _child(conn: Connection, task: Task) -> None:
+    started = time.monotonic()
+    trial = task()
+    conn.send((trial, time.monotonic() - started))
+    conn.close()
+
+
+def run_forked(tasks: Sequence[Task], jobs: int, timeout: float, on_done: Done) -> None:
+    """Run every task in a forked child, ``jobs`` at a time; report each verdict as ``on_done(index, verdict,
+    seconds)``. A child past ``timeout`` is killed (verdict ``timeout``); one that dies without answering gives
+    ``crash`` with its exit code."""
+    context = multiprocessing.get_context("fork")
+    queue = iter(enumerate(tasks))
+    running: dict[Connection, tuple[int, Any, float]] = {}
+    exhausted = False
+    while running or not exhausted:
+        while not exhausted and len(running) < jobs:
+            item = next(queue, None)
+            if item is None:
+                exhausted = True
+                break
+            index, task = item
+            receive, send = context.Pipe(duplex=False)
+            process = context.Process(target=_child, args=(send, task), daemon=True)
+            process.start()
+            send.close()
+            running[receive] = (index, process, time.monotonic())
+        for ready in wait(list(running), timeout=0.2):
+            assert isinstance(ready, Connection)
+            conn = ready
+            index, process, started = running.pop(conn)
+            trial: Trial
+            seconds: float
+            try:
+                trial, seconds = conn.recv()
+            except EOFError:
+                process.join(5)
+                trial, seconds = (("crash", f"the child died with exit code {process.exitcode}"), "", ""), 0.0
+            conn.close()
+            process.join(5)
+            on_done(index, trial, seconds)
+        now = time.monotonic()
+        for conn, (index, process, started) in list(running.items()):
+            if now - started > timeout:
+                process.kill()
+                process.join(5)
+                conn.close()
+                del running[conn]
+                on_done(index, (("timeout", f"still running after {timeout:g} s"), "", ""), now - started)
+
+
+# --- the whole measurement ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one run will do: the mutants, the files behind them and what was left out, by reason."""
+
+    mutants: list[Mutant]
+    sources: dict[str, tuple[str, Path]]
+    left_out: dict[str, int]
+
+
+def plan(only: Sequence[str] = (), domains: Sequence[str] = (), operator_filter: Sequence[str] = (),
+         sample: int | None = None, everything: bool = False) -> Plan:
+    """Enumerate the mutants to run (with ``everything``, also those left out by default)."""
+    ops = [(n, o) for n, o in operators() if not operator_filter or any(f in n for f in operator_filter)]
+    if not ops:
+        raise ValueError(f"no cosmic-ray operator matches {', '.join(operator_filter)}")
+    sources: dict[str, tuple[str, Path]] = {}
+    mutants: list[Mutant] = []
+    left_out: Counter[str] = Counter()
+    for name, path in impl_files(impl_root(), only, domains):
+        source = path.read_text(encoding="utf-8")
+        found, notes = file_mutants(name, source, ops)
+        left_out[ANNOTATION] += notes
+        for mutant in found:
+            reason = None if everything else left_out_reason(mutant)
+            if reason is not None:
+                left_out[reason] += 1
+            elif mutant.domain in DOMAINS:
+                mutants.append(mutant)
+                sources[name] = (source, path)
+    return Plan(thin(mutants, sample), sources, {k: v for k, v in left_out.items() if v})
+
+
+def _survivor_reason(state: Kill) -> str:
+    if state is not None:
+        return f"hidden state: brokerspec's state-comparing check kills it ({state[0]}: {state[1]})"
+    return "gap: no case or fuzzed script tells it apart from the spec"
+
+
+def baseline_problems(cases: Sequence[Case], settings: SuiteSettings, domains: Sequence[str]) -> list[str]:
+    """The suite must pass the unmutated impl, or no mutant result means anything: what failed, if anything."""
+    results: dict[int, Trial] = {}
+    run_forked([_layer_task("impl", d, cases, settings, False) for d in domains], len(domains),
+               settings.timeout * 4, lambda i, trial, s: results.__setitem__(i, trial))
+    return [f"{domain}: {results[i][0]}" for i, domain in enumerate(domains) if results[i][0] is not None]
+
+
+def _layer_task(layer: str, domain: str, cases: Sequence[Case], settings: SuiteSettings, strict: bool) -> Task:
+    return lambda: (_quietly(lambda: suite_verdict(layer, domain, cases, settings, strict)), "", "")
+
+
+class _Phase:
+    """Collects one phase's trials by index and reports progress."""
+
+    def __init__(self, name: str, total: int, progress: Callable[[str, int, int], None] | None) -> None:
+        self.name = name
+        self.total = total
+        self.progress = progress
+        self.trials: dict[int, tuple[Trial, float]] = {}
+
+    def __call__(self, index: int, trial: Trial, seconds: float) -> None:
+        self.trials[index] = (trial, seconds)
+        if self.progress is not None:
+            self.progress(self.name, len(self.trials), self.total)
+
+    def verdict(self, index: int) -> Kill:
+        """The verdict of trial ``index``."""
+        return self.trials[index][0][0]
+
+
+def measure(the_plan: Plan, settings: SuiteSettings, jobs: int, planted: bool = True,
+            progress: Callable[[str, int, int], None] | None = None) -> MutationReport:
+    """Run the suite against every planned mutant (and every planted bug); classify the survivors."""
+    started = time.monotonic()
+    cases = all_cases()
+    report = MutationReport(settings, left_out=the_plan.left_out)
+    if planted:
+        report.planted = _run_planted(cases, settings, jobs, progress)
+    mutants = the_plan.mutants
+
+    def task(mutant: Mutant, mode: str) -> Task:
+        source, path = the_plan.sources[mutant.file]
+        return lambda: mutant_trial(mutant, source, path, cases, settings, mode)
+
+    first = _Phase("mutants", len(mutants), progress)
+    run_forked([task(m, "suite") for m in mutants], jobs, settings.timeout, first)
+    alive = [i for i in range(len(mutants)) if first.verdict(i) is None]
+    balancing = [i for i in alive if get_domain(mutants[i].domain).judge is not None]
+    strict = _Phase("survivors, strict", len(balancing), progress)
+    run_forked([task(mutants[i], "strict") for i in balancing], jobs, settings.timeout, strict)
+    strict_of = {i: strict.verdict(k) for k, i in enumerate(balancing)}
+    still = [i for i in alive if strict_of.get(i) is None]
+    state = _Phase("survivors, state check", len(still), progress)
+    run_forked([task(mutants[i], "state") for i in still], jobs, settings.timeout * 4, state)
+    state_of = {i: state.verdict(k) for k, i in enumerate(still)}
+    for index, mutant in enumerate(mutants):
+        (verdict, before, after), seconds = first.trials[index]
+        if not before:
+            before, after = changed_line(the_plan.sources[mutant.file][0],
+                                         mutated_source(the_plan.sources[mutant.file][0], mutant), mutant.line)
+        how = strict_of.get(index)
+        if verdict is not None:
+            outcome = Outcome(verdict[0], verdict[1], seconds, before, after)
+        elif how is not None:
+            outcome = Outcome(STRICT, f"allowed outcome: --strict kills it ({how[0]}: {how[1]})", seconds,
+                              before, after)
+        else:
+            outcome = Outcome(SURVIVED, _survivor_reason(state_of.get(index)), seconds, before, after)
+        report.mutants.append((mutant, outcome))
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _run_planted(cases: Sequence[Case], settings: SuiteSettings, jobs: int,
+                 progress: Callable[[str, int, int], None] | None) -> list[tuple[str, str, Outcome]]:
+    from ..planted.registry import all_planted
+
+    bugs = [(domain, bug.name) for domain, bug in all_planted()]
+    first = _Phase("planted bugs", len(bugs), progress)
+    run_forked([_layer_task(f"planted:{n}", d, cases, settings, False) for d, n in bugs], jobs,
+               settings.timeout * 4, first)
+    passed = [i for i in range(len(bugs)) if first.verdict(i) is None]
+    strict = _Phase("planted bugs, strict", len(passed), progress)
+    run_forked([_layer_task(f"planted:{bugs[i][1]}", bugs[i][0], cases, settings, True) for i in passed], jobs,
+               settings.timeout * 4, strict)
+    strict_of = {i: strict.verdict(k) for k, i in enumerate(passed)}
+    found: list[tuple[str, str, Outcome]] = []
+    for index, (domain, name) in enumerate(bugs):
+        verdict, seconds = first.verdict(index), first.trials[index][1]
+        how = strict_of.get(index)
+        if verdict is not None:
+            outcome = Outcome(verdict[0], verdict[1], seconds)
+        elif how is not None:
+            outcome = Outcome(STRICT, f"allowed outcome: --strict kills it ({how[0]}: {how[1]})", seconds)
+        else:
+            outcome = Outcome(SURVIVED, "gap: neither the suite nor --strict tells it apart", seconds)
+        found.append((domain, name, outcome))
+    return found
+
+
+def write_report(report: MutationReport, out_dir: Path) -> tuple[Path, Path]:
+    """Write ``mutation-score.json`` and ``survivors.txt`` (every survivor, readable) into ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    data = out_dir / "mutation-score.json"
+    data.write_text(json.dumps(report.to_json(), indent=1) + "\n", encoding="utf-8")
+    text = out_dir / "survivors.txt"
+    text.write_text("".join(f"{line}\n" for line in survivor_lines(report)), encoding="utf-8")
+    return data, text
+
+
+def survivor_lines(report: MutationReport) -> Iterator[str]:
+    """Every survivor as three lines: where and which operator, the change, the reason."""
+    for mutant, outcome in report.survivors():
+        yield f"{mutant.label} in {mutant.definition}"
+        yield f"    {outcome.before}  ->  {outcome.after}"
+        yield f"    {outcome.detail}"

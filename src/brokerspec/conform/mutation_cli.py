@@ -1,0 +1,161 @@
+"""``brokerspec mutation-score``: the suite against cosmic-ray's mutants of ``impl/`` and every planted bug.
+
+Introduction
+------------
+Prints the planted bugs and how each was killed, a table per file (mutants,
+killed, killed only by ``--strict``, survived, score), the survivors with
+their reasons, and the totals; writes ``mutation-score.json`` and
+``survivors.txt`` (every survivor: where, the change, the reason) into
+``--out``. Exit code 0 when every planted bug is killed and the score
+reaches ``--target``, 1 when not, 2 for a usage error. See
+:mod:`.mutation` for what is measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ..render import make_console
+from .catalogue import DOMAIN_ORDER, all_cases
+from .mutation import (
+    FUZZ_EXAMPLES,
+    FUZZ_SEED,
+    KILLED,
+    STRICT,
+    SURVIVED,
+    TIMEOUT,
+    MutationReport,
+    SuiteSettings,
+    baseline_problems,
+    measure,
+    plan,
+    reason_of,
+    write_report,
+)
+from .runner import EXIT_CONFORMANCE_FAILURE, EXIT_PASS, EXIT_USAGE
+
+SHOWN_SURVIVORS = 60
+"""Survivors printed in the terminal; every one is in ``survivors.txt``."""
+
+
+def add_command(commands: Any) -> None:
+    """Register ``mutation-score``."""
+    cmd = commands.add_parser("mutation-score",
+                              help="how many cosmic-ray mutants of impl/ and planted bugs the suite kills")
+    cmd.add_argument("--domain", action="append", choices=DOMAIN_ORDER,
+                     help="only the files of this domain (repeatable; default every domain)")
+    cmd.add_argument("--file", action="append", default=[], metavar="impl/DOMAIN/FILE.py",
+                     help="only this file (repeatable)")
+    cmd.add_argument("--everything", action="store_true",
+                     help="also run the mutants left out by default (self-checks, state views, solver entry points)")
+    cmd.add_argument("--operator", action="append", default=[], metavar="TEXT",
+                     help="only cosmic-ray operators whose name contains TEXT (repeatable)")
+    cmd.add_argument("--sample", type=int, default=None, metavar="N",
+                     help="run about N mutants, evenly spread (default: all)")
+    cmd.add_argument("--fuzz-examples", type=int, default=FUZZ_EXAMPLES, metavar="N",
+                     help=f"fuzzed scripts per profile after the catalogue (default {FUZZ_EXAMPLES}; 0: none)")
+    cmd.add_argument("--seed", type=int, default=FUZZ_SEED, help=f"the fuzz seed (default {FUZZ_SEED})")
+    cmd.add_argument("--case", default=None, metavar="TEXT",
+                     help="only catalogue cases whose name contains TEXT (to see a weaker suite's score)")
+    cmd.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutants run at once (default: cores)")
+    cmd.add_argument("--timeout", type=float, default=TIMEOUT, metavar="SECONDS",
+                     help=f"a mutant still running after this is killed (default {TIMEOUT:g})")
+    cmd.add_argument("--no-planted", action="store_true", help="skip the planted-bug brokers")
+    cmd.add_argument("--target", type=float, default=90.0, metavar="PERCENT",
+                     help="the score to reach (default 90)")
+    cmd.add_argument("--out", type=Path, default=Path("brokerspec-mutation"),
+                     help="folder for mutation-score.json and survivors.txt (default ./brokerspec-mutation)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """``brokerspec mutation-score``."""
+    console = make_console()
+    if args.jobs < 1 or args.timeout <= 0 or args.fuzz_examples < 0 or (args.sample is not None and args.sample < 1):
+        console.print("--jobs and --sample must be at least 1, --timeout above 0, --fuzz-examples not negative",
+                      markup=False)
+        return EXIT_USAGE
+    try:
+        the_plan = plan(args.file, args.domain or (), args.operator, args.sample, args.everything)
+    except ValueError as error:
+        console.print(f"mutation-score: {error}", markup=False)
+        return EXIT_USAGE
+    settings = SuiteSettings(args.fuzz_examples, args.seed, args.case, args.timeout)
+    domains = sorted({m.domain for m in the_plan.mutants}, key=DOMAIN_ORDER.index) or list(DOMAIN_ORDER)
+    console.print(f"{len(the_plan.mutants)} mutants of {len(the_plan.sources)} files; {args.jobs} at a time; "
+                  f"suite: catalogue{'' if args.case is None else f' cases matching {args.case!r}'} + "
+                  f"{args.fuzz_examples} fuzzed scripts per profile (seed {args.seed})", markup=False)
+    problems = baseline_problems(all_cases(), settings, domains)
+    if problems:
+        console.print("the suite does not pass the unmutated impl, so no mutant result would mean anything:",
+                      markup=False)
+        for problem in problems:
+            console.print(f"  {problem}", markup=False)
+        return EXIT_CONFORMANCE_FAILURE
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True) as progress:
+        tasks: dict[str, Any] = {}
+
+        def show(phase: str, done: int, total: int) -> None:
+            if phase not in tasks:
+                tasks[phase] = progress.add_task(phase, total=total)
+            progress.update(tasks[phase], completed=done)
+
+        report = measure(the_plan, settings, args.jobs, not args.no_planted, show)
+    print_report(console, report)
+    data, text = write_report(report, args.out)
+    console.print(f"written: {data} and {text}", markup=False)
+    met = report.score >= args.target and not report.planted_survivors
+    console.print(f"score {report.score:.1f}% (target {args.target:g}%): "
+                  f"{'met' if met else 'NOT met'}", markup=False)
+    return EXIT_PASS if met else EXIT_CONFORMANCE_FAILURE
+
+
+def print_report(console: Console, report: MutationReport) -> None:
+    """The planted bugs, the per-file table, the survivors and the totals."""
+    if report.planted:
+        planted = Table(title="planted bugs")
+        for column in ("domain", "bug", "killed by", "what showed it"):
+            planted.add_column(column)
+        for domain, name, outcome in report.planted:
+            style = "bold red" if not outcome.killed else ("yellow" if outcome.fate == STRICT else "")
+            planted.add_row(domain, name, outcome.fate, outcome.detail[:120], style=style)
+        console.print(planted)
+    files = Table(title="mutants of impl/ by file")
+    for column in ("file", "mutants", "killed", "strict only", "survived", "score"):
+        files.add_column(column, justify="left" if column == "file" else "right")
+    for name, total, killed, strict, survived in report.by_file():
+        files.add_row(name, str(total), str(killed), str(strict), str(survived),
+                      f"{100 * (killed + strict) / total:.1f}%")
+    console.print(files)
+    survivors = report.survivors()
+    if survivors:
+        table = Table(title=f"survivors ({len(survivors)})")
+        for column in ("where", "operator", "in", "change", "reason"):
+            table.add_column(column)
+        for mutant, outcome in survivors[:SHOWN_SURVIVORS]:
+            table.add_row(f"{mutant.file}:{mutant.line}", mutant.operator.removeprefix("core/"), mutant.definition,
+                          f"{outcome.before} -> {outcome.after}", reason_of(outcome))
+        console.print(table)
+        if len(survivors) > SHOWN_SURVIVORS:
+            console.print(f"{len(survivors) - SHOWN_SURVIVORS} more survivors are listed in survivors.txt",
+                          markup=False)
+    fates = ", ".join(f"{report.count(f)} {f}" for f in (*KILLED, STRICT, SURVIVED) if report.count(f))
+    reasons = ", ".join(f"{count} {reason}" for reason, count in report.reasons().most_common())
+    left_out = ", ".join(f"{count} {reason}" for reason, count in sorted(report.left_out.items()))
+    console.print(f"{len(report.mutants)} mutants: {fates}", markup=False)
+    if reasons:
+        console.print(f"survivors by reason: {reasons}", markup=False)
+    if left_out:
+        console.print(f"not run (no SUT could show them wrong): {left_out}", markup=False)
+    killed_planted = sum(1 for *_, o in report.planted if o.killed)
+    if report.planted:
+        console.print(f"planted bugs killed: {killed_planted} / {len(report.planted)}", markup=False)
+    console.print(f"mutation score {report.score:.1f}% ({report.default_score:.1f}% without --strict); "
+                  f"{report.seconds:.0f} s", markup=False)

@@ -1,0 +1,137 @@
+"""brokerspec mutation-score: enumerating cosmic-ray's mutants, running them in forked children, judging them.
+
+The whole measurement (every mutant of impl/ and every planted bug) is the deep tier (``make mutation``);
+these tests run a handful of mutants each, chosen by what they change, so they stay fast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from brokerspec.cli import main
+from brokerspec.conform.catalogue import all_cases
+from brokerspec.conform.mutation import (
+    ANNOTATION,
+    SELF_CHECK,
+    SOLVER,
+    STATE_VIEW,
+    SURVIVED,
+    Mutant,
+    SuiteSettings,
+    Trial,
+    baseline_problems,
+    file_mutants,
+    measure,
+    mutated_source,
+    operators,
+    plan,
+    run_forked,
+    thin,
+)
+
+BROKER = "impl/addressing/broker.py"
+
+
+def test_mutants_are_enumerated_with_their_place_and_self_checks_left_out_by_reason() -> None:
+    default = plan([BROKER], operator_filter=["ReplaceComparisonOperator_Eq_NotEq"])
+    everything = plan([BROKER], operator_filter=["ReplaceComparisonOperator_Eq_NotEq"], everything=True)
+    assert default.mutants, "the broker compares with == somewhere"
+    assert all(m.domain == "addressing" and m.module == "brokerspec.impl.addressing.broker" for m in default.mutants)
+    assert not any("check_valid" in m.definition or "snapshot" in m.definition for m in default.mutants)
+    assert any("check_valid" in m.definition for m in everything.mutants)
+    assert default.left_out[SELF_CHECK] == len(everything.mutants) - len(default.mutants)
+    source = Path(default.sources[BROKER][1]).read_text(encoding="utf-8")
+    for mutant in default.mutants:
+        assert "==" in source.splitlines()[mutant.line - 1]
+        assert "!=" in mutated_source(source, mutant).splitlines()[mutant.line - 1]
+    whole = plan(domains=["addressing"])
+    assert whole.left_out[SOLVER] > 0, "lookup.py is a CrossHair entry point"
+    assert set(whole.left_out) <= {ANNOTATION, SELF_CHECK, STATE_VIEW, SOLVER}
+
+
+def test_changes_inside_annotations_are_counted_not_run() -> None:
+    source = "from __future__ import annotations\n\ndef f(a: int | None, b: int) -> int | str:\n    return b | 1\n"
+    ops = [(n, o) for n, o in operators() if n == "core/ReplaceBinaryOperator_BitOr_BitAnd"]
+    mutants, in_annotations = file_mutants("impl/addressing/toy.py", source, ops)
+    assert in_annotations == 2
+    assert [(m.line, m.definition) for m in mutants] == [(4, "f")]
+
+
+def test_thin_spreads_a_sample_evenly() -> None:
+    items = [Mutant("f", "m", "addressing", "op", i, i, 0, "") for i in range(10)]
+    assert [m.occurrence for m in thin(items, 5)] == [0, 2, 4, 6, 8]
+    assert thin(items, None) == items and thin(items, 50) == items
+
+
+def test_a_child_that_hangs_is_killed_and_one_that_dies_is_a_crash() -> None:
+    def hang() -> Trial:
+        time.sleep(60)
+        return None, "", ""
+
+    def die() -> Trial:
+        os._exit(7)
+
+    def fine() -> Trial:
+        return ("case", "x"), "a", "b"
+
+    seen: dict[int, Trial] = {}
+    started = time.monotonic()
+    run_forked([hang, die, fine], 3, 2.0, lambda i, trial, s: seen.__setitem__(i, trial))
+    assert time.monotonic() - started < 30
+    assert seen[0][0] == ("timeout", "still running after 2 s")
+    assert seen[1][0] == ("crash", "the child died with exit code 7")
+    assert seen[2] == (("case", "x"), "a", "b")
+
+
+def test_the_catalogue_kills_mutants_a_suite_without_cases_lets_through() -> None:
+    """The planted weakness: the same mutants against no cases and no fuzzing all survive as gaps."""
+    mutants = plan([BROKER], operator_filter=["AddNot"], sample=4)
+    full = measure(mutants, SuiteSettings(fuzz_examples=0), jobs=2, planted=False)
+    empty = measure(mutants, SuiteSettings(fuzz_examples=0, case_pattern="no-case-has-this-name"), jobs=2,
+                    planted=False)
+    assert full.count("case") >= 2
+    assert empty.count(SURVIVED) == len(mutants.mutants)
+    assert all(o.detail.startswith(("gap", "hidden state")) for _, o in empty.mutants)
+    assert empty.score == 0.0 and full.score > empty.score
+
+
+def test_a_survivor_whose_state_is_wrong_is_told_apart_from_a_gap() -> None:
+    """Rules.priority shifted by one keeps every priority's order, so outcomes stay right: only brokerspec's
+    state-comparing check sees it."""
+    candidates = plan(["impl/topologies/demand.py"], operator_filter=["NumberReplacer"])
+    shifted = [m for m in candidates.mutants if m.definition == "Rules.priority"]
+    assert shifted
+    the_plan = type(candidates)(shifted[:1], candidates.sources, {})
+    report = measure(the_plan, SuiteSettings(fuzz_examples=5), jobs=1, planted=False)
+    (_, outcome), = report.mutants
+    assert outcome.fate == SURVIVED and outcome.detail.startswith("hidden state"), outcome
+
+
+def test_the_unmutated_impl_passes_the_suite() -> None:
+    assert baseline_problems(all_cases(), SuiteSettings(fuzz_examples=3), ["addressing", "duplicates"]) == []
+
+
+def test_the_command_prints_the_tables_writes_the_reports_and_exits_by_the_target(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["mutation-score", "--file", BROKER, "--operator", "AddNot",
+            "--sample", "3", "--fuzz-examples", "0", "--no-planted", "--out", str(tmp_path)]
+    code = main([*args, "--target", "0"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "mutants of impl/ by file" in out and "mutation score" in out and "not run" in out
+    data = json.loads((tmp_path / "mutation-score.json").read_text())
+    assert data["mutants"] == 3 and sum(data["fates"].values()) == 3
+    assert data["left_out"][SELF_CHECK] > 0
+    assert main([*args, "--case", "no-case-has-this-name", "--target", "50"]) == 1
+    out = capsys.readouterr().out
+    assert "NOT met" in out and "survivors (3)" in out
+    assert len((tmp_path / "survivors.txt").read_text().splitlines()) == 9
+    assert main(["mutation-score", "--file", "impl/nowhere.py"]) == 2
+    assert "not a file of impl/: impl/nowhere.py" in capsys.readouterr().out
+    assert main(["mutation-score", "--operator", "NoSuchOperator"]) == 2
+    assert main(["mutation-score", "--jobs", "0"]) == 2
