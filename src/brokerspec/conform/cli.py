@@ -323,6 +323,7 @@ def export_case(case: Case, profiles: list[Profile]) -> dict[str, Any]:
     return {
         "name": case.name, "domain": case.domain, "summary": case.summary, "source": case.source,
         "rules": list(case.rules), "profiles": list(case.profiles),
+        "overrides": {dotted: value for dotted, value in case.overrides},
         "steps": [{"op": c.op, "args": encode_command(c)} for c in case.commands],
         "expected": {p.name: [encode_outcome(o) for o in case.expected(p)] for p in profiles if case.applies_to(p)},
         "rules_exercised": {p.name: list(case.rules_exercised(p)) for p in profiles if case.applies_to(p)},

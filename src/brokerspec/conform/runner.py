@@ -163,6 +163,7 @@ def run_case(sut: Sut, case: Case, profile: Profile, strict: bool = False) -> Ca
     permissive = domain.judge is not None and not strict
     started = time.monotonic()
     rules = case.rules_exercised(profile)
+    profile = case.profile_for(profile)
     lockstep: Lockstep | None = None
     try:
         lockstep = Lockstep(profile, {"sut": subject_factory(sut, case.domain)}, domain, permissive)

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from brokerspec.spec import PROFILES, Outcome, Profile, addressing, balancing, duplicates, topologies
+from brokerspec.spec import PROFILES, BrokerspecError, Outcome, Profile, addressing, balancing, duplicates, get_profile, topologies
 
 from ...check.domains import get_domain
 
@@ -44,6 +44,9 @@ class Case:
     rules: tuple[str, ...]
     source: str
     profiles: tuple[str, ...] = ALL_PROFILES
+    overrides: tuple[tuple[str, str], ...] = ()
+    """Options the case sets on top of each profile (``domain.option``, value), as ``--set`` does; a SUT
+    receives them in its ``reset`` request. For rules no profile reaches on its own."""
 
     @property
     def domain(self) -> str:
@@ -54,10 +57,16 @@ class Case:
         """Whether the case is meant for ``profile`` (by name; overrides do not matter)."""
         return profile.name in self.profiles
 
+    def profile_for(self, profile: Profile) -> Profile:
+        """``profile`` with the case's overrides applied."""
+        for dotted, value in self.overrides:
+            profile = profile.with_option(dotted, value)
+        return profile
+
     def expected(self, profile: Profile) -> list[Outcome]:
-        """The spec's outcome for every command, under ``profile``."""
+        """The spec's outcome for every command, under ``profile`` and the case's overrides."""
         spec = get_domain(self.domain)
-        state = spec.initial_state(profile)
+        state = spec.initial_state(self.profile_for(profile))
         outcomes: list[Outcome] = []
         for command in self.commands:
             state, outcome = spec.apply(state, command)
@@ -112,4 +121,9 @@ def check_catalogue(cases: Sequence[Case]) -> list[str]:
             problems.append(f"{case.name}: empty script")
         if not case.source:
             problems.append(f"{case.name}: no source")
+        for dotted, value in case.overrides:
+            try:
+                get_profile("seed").with_option(dotted, value)
+            except BrokerspecError as error:
+                problems.append(f"{case.name}: bad override {dotted}={value}: {error}")
     return problems

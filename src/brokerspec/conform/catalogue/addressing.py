@@ -42,12 +42,13 @@ answer to a later command.
 
 Every case applies to all three profiles unless it says otherwise; where the
 profiles differ (broker-wide or per-address queue names, ARTEMIS-2966,
-ARTEMIS-4512) the spec computes a different expected outcome for each. No
-case needs the core protocol's address-blind FQQN lookup, but every case that
-names a queue by FQQN means something under it too: run with
+ARTEMIS-4512) the spec computes a different expected outcome for each. One
+case, ``core-protocol-fqqn-address-part-ignored``, sets the core protocol's
+address-blind FQQN lookup itself (``overrides``); every other case that names
+a queue by FQQN means something under it too: run with
 ``--set addressing.fqqn_checks_address=false``, the FQQN cases
 (``fqqn-wrong-address-*``, ``fqqn-empty-parts``, ``lookalike-*``, the seed's
-scenario 2) exercise the core variant's rule.
+scenario 2) exercise the core variant's rule again.
 
 Sources. The seed's scenarios come from seed 000 (``000_3ece6d51ae6d999d.txt``),
 the design of FQQN support and ambiguity detection proposed for ARTEMIS-1093
@@ -336,6 +337,18 @@ DELETE_CASES: tuple[Case, ...] = (
 # --- FQQN parsing ---------------------------------------------------------------------------------
 
 FQQN_CASES: tuple[Case, ...] = (
+    Case(
+        name="addressing/core-protocol-fqqn-address-part-ignored",
+        summary="With the FQQN address check off (the core protocol), an FQQN's address part is discarded: "
+                "nowhere::q2 finds address1::q2, address2::q1 names the ambiguous q1, and a queue part bound "
+                "nowhere is not found.",
+        commands=(*SEED_BROKER, Lookup("nowhere::q2"), Lookup("address2::q1"), Lookup("address1::absent"),
+                  Consume("nowhere::q2")),
+        rules=("ADDR-LOOKUP-FQQN-IGNORED", "ADDR-FQQN-DETECT"),
+        overrides=(("addressing.fqqn_checks_address", "false"),),
+        source="Artemis core SimpleAddressManager.getBinding, ServerSessionImpl.createConsumer; "
+               "FullQualifiedQueueTest.testSpecialCase",
+    ),
     Case(
         name="addressing/fqqn-splits-at-first-separator",
         summary="'a::b::c' is address 'a' and queue 'b::c', a queue name no queue can have: a lookup finds "

@@ -894,6 +894,26 @@ SIZE_CASES: tuple[Case, ...] = (
 
 RESTART_CASES: tuple[Case, ...] = (
     Case(
+        name="duplicates/restart-without-persisted-ids-forgets-them",
+        summary="With persist-id-cache false, IDs are detected until a restart and forgotten by it: after the "
+                "restart the same IDs are accepted again, and then detected again.",
+        commands=(
+            CreateQueue("orders", "q"),
+            Send("p", "orders", text("x")),
+            Begin("t"),
+            Send("t", "orders", text("y")),
+            Commit("t"),
+            Send("p", "orders", text("x")),
+            Restart(),
+            Send("p", "orders", text("x")),
+            Send("p", "orders", text("y")),
+            Send("p", "orders", text("x")),
+        ),
+        rules=("DUP-RESTART-NO-PERSIST", "DUP-NONTX-DUPLICATE"),
+        overrides=(("duplicates.persist_id_cache", "false"),),
+        source="Artemis DuplicateDetectionTest.testNoPersist (persistIDCache false); R25",
+    ),
+    Case(
         name="duplicates/restart-reloads-persisted-ids",
         summary="IDs accepted outside and inside transactions are persisted and detected again after a clean "
                 "restart.",
