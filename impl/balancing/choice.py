@@ -99,8 +99,8 @@ class BindingChoice:
         it was.
         """
         size = len(members)
-        if size == 1:
-            if flags(members[0]) & ELIGIBLE:
+        if size == 1:  # equivalent mutants: a fast path; the scan below picks the same for a group of one
+            if flags(members[0]) & ELIGIBLE:  # equivalent mutants: flags are 0 or include ELIGIBLE
                 return 0, self._position_after(0, 0, 1)
             return -1, position
         index = self._scan_start(position, size)

@@ -41,7 +41,7 @@ from __future__ import annotations
 from brokerspec.spec import FrozenMap
 from brokerspec.spec.duplicates import CacheKind, CacheName, IdRing
 
-PREALLOCATE_LIMIT = 1 << 16
+PREALLOCATE_LIMIT = 1 << 16  # equivalent mutants: up-front allocation only; write() appends past it
 """Slots allocated up front per cache; a larger ``id-cache-size`` grows by appending while it fills."""
 
 
@@ -135,16 +135,6 @@ class IdCache:
     def is_durable(self, slot: int) -> bool:
         """Whether ``slot`` holds an ID whose record belongs in the store (not a hole, not pending)."""
         return self.slots[slot] is not None and slot not in self.pending
-
-    def durable_keys(self) -> list[bytes]:
-        """The durable IDs oldest first: the spec's ``get_durable_ids`` (R25)."""
-        order = list(range(self.position, self.filled)) + list(range(min(self.position, self.filled)))
-        keys: list[bytes] = []
-        for slot in order:
-            key = self.slots[slot]
-            if key is not None and slot not in self.pending:
-                keys.append(key)
-        return keys
 
     def to_ring(self) -> IdRing:
         """This cache as the spec's value."""

@@ -30,7 +30,7 @@ from brokerspec.spec.duplicates import DoomReason, PendingMessage, Transaction, 
 
 from .cache import IdCache
 
-COMPACT_AFTER = 64
+COMPACT_AFTER = 64  # equivalent mutants: only when the taken head is dropped; waiting() reads from head on
 """Taken messages at the head of a queue's list before the list is compacted."""
 
 
@@ -63,7 +63,7 @@ class WaitingQueue:
         """Remove and return the lowest waiting number (the queue must not be empty)."""
         number = self.messages[self.head]
         self.head += 1
-        if self.head >= COMPACT_AFTER and self.head * 2 >= len(self.messages):
+        if self.head >= COMPACT_AFTER and self.head * 2 >= len(self.messages):  # equivalent mutants: compaction timing
             del self.messages[:self.head]
             self.head = 0
         return number

@@ -17,6 +17,7 @@ from brokerspec.cli import main
 from brokerspec.conform.catalogue import all_cases
 from brokerspec.conform.mutation import (
     ANNOTATION,
+    EQUIVALENT,
     SELF_CHECK,
     SOLVER,
     STATE_VIEW,
@@ -31,6 +32,7 @@ from brokerspec.conform.mutation import (
     operators,
     plan,
     run_forked,
+    survivor_fate,
     thin,
 )
 
@@ -135,3 +137,34 @@ def test_the_command_prints_the_tables_writes_the_reports_and_exits_by_the_targe
     assert "not a file of impl/: impl/nowhere.py" in capsys.readouterr().out
     assert main(["mutation-score", "--operator", "NoSuchOperator"]) == 2
     assert main(["mutation-score", "--jobs", "0"]) == 2
+
+
+def test_a_survivor_is_equivalent_only_for_a_stated_reason() -> None:
+    def mutant(operator: str) -> Mutant:
+        return Mutant("impl/x.py", "m", "addressing", operator, 0, 2, 0, "f")
+
+    source = ("x = 1\n"
+              "LIMIT = 1 << 16  # equivalent mutants: allocation only\n")
+    flagged = "x = 1\nFLAGS = A | B  # equivalent mutants (BitXor, Add): distinct bits\n"
+    fate, why = survivor_fate(mutant("core/ReplaceBinaryOperator_LShift_Add"), source, None)
+    assert (fate, why) == (EQUIVALENT, "equivalent: declared: allocation only")
+    assert survivor_fate(mutant("core/ReplaceBinaryOperator_BitOr_BitXor"), flagged, None)[0] == EQUIVALENT
+    assert survivor_fate(mutant("core/ReplaceBinaryOperator_BitOr_Sub"), flagged, None)[0] == SURVIVED
+    assert survivor_fate(mutant("core/ReplaceComparisonOperator_Eq_Is"), "x\ny\n", None)[1].startswith(
+        "equivalent: identity swap")
+    assert survivor_fate(mutant("core/AddNot"), "x\ny\n", None)[1].startswith("gap")
+    hidden = survivor_fate(mutant("core/AddNot"), source, ("fuzz", "step 3"))
+    assert hidden[0] == SURVIVED and hidden[1].startswith("hidden state"), "a state difference beats a declaration"
+
+
+def test_equivalent_mutants_leave_the_denominator_and_stay_in_the_raw_score() -> None:
+    from brokerspec.conform.mutation import MutationReport, Outcome
+
+    one = Mutant("impl/x.py", "m", "addressing", "op", 0, 1, 0, "f")
+    report = MutationReport(SuiteSettings(), mutants=[
+        (one, Outcome("case", "c")), (one, Outcome("strict", "s")), (one, Outcome(SURVIVED, "gap: g")),
+        (one, Outcome(EQUIVALENT, "equivalent: declared: d"))])
+    assert report.score == pytest.approx(200 / 3) and report.raw_score == 50.0
+    assert report.default_score == pytest.approx(100 / 3)
+    assert report.by_file() == [("impl/x.py", 4, 1, 1, 1, 1)]
+    assert report.reasons(EQUIVALENT) == {"declared": 1} and report.reasons() == {"gap": 1}

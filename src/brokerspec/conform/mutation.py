@@ -27,8 +27,15 @@ Survivors are examined again and given a reason:
   passes it. Counted as killed by the suite in strict mode, and shown apart.
 * ``hidden state``: the outcomes stayed right within the budget, but
   brokerspec's own lockstep checker, which also compares state, kills it.
-* ``gap``: nothing distinguishes it; read it to decide whether it is an
-  equivalent mutant (say an optimisation's guard) or a case to add.
+* ``equivalent``: nothing distinguishes it, and it is equivalent for a
+  stated reason: it swaps ``==`` and ``is`` (which agree on enum members,
+  small ints and interned names, and a SUT's JSON has no identity), or its
+  line carries the :data:`PRAGMA` comment with the reason, optionally for
+  named operators only (a threshold that only decides when a list is
+  compacted, say). Equivalent mutants are left
+  out of the score's denominator; the raw score keeps them.
+* ``gap``: nothing distinguishes it and no reason is known; read it to
+  decide whether it is equivalent or a case to add.
 
 Some code no system under test could show wrong, because brokerspec's own
 checker is its only reader, is left out by default (``--everything`` puts
@@ -37,7 +44,7 @@ evaluated (every module uses ``from __future__ import annotations``). What
 is left out is counted by reason and reported, never dropped silently:
 
 * self-checks: ``validity.py`` files and the ``check_valid`` methods and
-  helpers (``problems``, ``_Checker``);
+  helpers (``problems``, ``_Checker``, ``read_ids``);
 * state views: ``snapshot`` and the conversions only it calls (``to_ring``,
   ``to_spec``);
 * solver entry points: ``samples.py``, ``lookup.py``, ``choose_from_bits``
@@ -56,6 +63,7 @@ import importlib.util
 import json
 import multiprocessing
 import os
+import re
 import sys
 import time
 from collections import Counter
@@ -83,6 +91,7 @@ ANNOTATION = "type annotation"
 LEFT_OUT_FILES = {"validity.py": SELF_CHECK, "samples.py": SOLVER, "lookup.py": SOLVER}
 """Files left out by default, by name, with the reason: no system under test could show them wrong."""
 LEFT_OUT_DEFINITIONS = {"check_valid": SELF_CHECK, "problems": SELF_CHECK, "_Checker": SELF_CHECK,
+                        "read_ids": SELF_CHECK,
                         "snapshot": STATE_VIEW, "to_ring": STATE_VIEW, "to_spec": STATE_VIEW,
                         "choose_from_bits": SOLVER, "choose_from_bits_on": SOLVER}
 """Functions and classes left out by default (a mutant anywhere inside them), with the reason."""
@@ -93,6 +102,12 @@ TIMEOUT = 60.0
 KILLED = ("case", "fuzz", "crash", "timeout")
 STRICT = "strict"
 SURVIVED = "survived"
+EQUIVALENT = "equivalent"
+IDENTITY_SWAPS = ("_Eq_Is", "_NotEq_IsNot", "_Is_Eq", "_IsNot_NotEq")
+"""Operators that swap equality and identity: on enum members, small ints and interned names they agree."""
+PRAGMA = re.compile(r"# equivalent mutants(?: \(([^)]*)\))?: (.+)$")
+"""Marks a line whose surviving mutants are equivalent: ``# equivalent mutants: REASON``, or
+``# equivalent mutants (BitXor, Add): REASON`` for the mutants of those operators only."""
 
 Kill = tuple[str, str] | None
 """How the suite killed something and what showed it, or None when it passed."""
@@ -129,7 +144,8 @@ class Outcome:
     """What the suite made of one mutant or planted bug."""
 
     fate: str
-    """One of :data:`KILLED`, ``strict`` (killed only by ``--strict``) or ``survived``."""
+    """One of :data:`KILLED`, ``strict`` (killed only by ``--strict``), ``survived`` or ``equivalent``
+    (survived, and equivalent for a reason its detail gives)."""
     detail: str = ""
     """The case, divergence, exception or timeout that killed it; for a survivor, its reason."""
     seconds: float = 0.0
@@ -139,7 +155,7 @@ class Outcome:
     @property
     def killed(self) -> bool:
         """Killed by the suite, in default or strict mode."""
-        return self.fate != SURVIVED
+        return self.fate not in (SURVIVED, EQUIVALENT)
 
 
 @dataclass(frozen=True)
@@ -169,36 +185,43 @@ class MutationReport:
 
     @property
     def score(self) -> float:
-        """Killed (default or strict mode) over all mutants run, in percent."""
-        total = len(self.mutants)
-        return 100.0 * (total - self.count(SURVIVED)) / total if total else 100.0
+        """Killed (default or strict mode) over the mutants run that are not equivalent, in percent."""
+        total = len(self.mutants) - self.count(EQUIVALENT)
+        return 100.0 * self.count(*KILLED, STRICT) / total if total else 100.0
 
     @property
     def default_score(self) -> float:
-        """Killed in default (permissive) mode alone, in percent."""
-        total = len(self.mutants)
+        """Killed in default (permissive) mode alone over the mutants that are not equivalent, in percent."""
+        total = len(self.mutants) - self.count(EQUIVALENT)
         return 100.0 * self.count(*KILLED) / total if total else 100.0
+
+    @property
+    def raw_score(self) -> float:
+        """Killed (default or strict mode) over every mutant run, equivalent ones included, in percent."""
+        total = len(self.mutants)
+        return 100.0 * self.count(*KILLED, STRICT) / total if total else 100.0
 
     @property
     def planted_survivors(self) -> list[str]:
         """The planted bugs the suite did not kill."""
         return [name for _, name, outcome in self.planted if not outcome.killed]
 
-    def survivors(self) -> list[tuple[Mutant, Outcome]]:
-        """The surviving mutants, by file and line."""
-        return sorted(((m, o) for m, o in self.mutants if not o.killed), key=lambda p: (p[0].file, p[0].line))
+    def survivors(self, fate: str = SURVIVED) -> list[tuple[Mutant, Outcome]]:
+        """The surviving mutants (or the equivalent ones), by file and line."""
+        return sorted(((m, o) for m, o in self.mutants if o.fate == fate), key=lambda p: (p[0].file, p[0].line))
 
-    def reasons(self) -> Counter[str]:
-        """How many survivors have each reason."""
-        return Counter(reason_of(o) for _, o in self.survivors())
+    def reasons(self, fate: str = SURVIVED) -> Counter[str]:
+        """How many survivors (or equivalent mutants) have each reason."""
+        return Counter(reason_of(o) for _, o in self.survivors(fate))
 
-    def by_file(self) -> list[tuple[str, int, int, int, int]]:
-        """Per file: mutants, killed in default mode, killed only in strict mode, survived."""
+    def by_file(self) -> list[tuple[str, int, int, int, int, int]]:
+        """Per file: mutants, killed in default mode, killed only in strict mode, equivalent, survived."""
+        column = {STRICT: 2, EQUIVALENT: 3, SURVIVED: 4}
         rows: dict[str, list[int]] = {}
         for mutant, outcome in self.mutants:
-            row = rows.setdefault(mutant.file, [0, 0, 0, 0])
+            row = rows.setdefault(mutant.file, [0, 0, 0, 0, 0])
             row[0] += 1
-            row[1 if outcome.fate in KILLED else 2 if outcome.fate == STRICT else 3] += 1
+            row[column.get(outcome.fate, 1)] += 1
         return [(name, *row) for name, row in sorted(rows.items())]  # type: ignore[misc]
 
     def to_json(self) -> dict[str, Any]:
@@ -206,9 +229,11 @@ class MutationReport:
         return {
             "score": round(self.score, 2),
             "default_score": round(self.default_score, 2),
+            "raw_score": round(self.raw_score, 2),
             "mutants": len(self.mutants),
-            "fates": {fate: self.count(fate) for fate in (*KILLED, STRICT, SURVIVED)},
+            "fates": {fate: self.count(fate) for fate in (*KILLED, STRICT, EQUIVALENT, SURVIVED)},
             "survivor_reasons": dict(self.reasons()),
+            "equivalent_reasons": dict(self.reasons(EQUIVALENT)),
             "left_out": self.left_out,
             "settings": asdict(self.settings),
             "seconds": round(self.seconds, 1),
@@ -218,8 +243,10 @@ class MutationReport:
 
 
 def reason_of(outcome: Outcome) -> str:
-    """A survivor's reason, the part of its detail before the colon."""
-    return outcome.detail.split(":", 1)[0]
+    """A survivor's reason, the part of its detail before the colon (for an equivalent mutant, the part
+    after ``equivalent:`` and before the next colon)."""
+    detail = outcome.detail.removeprefix(f"{EQUIVALENT}: ")
+    return detail.split(":", 1)[0]
 
 
 # --- the mutants -------------------------------------------------------------------------------
@@ -547,10 +574,20 @@ def plan(only: Sequence[str] = (), domains: Sequence[str] = (), operator_filter:
     return Plan(thin(mutants, sample), sources, {k: v for k, v in left_out.items() if v})
 
 
-def _survivor_reason(state: Kill) -> str:
+def survivor_fate(mutant: Mutant, source: str, state: Kill) -> tuple[str, str]:
+    """A survivor's fate and reason: hidden state if brokerspec's state check kills it, else equivalent
+    (an identity swap, or a line declared so with :data:`PRAGMA`), else a gap."""
     if state is not None:
-        return f"hidden state: brokerspec's state-comparing check kills it ({state[0]}: {state[1]})"
-    return "gap: no case or fuzzed script tells it apart from the spec"
+        return SURVIVED, f"hidden state: brokerspec's state-comparing check kills it ({state[0]}: {state[1]})"
+    if mutant.operator.endswith(IDENTITY_SWAPS):
+        return EQUIVALENT, (f"{EQUIVALENT}: identity swap: == and is agree on enum members, small ints and "
+                            "interned names, and a SUT's JSON has no identity")
+    declared = PRAGMA.search(source.splitlines()[mutant.line - 1])
+    if declared is not None:
+        only = [name.strip() for name in (declared.group(1) or "").split(",") if name.strip()]
+        if not only or any(name in mutant.operator for name in only):
+            return EQUIVALENT, f"{EQUIVALENT}: declared: {declared.group(2).strip()}"
+    return SURVIVED, "gap: no case or fuzzed script tells it apart from the spec"
 
 
 def baseline_problems(cases: Sequence[Case], settings: SuiteSettings, domains: Sequence[str]) -> list[str]:
@@ -621,7 +658,8 @@ def measure(the_plan: Plan, settings: SuiteSettings, jobs: int, planted: bool = 
             outcome = Outcome(STRICT, f"allowed outcome: --strict kills it ({how[0]}: {how[1]})", seconds,
                               before, after)
         else:
-            outcome = Outcome(SURVIVED, _survivor_reason(state_of.get(index)), seconds, before, after)
+            fate, why = survivor_fate(mutant, the_plan.sources[mutant.file][0], state_of.get(index))
+            outcome = Outcome(fate, why, seconds, before, after)
         report.mutants.append((mutant, outcome))
     report.seconds = time.monotonic() - started
     return report
@@ -665,8 +703,9 @@ def write_report(report: MutationReport, out_dir: Path) -> tuple[Path, Path]:
 
 
 def survivor_lines(report: MutationReport) -> Iterator[str]:
-    """Every survivor as three lines: where and which operator, the change, the reason."""
-    for mutant, outcome in report.survivors():
+    """Every survivor, then every equivalent mutant, as three lines each: where and which operator, the
+    change, the reason."""
+    for mutant, outcome in report.survivors() + report.survivors(EQUIVALENT):
         yield f"{mutant.label} in {mutant.definition}"
         yield f"    {outcome.before}  ->  {outcome.after}"
         yield f"    {outcome.detail}"

@@ -28,6 +28,7 @@ from .mutation import (
     FUZZ_EXAMPLES,
     FUZZ_SEED,
     KILLED,
+    EQUIVALENT,
     STRICT,
     SURVIVED,
     TIMEOUT,
@@ -106,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
             if phase not in tasks:
                 tasks[phase] = progress.add_task(phase, total=total)
             progress.update(tasks[phase], completed=done)
+            if not console.is_terminal and (done == total or done % max(total // 10, 1) == 0):
+                console.print(f"{phase}: {done} / {total}", markup=False)  # a log has no live bar
 
         report = measure(the_plan, settings, args.jobs, not args.no_planted, show)
     print_report(console, report)
@@ -128,11 +131,12 @@ def print_report(console: Console, report: MutationReport) -> None:
             planted.add_row(domain, name, outcome.fate, outcome.detail[:120], style=style)
         console.print(planted)
     files = Table(title="mutants of impl/ by file")
-    for column in ("file", "mutants", "killed", "strict only", "survived", "score"):
+    for column in ("file", "mutants", "killed", "strict only", "equivalent", "survived", "score"):
         files.add_column(column, justify="left" if column == "file" else "right")
-    for name, total, killed, strict, survived in report.by_file():
-        files.add_row(name, str(total), str(killed), str(strict), str(survived),
-                      f"{100 * (killed + strict) / total:.1f}%")
+    for name, total, killed, strict, equivalent, survived in report.by_file():
+        judged = total - equivalent
+        files.add_row(name, str(total), str(killed), str(strict), str(equivalent), str(survived),
+                      f"{100 * (killed + strict) / judged:.1f}%" if judged else "-")
     console.print(files)
     survivors = report.survivors()
     if survivors:
@@ -146,16 +150,23 @@ def print_report(console: Console, report: MutationReport) -> None:
         if len(survivors) > SHOWN_SURVIVORS:
             console.print(f"{len(survivors) - SHOWN_SURVIVORS} more survivors are listed in survivors.txt",
                           markup=False)
-    fates = ", ".join(f"{report.count(f)} {f}" for f in (*KILLED, STRICT, SURVIVED) if report.count(f))
+    if report.count(EQUIVALENT):
+        console.print(f"the {report.count(EQUIVALENT)} equivalent mutants follow the survivors in survivors.txt",
+                      markup=False)
+    fates = ", ".join(f"{report.count(f)} {f}" for f in (*KILLED, STRICT, EQUIVALENT, SURVIVED) if report.count(f))
     reasons = ", ".join(f"{count} {reason}" for reason, count in report.reasons().most_common())
+    equivalents = ", ".join(f"{count} {reason}" for reason, count in report.reasons(EQUIVALENT).most_common())
     left_out = ", ".join(f"{count} {reason}" for reason, count in sorted(report.left_out.items()))
     console.print(f"{len(report.mutants)} mutants: {fates}", markup=False)
     if reasons:
         console.print(f"survivors by reason: {reasons}", markup=False)
+    if equivalents:
+        console.print(f"equivalent, by reason (left out of the score): {equivalents}", markup=False)
     if left_out:
         console.print(f"not run (no SUT could show them wrong): {left_out}", markup=False)
     killed_planted = sum(1 for *_, o in report.planted if o.killed)
     if report.planted:
         console.print(f"planted bugs killed: {killed_planted} / {len(report.planted)}", markup=False)
-    console.print(f"mutation score {report.score:.1f}% ({report.default_score:.1f}% without --strict); "
-                  f"{report.seconds:.0f} s", markup=False)
+    console.print(f"mutation score {report.score:.1f}% ({report.default_score:.1f}% without --strict; "
+                  f"{report.raw_score:.1f}% counting equivalent mutants as survivors); {report.seconds:.0f} s",
+                  markup=False)

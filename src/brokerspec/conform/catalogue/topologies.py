@@ -88,6 +88,7 @@ TABLE = "notes 2.4 (real ActiveMQ 5.17.2 brokers)"
 
 Q = "queue://TEST.Q"
 T = "topic://TEST.T"
+OTHER_Q = "queue://OTHER.Q"
 
 BRANCH = Role.BRANCH
 LEAF = Role.LEAF
@@ -713,6 +714,34 @@ NETWORK_CASES: tuple[Case, ...] = (
         ),
         rules=("TOPO-NC-CASCADE", "TOPO-MSG-WAIT", "TOPO-SETTLE"),
         source="notes 1.3 ('Removing r removes, in cascade, everything created from it')",
+    ),
+    Case(
+        name="topologies/each-destination-keeps-its-own-demand",
+        summary="Demand is per destination: consumers of two queues and a topic on one leaf each draw their own "
+                "messages, and closing the consumer of one queue takes away that queue's route only.",
+        commands=four_tree(ttl(3)) + (
+            Subscribe("cq", "b3", Q), Subscribe("co", "b3", OTHER_Q), Subscribe("ct", "b3", T),
+            Send("b1", Q), Send("b4", OTHER_Q), Send("b1", T),
+            Unsubscribe("co"),
+            Send("b1", OTHER_Q), Send("b4", Q), Send("b4", T),
+            Unsubscribe("cq"),
+            Send("b1", Q), Send("b1", T),
+        ),
+        rules=("TOPO-NC-CASCADE", "TOPO-MSG-WAIT", "TOPO-SETTLE"),
+        source="notes 1.3 (a demand subscription is for one destination; removal cascades per subscription)",
+    ),
+    Case(
+        name="topologies/a-second-destination-spreads-demand-of-its-own",
+        summary="A consumer of a second queue at another leaf spreads demand for that queue alone: each queue's "
+                "messages go to its own consumer, whichever leaf they are sent at, and to no other.",
+        commands=four_tree(ttl(3)) + (
+            Subscribe("cq", "b3", Q), Send("b4", OTHER_Q),
+            Subscribe("co", "b4", OTHER_Q),
+            Send("b3", OTHER_Q), Send("b4", Q), Send("b1", OTHER_Q), Send("b1", Q),
+            Unsubscribe("cq"), Send("b1", Q), Send("b2", OTHER_Q),
+        ),
+        rules=("TOPO-NC-CASCADE", "TOPO-MSG-WAIT", "TOPO-SETTLE"),
+        source="notes 1.3 (a demand subscription is for one destination)",
     ),
     Case(
         name="topologies/conduit-subscription-stays-until-its-last-member-goes",
