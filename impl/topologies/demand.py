@@ -103,7 +103,7 @@ class Rules:
 
     def within_consumer_ttl(self, ttl: int, path: tuple[str, ...]) -> bool:
         """consumerTTL (notes 1.2 step 2)."""
-        return ttl == -1 or len(path) < ttl
+        return ttl == -1 or len(path) < ttl  # equivalent mutants (Eq_LtE): a TTL is -1 or positive
 
     def is_loop(self, local: str, path: tuple[str, ...]) -> bool:
         """The loop check (notes 1.2 step 3)."""

@@ -61,7 +61,7 @@ def test_a_case_with_overrides_is_judged_and_run_under_them() -> None:
     report = run_conformance(InProcessSut("impl"), [case], seed)
     assert report.count(Verdict.PASSED) == 1
     with_overrides = [c for c in CASES if c.overrides]
-    assert {c.domain for c in with_overrides} == {"addressing", "duplicates"}
+    assert {c.domain for c in with_overrides} == {"addressing", "duplicates", "balancing"}
     bad = Case("addressing/y", "s", (Lookup("q"),), ("ADDR-MODEL",), "src", overrides=(("addressing.nope", "1"),))
     assert "bad override addressing.nope=1" in " | ".join(check_catalogue([bad]))
 

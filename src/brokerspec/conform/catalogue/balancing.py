@@ -602,6 +602,25 @@ STATUS_CASES: tuple[Case, ...] = (
         profiles=OLDER,
     ),
     Case(
+        name="balancing/fqqn-send-checks-the-queue-filter-from-2-35",
+        summary="From 2.35 to 2.42 a send to address::queue still goes to the sending node's queue of that name, "
+                "but only when the queue's filter matches, and never to a queue of that name on another address.",
+        commands=(
+            AddNode("n2"),
+            CreateQueue("n1", "orders", "q", ANYCAST, "red"),
+            CreateQueue("n2", "orders", "q", ANYCAST),
+            CreateQueue("n1", "invoices", "inv", ANYCAST),
+            Attach("c2", "n2", "q"),
+            send(color="blue", fqqn_queue="q"),
+            send(color="red", fqqn_queue="q"),
+            send(fqqn_queue="inv"),
+        ),
+        rules=("LB-FQQN-LOCAL", "LB-UNROUTED-STATUS"),
+        source="ARTEMIS-4795 (2.35.0) (research notes G3)",
+        profiles=OLDER,
+        overrides=(("balancing.fqqn_send", "LOCAL"),),
+    ),
+    Case(
         name="balancing/fqqn-send-is-balanced-from-2-43",
         summary="A send to address::queue is balanced among the queues of that name on every node, so it reaches "
                 "the consumer on another node, and never a queue of another name.",
