@@ -693,6 +693,19 @@ NETWORK_CASES: tuple[Case, ...] = (
                "in 5.17.2, true from 5.18, AMQ-5137)",
     ),
     Case(
+        name="topologies/decreased-priority-prefers-the-nearer-remote-consumer",
+        summary="With decreaseNetworkConsumerPriority on every bridge, a's messages all go to the consumer one hop "
+                "away (priority -5) rather than the one two hops away (-8), until the near one closes.",
+        commands=brokers("a", "b", "c", "d") + (
+            Connect("b", "a", True, ttl(3, decrease_priority=True)),
+            Connect("c", "a", True, ttl(3, decrease_priority=True)),
+            Connect("d", "c", True, ttl(3, decrease_priority=True)),
+            Subscribe("near", "b", Q), Subscribe("far", "d", Q),
+        ) + sends("a", 3) + (Unsubscribe("near"),) + sends("a", 2),
+        rules=("TOPO-NC-PRIORITY", "TOPO-MSG-ROUTE"),
+        source="notes 1.2 step 6 (doCreateDemandSubscription: priority -5 minus the hops beyond the first)",
+    ),
+    Case(
         name="topologies/network-subscription-copies-the-remote-priority",
         summary="Without the decrease a demand subscription copies its consumer's priority, so a remote consumer of "
                 "priority 5 takes every message from local ones of priority 0 and 3.",
