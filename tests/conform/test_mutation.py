@@ -79,15 +79,19 @@ def test_a_child_that_hangs_is_killed_and_one_that_dies_is_a_crash() -> None:
         os._exit(7)
 
     def fine() -> Trial:
-        return ("case", "x"), "a", "b"
+        Path("stray-file").write_text("a mutant's litter")
+        return ("case", os.getcwd()), "a", "b"
 
     seen: dict[int, Trial] = {}
     started = time.monotonic()
     run_forked([hang, die, fine], 3, 2.0, lambda i, trial, s: seen.__setitem__(i, trial))
+    assert not Path("stray-file").exists(), "a child works in a scratch folder, not here"
+    kill = seen[2][0]
+    assert kill is not None and not Path(kill[1]).exists(), "and the scratch folder is removed"
     assert time.monotonic() - started < 30
     assert seen[0][0] == ("timeout", "still running after 2 s")
     assert seen[1][0] == ("crash", "the child died with exit code 7")
-    assert seen[2] == (("case", "x"), "a", "b")
+    assert seen[2][1:] == ("a", "b")
 
 
 def test_the_catalogue_kills_mutants_a_suite_without_cases_lets_through() -> None:

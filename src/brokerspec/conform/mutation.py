@@ -65,6 +65,7 @@ import multiprocessing
 import os
 import re
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -488,7 +489,9 @@ def changed_line(source: str, mutated: str, line: int) -> tuple[str, str]:
 
 
 
-def _child(conn: Connection, task: Task) -> None:
+def _child(conn: Connection, task: Task, scratch: str) -> None:
+    os.makedirs(scratch)
+    os.chdir(scratch)  # a mutant that writes a stray file (a store named "None", say) writes it here
     started = time.monotonic()
     trial = task()
     conn.send((trial, time.monotonic() - started))
@@ -498,7 +501,12 @@ def _child(conn: Connection, task: Task) -> None:
 def run_forked(tasks: Sequence[Task], jobs: int, timeout: float, on_done: Done) -> None:
     """Run every task in a forked child, ``jobs`` at a time; report each verdict as ``on_done(index, verdict,
     seconds)``. A child past ``timeout`` is killed (verdict ``timeout``); one that dies without answering gives
-    ``crash`` with its exit code."""
+    ``crash`` with its exit code. Each child works in its own empty folder, removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="brokerspec-mutation-") as scratch:
+        _run_forked(tasks, jobs, timeout, on_done, Path(scratch))
+
+
+def _run_forked(tasks: Sequence[Task], jobs: int, timeout: float, on_done: Done, scratch: Path) -> None:
     context = multiprocessing.get_context("fork")
     queue = iter(enumerate(tasks))
     running: dict[Connection, tuple[int, Any, float]] = {}
@@ -511,7 +519,7 @@ def run_forked(tasks: Sequence[Task], jobs: int, timeout: float, on_done: Done) 
                 break
             index, task = item
             receive, send = context.Pipe(duplex=False)
-            process = context.Process(target=_child, args=(send, task), daemon=True)
+            process = context.Process(target=_child, args=(send, task, str(scratch / str(index))), daemon=True)
             process.start()
             send.close()
             running[receive] = (index, process, time.monotonic())
