@@ -23,6 +23,7 @@ from brokerspec.conform.mutation import (
     STATE_VIEW,
     SURVIVED,
     Mutant,
+    Plan,
     SuiteSettings,
     Trial,
     baseline_problems,
@@ -112,7 +113,7 @@ def test_a_survivor_whose_state_is_wrong_is_told_apart_from_a_gap() -> None:
     candidates = plan(["impl/topologies/demand.py"], operator_filter=["NumberReplacer"])
     shifted = [m for m in candidates.mutants if m.definition == "Rules.priority"]
     assert shifted
-    the_plan = type(candidates)(shifted[:1], candidates.sources, {})
+    the_plan = Plan(shifted[:1], candidates.sources, {})
     report = measure(the_plan, SuiteSettings(fuzz_examples=5), jobs=1, planted=False)
     (_, outcome), = report.mutants
     assert outcome.fate == SURVIVED and outcome.detail.startswith("hidden state"), outcome
@@ -172,3 +173,14 @@ def test_equivalent_mutants_leave_the_denominator_and_stay_in_the_raw_score() ->
     assert report.default_score == pytest.approx(100 / 3)
     assert report.by_file() == [("impl/x.py", 4, 1, 1, 1, 1)]
     assert report.reasons(EQUIVALENT) == {"declared": 1} and report.reasons() == {"gap": 1}
+
+
+def test_every_planted_bug_is_killed_by_the_catalogue_alone() -> None:
+    """The planted half of the score: three load-balancing bugs only change which allowed consumer is chosen,
+    so only --strict kills them; every other one the default suite kills."""
+    report = measure(Plan([], {}, {}), SuiteSettings(fuzz_examples=0), jobs=2, planted=True)
+    assert len(report.planted) == 30 and report.planted_survivors == []
+    strict = sorted(name for _, name, outcome in report.planted if outcome.fate == "strict")
+    assert strict == ["on-demand-falls-back-to-first-local", "position-advanced-on-skip",
+                      "position-not-reset-when-out-of-range"]
+    assert all(o.detail.startswith("allowed outcome") for _, n, o in report.planted if n in strict)

@@ -572,13 +572,11 @@ def plan(only: Sequence[str] = (), domains: Sequence[str] = (), operator_filter:
         source = path.read_text(encoding="utf-8")
         found, notes = file_mutants(name, source, ops)
         left_out[ANNOTATION] += notes
-        for mutant in found:
-            reason = None if everything else left_out_reason(mutant)
-            if reason is not None:
-                left_out[reason] += 1
-            elif mutant.domain in DOMAINS:
-                mutants.append(mutant)
-                sources[name] = (source, path)
+        kept = [m for m in found if m.domain in DOMAINS and (everything or left_out_reason(m) is None)]
+        left_out.update(reason for m in found if not everything and (reason := left_out_reason(m)) is not None)
+        if kept:
+            mutants.extend(kept)
+            sources[name] = (source, path)
     return Plan(thin(mutants, sample), sources, {k: v for k, v in left_out.items() if v})
 
 
@@ -629,6 +627,19 @@ class _Phase:
         return self.trials[index][0][0]
 
 
+def _rerun(indices: list[int], task: Callable[[int], Task], name: str, jobs: int, timeout: float,
+           progress: Callable[[str, int, int], None] | None) -> dict[int, Kill]:
+    """Run ``task(i)`` for each of ``indices`` as one phase; each index's verdict."""
+    phase = _Phase(name, len(indices), progress)
+    run_forked([task(i) for i in indices], jobs, timeout, phase)
+    return {i: phase.verdict(k) for k, i in enumerate(indices)}
+
+
+def _strict_only(how: Kill) -> str:
+    assert how is not None
+    return f"allowed outcome: --strict kills it ({how[0]}: {how[1]})"
+
+
 def measure(the_plan: Plan, settings: SuiteSettings, jobs: int, planted: bool = True,
             progress: Callable[[str, int, int], None] | None = None) -> MutationReport:
     """Run the suite against every planned mutant (and every planted bug); classify the survivors."""
@@ -647,13 +658,11 @@ def measure(the_plan: Plan, settings: SuiteSettings, jobs: int, planted: bool = 
     run_forked([task(m, "suite") for m in mutants], jobs, settings.timeout, first)
     alive = [i for i in range(len(mutants)) if first.verdict(i) is None]
     balancing = [i for i in alive if get_domain(mutants[i].domain).judge is not None]
-    strict = _Phase("survivors, strict", len(balancing), progress)
-    run_forked([task(mutants[i], "strict") for i in balancing], jobs, settings.timeout, strict)
-    strict_of = {i: strict.verdict(k) for k, i in enumerate(balancing)}
+    strict_of = _rerun(balancing, lambda i: task(mutants[i], "strict"), "survivors, strict", jobs,
+                       settings.timeout, progress)
     still = [i for i in alive if strict_of.get(i) is None]
-    state = _Phase("survivors, state check", len(still), progress)
-    run_forked([task(mutants[i], "state") for i in still], jobs, settings.timeout * 4, state)
-    state_of = {i: state.verdict(k) for k, i in enumerate(still)}
+    state_of = _rerun(still, lambda i: task(mutants[i], "state"), "survivors, state check", jobs,
+                      settings.timeout * 4, progress)
     for index, mutant in enumerate(mutants):
         (verdict, before, after), seconds = first.trials[index]
         if not before:
@@ -663,8 +672,7 @@ def measure(the_plan: Plan, settings: SuiteSettings, jobs: int, planted: bool = 
         if verdict is not None:
             outcome = Outcome(verdict[0], verdict[1], seconds, before, after)
         elif how is not None:
-            outcome = Outcome(STRICT, f"allowed outcome: --strict kills it ({how[0]}: {how[1]})", seconds,
-                              before, after)
+            outcome = Outcome(STRICT, _strict_only(how), seconds, before, after)
         else:
             fate, why = survivor_fate(mutant, the_plan.sources[mutant.file][0], state_of.get(index))
             outcome = Outcome(fate, why, seconds, before, after)
@@ -682,10 +690,8 @@ def _run_planted(cases: Sequence[Case], settings: SuiteSettings, jobs: int,
     run_forked([_layer_task(f"planted:{n}", d, cases, settings, False) for d, n in bugs], jobs,
                settings.timeout * 4, first)
     passed = [i for i in range(len(bugs)) if first.verdict(i) is None]
-    strict = _Phase("planted bugs, strict", len(passed), progress)
-    run_forked([_layer_task(f"planted:{bugs[i][1]}", bugs[i][0], cases, settings, True) for i in passed], jobs,
-               settings.timeout * 4, strict)
-    strict_of = {i: strict.verdict(k) for k, i in enumerate(passed)}
+    strict_of = _rerun(passed, lambda i: _layer_task(f"planted:{bugs[i][1]}", bugs[i][0], cases, settings, True),
+                       "planted bugs, strict", jobs, settings.timeout * 4, progress)
     found: list[tuple[str, str, Outcome]] = []
     for index, (domain, name) in enumerate(bugs):
         verdict, seconds = first.verdict(index), first.trials[index][1]
@@ -693,7 +699,7 @@ def _run_planted(cases: Sequence[Case], settings: SuiteSettings, jobs: int,
         if verdict is not None:
             outcome = Outcome(verdict[0], verdict[1], seconds)
         elif how is not None:
-            outcome = Outcome(STRICT, f"allowed outcome: --strict kills it ({how[0]}: {how[1]})", seconds)
+            outcome = Outcome(STRICT, _strict_only(how), seconds)
         else:
             outcome = Outcome(SURVIVED, "gap: neither the suite nor --strict tells it apart", seconds)
         found.append((domain, name, outcome))
