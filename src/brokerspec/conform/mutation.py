@@ -355,6 +355,26 @@ def thin(mutants: list[Mutant], sample: int | None) -> list[Mutant]:
     return [mutants[int(i * step)] for i in range(sample)]
 
 
+def survivors_of(report: Path) -> set[tuple[str, str, int, int]]:
+    """The survivors of an earlier run's ``mutation-score.json``, as (file, operator, occurrence, line).
+
+    Raises ValueError naming the file when it cannot be read as such a report.
+    """
+    try:
+        data = json.loads(report.read_text(encoding="utf-8"))
+        return {(r["file"], r["operator"], int(r["occurrence"]), int(r["line"]))
+                for r in data["results"] if r["fate"] == SURVIVED}
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ValueError(f"{report}: not a mutation-score.json report ({type(error).__name__}: {error})") from None
+
+
+def only_these(the_plan: Plan, keys: set[tuple[str, str, int, int]]) -> Plan:
+    """``the_plan`` cut down to the mutants in ``keys`` (see :func:`survivors_of`)."""
+    kept = [m for m in the_plan.mutants if (m.file, m.operator, m.occurrence, m.line) in keys]
+    files = {m.file for m in kept}
+    return Plan(kept, {k: v for k, v in the_plan.sources.items() if k in files}, the_plan.left_out)
+
+
 def mutated_source(source: str, mutant: Mutant) -> str:
     """The file's text with ``mutant`` applied."""
     from cosmic_ray.mutating import mutate_code

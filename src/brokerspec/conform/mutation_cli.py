@@ -36,8 +36,10 @@ from .mutation import (
     SuiteSettings,
     baseline_problems,
     measure,
+    only_these,
     plan,
     reason_of,
+    survivors_of,
     write_report,
 )
 from .runner import EXIT_CONFORMANCE_FAILURE, EXIT_PASS, EXIT_USAGE
@@ -65,6 +67,9 @@ def add_command(commands: Any) -> None:
     cmd.add_argument("--seed", type=int, default=FUZZ_SEED, help=f"the fuzz seed (default {FUZZ_SEED})")
     cmd.add_argument("--case", default=None, metavar="TEXT",
                      help="only catalogue cases whose name contains TEXT (to see a weaker suite's score)")
+    cmd.add_argument("--survivors-of", type=Path, default=None, metavar="REPORT",
+                     help="only the mutants that survived in an earlier run's mutation-score.json "
+                          "(to see quickly what new cases kill)")
     cmd.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutants run at once (default: cores)")
     cmd.add_argument("--timeout", type=float, default=TIMEOUT, metavar="SECONDS",
                      help=f"a mutant still running after this is killed (default {TIMEOUT:g})")
@@ -84,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         the_plan = plan(args.file, args.domain or (), args.operator, args.sample, args.everything)
+        if args.survivors_of is not None:
+            the_plan = only_these(the_plan, survivors_of(args.survivors_of))
     except ValueError as error:
         console.print(f"mutation-score: {error}", markup=False)
         return EXIT_USAGE
