@@ -138,6 +138,17 @@ def test_the_command_prints_the_tables_writes_the_reports_and_exits_by_the_targe
     out = capsys.readouterr().out
     assert "NOT met" in out and "survivors (3)" in out
     assert len((tmp_path / "survivors.txt").read_text().splitlines()) == 9
+    earlier = tmp_path / "earlier.json"
+    earlier.write_text((tmp_path / "mutation-score.json").read_text())
+    survivors = {(r["file"], r["line"], r["occurrence"]) for r in json.loads(earlier.read_text())["results"]}
+    rerun = ["mutation-score", "--file", BROKER, "--fuzz-examples", "0", "--no-planted", "--out", str(tmp_path),
+             "--survivors-of", str(earlier), "--target", "0"]
+    assert main(rerun) == 0
+    assert "3 mutants of 1 files" in capsys.readouterr().out
+    again = json.loads((tmp_path / "mutation-score.json").read_text())["results"]
+    assert {(r["file"], r["line"], r["occurrence"]) for r in again} == survivors
+    assert main([*rerun[:-3], str(tmp_path / "survivors.txt")]) == 2
+    assert "not a mutation-score.json report" in capsys.readouterr().out
     assert main(["mutation-score", "--file", "impl/nowhere.py"]) == 2
     assert "not a file of impl/: impl/nowhere.py" in capsys.readouterr().out
     assert main(["mutation-score", "--operator", "NoSuchOperator"]) == 2
