@@ -195,7 +195,7 @@ class FastBroker:
     # -- index maintenance ---------------------------------------------------------------
 
     def _bare_outcome(self, name: str, by_address: dict[str, _Queue]) -> LookupOutcome:
-        if len(by_address) == 1:
+        if len(by_address) == 1:  # equivalent mutants (Eq_LtE): both callers pass a non-empty map
             return next(iter(by_address.values())).resolved
         return Ambiguous(name, tuple(sorted(q.fqqn for q in by_address.values())))
 
@@ -341,7 +341,7 @@ class FastBroker:
             refusal = self._address_change(address, address_type, allowed, settings)
             if refusal is not None:
                 return refusal
-            after = {address_type} if allowed is None else allowed | {address_type}
+            after = {address_type} if allowed is None else allowed | {address_type}  # equivalent mutants (BitAnd): a queue here is a typed send's, of this very type
         if queue is not None:
             blocking = self._blocking_queue(address, queue)
             if blocking is not None:

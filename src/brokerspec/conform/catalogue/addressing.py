@@ -341,10 +341,10 @@ FQQN_CASES: tuple[Case, ...] = (
         name="addressing/core-protocol-fqqn-address-part-ignored",
         summary="With the FQQN address check off (the core protocol), an FQQN's address part is discarded: "
                 "nowhere::q2 finds address1::q2, address2::q1 names the ambiguous q1, and a queue part bound "
-                "nowhere is not found.",
+                "nowhere is not found; once q2 is deleted, no FQQN finds it.",
         commands=(*SEED_BROKER, Lookup("nowhere::q2"), Lookup("address2::q1"), Lookup("address1::absent"),
-                  Consume("nowhere::q2")),
-        rules=("ADDR-LOOKUP-FQQN-IGNORED", "ADDR-FQQN-DETECT"),
+                  Consume("nowhere::q2"), DeleteQueue("address1::q2"), Lookup("address1::q2"), Lookup("q2")),
+        rules=("ADDR-LOOKUP-FQQN-IGNORED", "ADDR-FQQN-DETECT", "ADDR-QUEUE-DELETE"),
         overrides=(("addressing.fqqn_checks_address", "false"),),
         source="Artemis core SimpleAddressManager.getBinding, ServerSessionImpl.createConsumer; "
                "FullQualifiedQueueTest.testSpecialCase",
@@ -563,6 +563,22 @@ CONSUME_CASES: tuple[Case, ...] = (
                "ADDR-CONFIG-SETTINGS"),
         source="Artemis ServerSessionImpl.checkAutoCreate; the spec's ADDR-REJECT-ATOMIC decision (Artemis may "
                "keep an address it auto-created before the queue was refused)",
+    ),
+    Case(
+        name="addressing/send-auto-creates-queue-on-existing-address",
+        summary="With auto-create-addresses off but auto-create-queues on, an ANYCAST send to an existing "
+                "ANYCAST address creates the queue named after the address, and a MULTICAST send there is "
+                "refused for the routing type the address lacks.",
+        commands=(
+            SetAddressSettings("#", auto_create_addresses=False),
+            CreateAddress("orders", ANY),
+            Send("orders", ANYCAST),
+            Lookup("orders"),
+            Send("orders", MULTICAST),
+        ),
+        rules=("ADDR-SEND-AUTO-QUEUE", "ADDR-AUTO-ROUTING-TYPE", "ADDR-CONFIG-SETTINGS", "ADDR-LOOKUP-BARE-ONE"),
+        source="Artemis ServerSessionImpl.checkAutoCreate (the address exists, so only its routing type is "
+               "checked before the queue is created); address-settings auto-create-addresses",
     ),
     Case(
         name="addressing/consume-widens-address-to-queue-routing-type",
