@@ -63,8 +63,8 @@ from brokerspec.spec.topologies import (
 
 from .demand import DemandTable, Link, NeedsRebuild, Reg, Rules
 
-TREE_CONFIG = BridgeConfig(consumer_ttl=-1, message_ttl=-1, conduit=True, conduit_network_queues=True,
-                           suppress_duplicate_topics=False)
+TREE_CONFIG = BridgeConfig(consumer_ttl=-1, message_ttl=-1, conduit=True, conduit_network_queues=True,  # equivalent mutants (Delete_USub, USub_UAdd): accepts never reads a tree link's consumer_ttl
+                           suppress_duplicate_topics=False)  # equivalent mutants: tree links form a forest, so no two subscriptions on a broker share a consumer; it only forces rebuilds
 """The settings of a tree link: no TTLs, everything conduits, no suppression (spec ``get_bridges``)."""
 
 
@@ -81,7 +81,7 @@ class FastTopologyBroker(Rules):
         self._children: dict[str, set[str]] = {}
         self._links: dict[tuple[str, str], Link] = {}
         self._connector_count: dict[str, int] = {}
-        self._suppressing = {False: 0, True: 0}
+        self._suppressing = {False: 0, True: 0}  # equivalent mutants (NumberReplacer): a count started at +1 stays nonzero, which only forces rebuilds (-1 starts break the self-check)
         self._replay: set[str] = set()
         self._consumers: dict[str, Consumer] = {}
         self._producers: dict[str, Producer] = {}
@@ -123,7 +123,7 @@ class FastTopologyBroker(Rules):
             return self._refused(Refusal.BROKER_EXISTS)
         self._brokers.append(command.broker)
         self._known.add(command.broker)
-        self._table.limit = len(self._brokers) + 1
+        self._table.limit = len(self._brokers) + 1  # equivalent mutants: any bound of n-1 levels or more is never reached: the loop check keeps a path under n brokers
         return Applied()
 
     def _linked(self, a: str, b: str) -> bool:
@@ -235,7 +235,7 @@ class FastTopologyBroker(Rules):
             self.roles[connector.source] = connector.role
             self._children.setdefault(connector.target, set()).add(connector.source)
             self._add_link(Link(connector.source, connector.target, TREE_CONFIG, True))
-            self._add_link(Link(connector.target, connector.source, TREE_CONFIG, True))
+            self._add_link(Link(connector.target, connector.source, TREE_CONFIG, True))  # equivalent mutants (ReplaceTrueWithFalse): an upward link always forwards, as a TTL -1 unfiltered bridge does
         else:
             self._add_link(Link(connector.source, connector.target, connector.config, False))
             if connector.duplex:
@@ -283,7 +283,7 @@ class FastTopologyBroker(Rules):
                     self._table.suppressing.discard(topic)
 
     def _after_topology_change(self) -> TopologyOutcome:
-        if self._consumers or self._table.regs:
+        if self._consumers or self._table.regs:  # equivalent mutants (AddNot, ReplaceOrWithAnd): regs is non-empty exactly when a consumer is open (each has its own registration)
             self._rebuild()
         return Applied(tuple(self._settle()))
 
@@ -305,14 +305,14 @@ class FastTopologyBroker(Rules):
         consumer = Consumer(command.consumer, command.broker, command.destination, command.priority)
         self._consumers[command.consumer] = consumer
         before = {place: set(table) for place, table in self._table.regs.items()
-                  if place[1] == consumer.destination}
+                  if place[1] == consumer.destination}  # equivalent mutants: before only narrows the places refreshed; refreshing an unchanged place keeps its dispatch order
         try:
             self._table.add_consumer(self._client(consumer))
         except NeedsRebuild:
             self._rebuild()
             return Applied(tuple(self._settle()))
         touched = {place for place, table in self._table.regs.items()
-                   if place[1] == consumer.destination and set(table) != before.get(place)}
+                   if place[1] == consumer.destination and set(table) != before.get(place)}  # equivalent mutants (AndWithOr, Eq_GtE, Eq_LtE): extra places only; refreshing an unchanged place keeps its dispatch order
         self._update_dispatch(touched)
         return Applied(tuple(self._settle()))
 
@@ -320,7 +320,7 @@ class FastTopologyBroker(Rules):
         consumer = self._consumers.pop(command.consumer, None)
         if consumer is None:
             return self._refused(Refusal.CONSUMER_NOT_FOUND)
-        places = {place for place in self._table.regs if place[1] == consumer.destination}
+        places = {place for place in self._table.regs if place[1] == consumer.destination}  # equivalent mutants (Eq_GtE, Eq_LtE): extra places only; refreshing an unchanged place keeps its dispatch order
         try:
             self._table.remove_consumer(self._client(consumer))
         except NeedsRebuild:
@@ -382,7 +382,7 @@ class FastTopologyBroker(Rules):
             via = reg.via
             if via is None:
                 eligible.append(reg)
-            elif len(path) < MAX_HOPS and (
+            elif len(path) < MAX_HOPS and (  # equivalent mutants (Lt_NotEq, Lt_IsNot): a path grows one broker a hop from empty and stops at MAX_HOPS, so is never longer
                     replay if via in path else self.within_message_ttl(self._links[(broker, via)].message_ttl, path)):
                 eligible.append(reg)
         return eligible

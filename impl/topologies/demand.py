@@ -134,7 +134,7 @@ class Rules:
         """notes 1.2 step 6."""
         if not config.decrease_priority:
             return remote_priority
-        return PRIORITY_BASE - (len(path) + 1) if len(path) > 1 else PRIORITY_BASE
+        return PRIORITY_BASE - (len(path) + 1) if len(path) > 1 else PRIORITY_BASE  # equivalent mutants (Gt_NotEq): the path holds at least the remote broker
 
 
 class DemandTable:
@@ -146,7 +146,7 @@ class DemandTable:
         self.into: dict[str, list[Link]] = {}
         self.suppressing: set[bool] = set()
         """The destination kinds (``is_topic``) some bridge suppresses duplicates for: those always rebuild."""
-        self.limit = 1
+        self.limit = 1  # equivalent mutants: _add_broker sets it before any pass (a pass needs a consumer on a known broker)
         """A path can never be longer than the number of brokers; a guard against a broken loop check."""
 
     # --- whole passes --------------------------------------------------------------
@@ -176,11 +176,11 @@ class DemandTable:
             raise NeedsRebuild()
         doomed: list[tuple[tuple[str, str], str]] = []
         for place, table in self.regs.items():
-            if place[1] != client.destination:
+            if place[1] != client.destination:  # equivalent mutants (NotEq_Gt, NotEq_Lt): consumer IDs are unique, so no other destination's registration holds this key
                 continue
             for key, reg in table.items():
                 if client.key in reg.origins:
-                    if len(reg.origins) != 1:
+                    if len(reg.origins) != 1:  # equivalent mutants: the consumer's own registration has one origin, so each variant agrees or always rebuilds
                         raise NeedsRebuild()
                     doomed.append((place, key))
         for place, key in doomed:
@@ -193,11 +193,11 @@ class DemandTable:
         settled: set[tuple[str, str, str]] = set()
         for reg in frontier:
             self._put(reg)
-        level = 0
+        level = 0  # equivalent mutants: the level bound is never reached: a path has under n brokers, so a pass ends within n levels
         while frontier:
-            level += 1
-            if level > self.limit:
-                break
+            level += 1  # equivalent mutants: the level bound is never reached: the loop check ends a pass within n levels
+            if level > self.limit:  # equivalent mutants (Gt_Eq, Gt_GtE, Gt_Is): never true either: a pass ends within n levels and the limit is n+1
+                break  # equivalent mutants: never reached: a pass ends within n levels and the limit is n+1
             for reg in frontier:
                 settled.add((reg.broker, reg.destination, reg.key))
             created: dict[tuple[str, str, str], Reg] = {}

@@ -413,6 +413,22 @@ TREE_CASES: tuple[Case, ...] = (
         rules=("TOPO-TREE-ROLES", "TOPO-CONNECTORS", "TOPO-BROKERS"),
         source=f"{SEED}, rules 1-2; decided: the root declares nothing and so cannot move",
     ),
+    Case(
+        name="topologies/tree-refusals-see-a-link-from-either-end",
+        summary="A parent may not declare a tree connector to its own child, nor a broker move under its child: "
+                "both are refused as already connected whichever name sorts first, and a tree connector or "
+                "disconnect naming an unknown broker is refused whichever end it is.",
+        commands=brokers("p", "c", "z", "m", "a") + (
+            TreeConnect("c", "p", BRANCH),
+            TreeConnect("p", "c", BRANCH),
+            TreeConnect("p", "nowhere", LEAF),
+            Disconnect("p", "nowhere"),
+            TreeConnect("m", "z", BRANCH), TreeConnect("a", "m", BRANCH),
+            Move("m", "a"),
+        ),
+        rules=("TOPO-CONNECTORS", "TOPO-BROKERS", "TOPO-TREE-ROLES"),
+        source=f"{SEED}, rule 2 (many to one); brokerspec's network model (one connector between two brokers)",
+    ),
 )
 
 # --- seed 002's retail hierarchy under network connectors --------------------------------------------------
@@ -556,6 +572,33 @@ NETWORK_CASES: tuple[Case, ...] = (
         rules=("TOPO-MSG-TTL", "TOPO-CONNECTORS", "TOPO-SETTLE"),
         source="notes 1.2: NetworkBridgeFilter.matchesForwardingFilter ('messageTTL > -1 && brokerPath.length >= "
                "messageTTL'); AMQ-4607",
+    ),
+    Case(
+        name="topologies/message-ttl-counts-every-broker-on-the-path",
+        summary="On a chain w-x-y-z whose last bridge has messageTTL 1, a message from w reaches y with a path of two "
+                "brokers, longer than that TTL and not just equal to it, and waits at y like x's message.",
+        commands=brokers("w", "x", "y", "z") + (
+            Connect("x", "w", True, ttl(3, -1)), Connect("y", "x", True, ttl(3, -1)),
+            Connect("z", "y", True, ttl(3, 1)),
+            Subscribe("c", "z", Q),
+            Send("w", Q), Send("x", Q),
+        ),
+        rules=("TOPO-MSG-TTL", "TOPO-MSG-WAIT"),
+        source="notes 1.2: NetworkBridgeFilter.matchesForwardingFilter ('messageTTL > -1 && brokerPath.length >= "
+               "messageTTL')",
+    ),
+    Case(
+        name="topologies/consumer-ttl-1-ignores-demand-from-further-away",
+        summary="A bridge with consumerTTL 1 ignores a registration whose path has two brokers, not only one of "
+                "exactly one: a consumer two hops beyond b makes demand on b but not on a, whose message waits.",
+        commands=brokers("a", "b", "c", "d") + (
+            Connect("b", "a", True, ttl(1, -1)), Connect("c", "b", True, ttl(3, -1)),
+            Connect("d", "c", True, ttl(3, -1)),
+            Subscribe("x", "d", Q),
+            Send("a", Q), Send("b", Q),
+        ),
+        rules=("TOPO-NC-TTL", "TOPO-NC-PATH", "TOPO-MSG-WAIT"),
+        source="notes 1.2 step 2 ('consumerTTL > -1 && path.length >= consumerTTL' ignores the advisory)",
     ),
     Case(
         name="topologies/duplex-reverse-bridge-uses-the-declaring-brokers-settings",
@@ -801,6 +844,98 @@ NETWORK_CASES: tuple[Case, ...] = (
         source="notes 1.2: Queue.doActualDispatch rotates the chosen consumer to the end; decided: newcomers join "
                "at the end by key",
     ),
+    Case(
+        name="topologies/waiting-messages-move-in-broker-then-send-order",
+        summary="Three messages waiting at a and one at b all move when a consumer opens at c: a's go first, in the "
+                "order they were sent, then b's.",
+        commands=brokers("a", "b", "c") + (
+            Connect("a", "c", True, ttl(2)), Connect("b", "c", True, ttl(2)),
+        ) + sends("a", 3) + sends("b", 1) + (
+            Subscribe("x", "c", Q),
+        ),
+        rules=("TOPO-SETTLE", "TOPO-MSG-WAIT", "TOPO-MSG-ROUTE"),
+        source="notes 1.3 (demand to a fixed point); decided: waiting messages move one at a time, by broker name, "
+               "then oldest first",
+    ),
+    Case(
+        name="topologies/replay-back-and-forth-stops-at-the-hop-limit",
+        summary="Two brokers that both replay and have no consumer of their own, each held back from its far side by "
+                "messageTTL 1, send a message back and forth until its path has 32 brokers; it then waits.",
+        commands=brokers("b0", "b1", "b2", "b3") + (
+            Connect("b1", "b0", True, ttl(3, 1)), Connect("b2", "b1", True, ttl(3, -1)),
+            Connect("b3", "b2", True, ttl(3, 1)),
+            Subscribe("c0", "b0", Q), Subscribe("c3", "b3", Q),
+            SetReplay("b1", True), SetReplay("b2", True),
+        ) + sends("b1", 2),
+        rules=("TOPO-MSG-REPLAY", "TOPO-MSG-LOOP", "TOPO-MSG-TTL", "TOPO-MSG-WAIT"),
+        source="AMQ-2324 (replayWhenNoConsumers); notes 1.2, ConditionalNetworkBridgeFilter; decided: a spec guard "
+               "of 32 brokers on a path (MAX_HOPS) bounds replay",
+    ),
+    Case(
+        name="topologies/topic-consumer-with-a-shorter-path-extends-the-conduits-reach",
+        summary="Without topic suppression a near consumer joining a far one's conduit subscription on b shortens its "
+                "path to one broker, so a, which consumerTTL 2 kept from the far consumer alone, now sends a copy "
+                "to each.",
+        commands=brokers("a", "b", "c", "d") + (
+            Connect("b", "a", True, ttl(2, -1, suppress_duplicate_topics=False)),
+            Connect("c", "b", True, ttl(2, -1, suppress_duplicate_topics=False)),
+            Connect("d", "c", True, ttl(2, -1, suppress_duplicate_topics=False)),
+            Subscribe("far", "d", T),
+            Send("a", T),
+            Subscribe("near", "c", T),
+            Send("a", T),
+        ),
+        rules=("TOPO-NC-ORDER", "TOPO-NC-CONDUIT", "TOPO-NC-TTL"),
+        source="decided: a conduit subscription takes path and priority from its shortest member; notes 1.2, "
+               "ConduitBridge.addToAlreadyInterestedConsumers",
+    ),
+    Case(
+        name="topologies/conduit-subscription-carries-its-lead-members-priority",
+        summary="Consumers of priority 0 and 5 on b3 share one conduit subscription on b2, led by a2, the smaller "
+                "key of two equally long paths: b1's subscription copies its priority 5 and beats b1's own consumer "
+                "of priority 3.",
+        commands=brokers("b1", "b2", "b3") + (
+            Connect("b2", "b1", True, ttl(2)), Connect("b3", "b2", True, ttl(2)),
+            Subscribe("local", "b1", Q, 3), Subscribe("y1", "b3", Q, 0), Subscribe("a2", "b3", Q, 5),
+        ) + sends("b1", 2),
+        rules=("TOPO-NC-ORDER", "TOPO-NC-CONDUIT", "TOPO-NC-PRIORITY", "TOPO-MSG-ROUTE"),
+        source="decided: a conduit subscription takes path and priority from its member with the shortest path, then "
+               "the smallest key; notes 1.2 step 6 (the remote priority is copied)",
+    ),
+    Case(
+        name="topologies/suppression-replacing-a-settled-route-takes-its-demand-along",
+        summary="When the route through c replaces b's direct subscription for x, demand derived from the direct one "
+                "goes too: d, whose consumerTTL 2 admits the direct path but not the longer one, holds no demand, so "
+                "its message waits while b's goes round by c.",
+        commands=brokers("a", "b", "c", "d") + (
+            Connect("b", "a", True, ttl(2, decrease_priority=True, suppress_duplicate_queues=True)),
+            Connect("b", "c", True, ttl(2, suppress_duplicate_queues=True)),
+            Connect("c", "a", True, ttl(2, suppress_duplicate_queues=True)),
+            Connect("d", "b", True, ttl(2)),
+            Subscribe("x", "a", Q),
+            Send("d", Q), Send("b", Q),
+        ),
+        rules=("TOPO-NC-SUPPRESS", "TOPO-NC-CASCADE", "TOPO-NC-TTL", "TOPO-MSG-WAIT"),
+        source="notes 1.2: duplicateSuppressionIsRequired ('otherwise the existing one is removed and the candidate "
+               "is added'); notes 1.3 step 6 (remove s and what it caused)",
+    ),
+    Case(
+        name="topologies/closing-a-consumer-lets-a-suppressed-route-return",
+        summary="z's conduit subscription on p, led by z at priority 0, also carries y, so topic suppression replaces "
+                "it with y's own route through r at priority 5; when z closes, demand is derived afresh and y's "
+                "route through q, heard first, is kept instead.",
+        commands=brokers("p", "q", "r", "s") + (
+            Connect("q", "s", False, ttl(3)), Connect("r", "s", False, ttl(3)),
+            Connect("p", "q", False, ttl(3)), Connect("p", "r", False, ttl(3)),
+            Subscribe("z", "q", T, 0), Subscribe("y", "s", T, 5),
+            Send("p", T),
+            Unsubscribe("z"),
+            Send("p", T),
+        ),
+        rules=("TOPO-NC-SUPPRESS", "TOPO-NC-ORDER", "TOPO-NC-CASCADE", "TOPO-SETTLE"),
+        source="notes 1.2: duplicateSuppressionIsRequired; notes 1.3 ('Removing r removes, in cascade, everything "
+               "created from it'); decided: demand is derived afresh after every change",
+    ),
 )
 
 # --- refusals ---------------------------------------------------------------------------------------------
@@ -846,6 +981,25 @@ REFUSAL_CASES: tuple[Case, ...] = (
         ),
         rules=("TOPO-ONE-DESIGN",),
         source="decided: a broker uses network connectors or tree connectors, never both",
+    ),
+    Case(
+        name="topologies/one-design-lasts-until-the-last-connector-goes",
+        summary="A broker keeps its design while any connector of it is left: a, down to one network connector, "
+                "still may not join a tree; once that goes it may, and then takes no network connector until its "
+                "tree connector goes too.",
+        commands=brokers("a", "b", "c", "r") + (
+            Connect("a", "b"), Connect("a", "c"),
+            Disconnect("a", "b"),
+            TreeConnect("a", "r", LEAF),
+            Disconnect("a", "c"),
+            TreeConnect("a", "r", LEAF),
+            Connect("a", "b"),
+            Disconnect("a", "r"),
+            Connect("a", "b"),
+        ),
+        rules=("TOPO-ONE-DESIGN", "TOPO-CONNECTORS"),
+        source="decided: a broker uses network connectors or tree connectors, never both (a broker with no "
+               "connector left has no design)",
     ),
     Case(
         name="topologies/client-ids-are-unique",
