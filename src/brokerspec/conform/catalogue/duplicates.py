@@ -233,6 +233,22 @@ ROUTING_CASES: tuple[Case, ...] = (
         source=f"{SEED}, PostOfficeImpl.checkDuplicateID (rejectDuplicates && isDuplicate; "
                "addToCache only when !isDuplicate); MoveMessageDuplicateIDTest; R10",
     ),
+    Case(
+        name="duplicates/move-path-duplicate-keeps-one-slot",
+        summary="A duplicate routed on the move path takes no second slot, so in two slots the next new ID fills "
+                "the free slot and the original ID is still detected.",
+        commands=(
+            cache_size(2),
+            CreateQueue("orders", "q"),
+            Send("p", "orders", text("a")),
+            Send("mover", "orders", text("a"), reject_duplicates=False),
+            Send("p", "orders", text("b")),
+            Send("p", "orders", text("a")),
+        ),
+        rules=("DUP-NO-REJECT", "DUP-RING-FIFO", "DUP-ROUTED", "DUP-NONTX-DUPLICATE"),
+        source=f"{SEED}, PostOfficeImpl.checkDuplicateID (addToCache only when !isDuplicate); "
+               "MoveMessageDuplicateIDTest; R10, R19",
+    ),
 )
 
 # --- the bounded ring -----------------------------------------------------------------------------
@@ -541,6 +557,25 @@ TX_CASES: tuple[Case, ...] = (
         rules=("DUP-NO-TRANSACTION", "DUP-TX-BEGIN", "DUP-TX-ALREADY-OPEN", "DUP-COMMIT", "DUP-NONTX-DUPLICATE"),
         source="the transaction lifecycle table of the spec (Artemis ServerSessionImpl); R9",
     ),
+    Case(
+        name="duplicates/committed-message-waits-in-number-order",
+        summary="A message held by a transaction reaches its queue at the commit in its place by number, before a "
+                "later message sent outside the transaction that was already waiting.",
+        commands=(
+            CreateQueue("orders", "q"),
+            Send("p", "orders"),
+            Begin("t"),
+            Send("t", "orders"),
+            Send("p", "orders"),
+            Commit("t"),
+            Receive("c", "q"),
+            Receive("c", "q"),
+            Receive("c", "q"),
+        ),
+        rules=("DUP-COMMIT", "DUP-TX-HELD", "DUP-ROUTED", "DUP-RECEIVE"),
+        source="the spec's delivery order (a queue's messages by number, R11); TransactionImpl.commit routing the "
+               "held messages",
+    ),
 )
 
 # --- failed sends ---------------------------------------------------------------------------------
@@ -596,6 +631,29 @@ FAILED_CASES: tuple[Case, ...] = (
         rules=("DUP-SEND-FAILED-IN-TX", "DUP-COMMIT-ROLLBACK-ONLY", "DUP-ROUTED"),
         source="OpenWireConnection.processMessageSend (markAsRollbackOnly on a failed send), made the rule for "
                "every client by the spec; R12",
+    ),
+    Case(
+        name="duplicates/failed-bridged-send-follows-the-bridge-timing",
+        summary="When bridge IDs are added at once and normal IDs before the commit, a failed bridged send evicts "
+                "the oldest bridge ID and leaves a hole, while a failed normal send leaves its cache as it was.",
+        commands=(
+            cache_size(2),
+            CreateQueue("orders", "q"),
+            Send("bridge", "orders", bridge_id="b1"),
+            Send("bridge", "orders", bridge_id="b2"),
+            Send("bridge", "orders", bridge_id="b3", address_full=True),
+            Send("bridge", "orders", bridge_id="b2"),
+            Send("bridge", "orders", bridge_id="b1"),
+            Send("p", "orders", text("x")),
+            Send("p", "orders", text("y")),
+            Send("p", "orders", text("z"), address_full=True),
+            Send("p", "orders", text("x")),
+        ),
+        rules=("DUP-SEND-FAILED", "DUP-NONTX-VISIBILITY", "DUP-BRIDGE-DUPLICATE", "DUP-NONTX-DUPLICATE",
+               "DUP-ROUTED"),
+        overrides=(("duplicates.nontx_add", "BEFORE_COMMIT"), ("duplicates.bridge_add", "IMMEDIATE")),
+        source="ARTEMIS-2324 (2.8.0), ARTEMIS-3384 (2.18.0), with the bridge and non-transactional timings set "
+               "apart as the spec's options allow; R12, R13, R21",
     ),
 )
 
@@ -742,6 +800,83 @@ BRIDGE_CASES: tuple[Case, ...] = (
         source="DuplicateIDCacheImpl.addToCache (storeDuplicateIDTransactional: the record commits with the "
                f"transaction; {SEED}); ARTEMIS-3384; R13, R25",
     ),
+    Case(
+        name="duplicates/rollback-after-the-instant-add-was-evicted-deletes-nothing",
+        summary="From 2.18 a bridge ID added at once inside a transaction and evicted before the rollback is no "
+                "longer cached: the rollback deletes nothing, and the ID that evicted it stays detected.",
+        commands=(
+            cache_size(1),
+            CreateQueue("orders", "q"),
+            Begin("t"),
+            Send("t", "orders", bridge_id="b1"),
+            Send("bridge", "orders", bridge_id="b2"),
+            Rollback("t"),
+            Send("bridge", "orders", bridge_id="b2"),
+            Send("bridge", "orders", bridge_id="b1"),
+        ),
+        rules=("DUP-ROLLBACK", "DUP-TX-HELD", "DUP-RING-FIFO", "DUP-BRIDGE-DUPLICATE", "DUP-ROUTED"),
+        source="ARTEMIS-3384 (2.18.0: instant adds deleted on rollback, by deleteFromCache, which finds nothing "
+               f"once the ID is evicted); {SEED}, DuplicateIDCacheImpl.addToCacheInMemory; R13, R19, R21",
+    ),
+    Case(
+        name="duplicates/bridge-duplicate-keeps-the-first-doom-reason",
+        summary="A transaction already rollback-only for a duplicate ID that then sends a bridge duplicate is "
+                "rolled back and stays doomed for the first reason, which its commit reports.",
+        commands=(
+            CreateQueue("orders", "q"),
+            Send("p", "orders", text("x")),
+            Send("bridge", "orders", bridge_id="b1"),
+            Begin("t"),
+            Send("t", "orders", text("x")),
+            Send("t", "orders", bridge_id="b1"),
+            Commit("t"),
+        ),
+        rules=("DUP-TX-DUPLICATE", "DUP-BRIDGE-DUPLICATE-IN-TX", "DUP-COMMIT-ROLLBACK-ONLY"),
+        source=f"{SEED}, PostOfficeImpl.checkDuplicateID (markAsRollbackOnly keeps the first exception; the "
+               "bridge branch rolls the transaction back); R9, R13",
+    ),
+    Case(
+        name="duplicates/evicted-instant-add-slot-is-stored-for-its-new-id",
+        summary="A bridge ID that overwrites the slot of an uncommitted instant add (from 2.18) is durable: after "
+                "a restart, which loses the transaction, it is still detected.",
+        commands=(
+            cache_size(2),
+            CreateQueue("orders", "q"),
+            Begin("t"),
+            Send("t", "orders", bridge_id="b1"),
+            Send("bridge", "orders", bridge_id="b2"),
+            Send("bridge", "orders", bridge_id="b3"),
+            Restart(),
+            Send("bridge", "orders", bridge_id="b3"),
+            Send("bridge", "orders", bridge_id="b2"),
+            Send("bridge", "orders", bridge_id="b1"),
+        ),
+        rules=("DUP-RING-FIFO", "DUP-TX-HELD", "DUP-RESTART-RELOAD", "DUP-BRIDGE-DUPLICATE", "DUP-ROUTED"),
+        source=f"{SEED}, DuplicateIDCacheImpl.addToCacheInMemory and addToCache (storeDuplicateIDTransactional "
+               "for the broker's own transaction); ARTEMIS-3384; R13, R19, R25",
+    ),
+    Case(
+        name="duplicates/commit-settles-only-its-own-instant-adds",
+        summary="Committing one transaction makes only its own bridge IDs durable (from 2.18 they were in memory "
+                "at once): after a crash its ID is detected while those of the other open transactions are new.",
+        commands=(
+            CreateQueue("orders", "q"),
+            Begin("t1"),
+            Begin("t2"),
+            Begin("t3"),
+            Send("t1", "orders", bridge_id="0a"),
+            Send("t2", "orders", bridge_id="0b"),
+            Send("t3", "orders", bridge_id="0c"),
+            Commit("t2"),
+            Crash(),
+            Send("bridge", "orders", bridge_id="0a"),
+            Send("bridge", "orders", bridge_id="0b"),
+            Send("bridge", "orders", bridge_id="0c"),
+        ),
+        rules=("DUP-COMMIT", "DUP-TX-HELD", "DUP-RESTART-RELOAD", "DUP-BRIDGE-DUPLICATE", "DUP-ROUTED"),
+        source="DuplicateIDCacheImpl.addToCache (storeDuplicateIDTransactional: the record commits with its own "
+               f"transaction; {SEED}); ARTEMIS-3384; R13, R25",
+    ),
 )
 
 # --- queues ---------------------------------------------------------------------------------------
@@ -820,6 +955,34 @@ QUEUE_CASES: tuple[Case, ...] = (
         rules=("DUP-FORGET-ON-LAST-QUEUE", "DUP-COMMIT", "DUP-ROUTED", "DUP-NONTX-DUPLICATE"),
         source="the spec's decision DUP-FORGET-IN-FLIGHT (PostOfficeImpl.removeBinding; Artemis adds the ID to "
                "the discarded cache object); R23",
+    ),
+    Case(
+        name="duplicates/deleting-a-queue-keeps-the-queues-named-before-it",
+        summary="Deleting a queue whose name sorts after another queue of its address is not deleting the last "
+                "one: the address keeps its IDs and its other queue.",
+        commands=(
+            CreateQueue("orders", "q1"),
+            CreateQueue("orders", "q2"),
+            Send("p", "orders", text("x")),
+            DeleteQueue("q2"),
+            Send("p", "orders", text("x")),
+            Receive("c", "q1"),
+            Receive("c", "q1"),
+        ),
+        rules=("DUP-QUEUE-DELETE", "DUP-NONTX-DUPLICATE", "DUP-ROUTED", "DUP-RECEIVE"),
+        source="PostOfficeImpl.removeBinding; R23",
+    ),
+    Case(
+        name="duplicates/long-queue-delivers-each-message-once",
+        summary="Sixty-five messages waiting in one queue are received once each, in order, and then the queue is "
+                "empty.",
+        commands=(
+            CreateQueue("orders", "q"),
+            *(Send("p", "orders") for _ in range(65)),
+            *(Receive("c", "q") for _ in range(66)),
+        ),
+        rules=("DUP-ROUTED", "DUP-RECEIVE"),
+        source="the spec's queue model (messages delivered lowest number first, each once)",
     ),
 )
 
@@ -1064,6 +1227,42 @@ RESTART_CASES: tuple[Case, ...] = (
             Send("p", "orders", text("b")),
         ),
         rules=("DUP-DELETE-ID", "DUP-RESTART-RELOAD", "DUP-RING-FIFO", "DUP-NONTX-DUPLICATE"),
+        source=f"DuplicateIDCache.deleteFromCache (deleteDuplicateID); {SEED}, DuplicateIDCacheImpl.load; R21, R25",
+    ),
+    Case(
+        name="duplicates/restart-returns-only-messages-still-held",
+        summary="A restart puts back the message an open transaction had received, once, even across a second "
+                "restart, and never a message whose receive was committed.",
+        commands=(
+            CreateQueue("orders", "q"),
+            Send("p", "orders"),
+            Send("p", "orders"),
+            Begin("t"),
+            Receive("t", "q"),
+            Commit("t"),
+            Begin("u"),
+            Receive("u", "q"),
+            Restart(),
+            Restart(),
+            Receive("c", "q"),
+            Receive("c", "q"),
+        ),
+        rules=("DUP-RESTART-RELOAD", "DUP-COMMIT", "DUP-RECEIVE"),
+        source=f"{SEED}, PostOfficeJournalLoader (unacknowledged messages reloaded); the spec's "
+               "process_restart (return_messages); R25",
+    ),
+    Case(
+        name="duplicates/delete-hole-deep-in-a-large-cache-is-not-reloaded",
+        summary="In a cache with hundreds of IDs, deleting the newest leaves a hole that a restart does not "
+                "reload, while the ID before it is still detected.",
+        commands=(
+            *(Send("p", "orders", text(f"m{n}")) for n in range(258)),
+            DeleteId("orders", text("m257")),
+            Restart(),
+            Send("p", "orders", text("m257")),
+            Send("p", "orders", text("m256")),
+        ),
+        rules=("DUP-DELETE-ID", "DUP-RESTART-RELOAD", "DUP-NO-BINDINGS", "DUP-NONTX-DUPLICATE"),
         source=f"DuplicateIDCache.deleteFromCache (deleteDuplicateID); {SEED}, DuplicateIDCacheImpl.load; R21, R25",
     ),
 )
