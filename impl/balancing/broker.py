@@ -95,8 +95,8 @@ MULTICAST = RoutingType.MULTICAST
 ANYCAST = RoutingType.ANYCAST
 OK = RoutingStatus.OK
 NO_BINDINGS = RoutingStatus.NO_BINDINGS
-LOCAL_PREFERRED = ELIGIBLE | PREFERRED | CONNECTED | LOCAL  # equivalent mutants (BitXor, Add): distinct bits
-LOCAL_NOT_PREFERRED = ELIGIBLE | CONNECTED | LOCAL  # equivalent mutants (BitXor, Add): distinct bits
+LOCAL_PREFERRED = ELIGIBLE | PREFERRED | CONNECTED | LOCAL  # equivalent mutants (BitXor, Add, Sub, BitOr_Mod): distinct bits; the Sub forms give -1 and CONNECTED % LOCAL gives 7, which keep ELIGIBLE, PREFERRED and CONNECTED, so the binding is taken on sight and LOCAL is never read
+LOCAL_NOT_PREFERRED = ELIGIBLE | CONNECTED | LOCAL  # equivalent mutants (BitXor, Add, Sub): distinct bits; the Sub forms give -3, whose low four bits are those of 13
 REMOTE_CONNECTED = ELIGIBLE | CONNECTED  # equivalent mutants (BitXor, Add): distinct bits
 DONE = Done()
 UNKNOWN_NODE = Refused(Refusal.UNKNOWN_NODE)
@@ -245,7 +245,7 @@ class FastBalancingBroker(BindingChoice):
                     landed.append(members[index].queue)
         if not landed:
             return self._unrouted
-        if len(landed) > 1:
+        if len(landed) > 1:  # equivalent mutants (NumberReplacer, Gt_GtE, Gt_NotEq): landed is not empty here, and > 0, >= 1 and != 1 only add sorts of a single queue
             landed.sort(key=_by_key)
         for queue in landed:
             self._land(queue, message, events)
@@ -281,11 +281,11 @@ class FastBalancingBroker(BindingChoice):
     def _land(self, queue: QueueRecord, message: Waiting, events: list[Event]) -> None:
         """``message`` reaches ``queue``: the started matching consumer whose turn it is takes it, or it waits."""
         consumers = queue.consumers
-        if consumers and (queue.unfiltered or message.color in queue.by_filter):
+        if consumers and (queue.unfiltered or message.color in queue.by_filter):  # equivalent mutants (AndWithOr): a fast path: without consumers the counts are 0, and when no filter matches _pick_consumer finds nobody
             index = self._pick_consumer(consumers, queue.consumer_position, message.color)
             if index >= 0:
                 following = index + 1
-                queue.consumer_position = following if following < len(consumers) else 0
+                queue.consumer_position = following if following < len(consumers) else 0  # equivalent mutants (Lt_IsNot, Lt_NotEq): index < len(consumers), so following <= len, where != (and is not, on small ints) agrees with <
                 queue.consumer_position_kept = True
                 events.append(Delivered(message.id, queue.node, queue.name, consumers[index].name))
                 return
@@ -303,7 +303,7 @@ class FastBalancingBroker(BindingChoice):
         if queue is None:
             return
         delay = self._delays.get(queue.address, -1)
-        if delay == -1 or queue.redistributor is not None:
+        if delay == -1 or queue.redistributor is not None:  # equivalent mutants (Eq_LtE): Configure refuses delays below -1, so <= -1 means == -1
             return
         if queue.consumers and not (self._redistribute_unmatched and queue.has_unmatched_pending()):
             return
@@ -320,7 +320,7 @@ class FastBalancingBroker(BindingChoice):
         clock = self._clock
         active = [queue for queue in self._redistributors if queue.redistributor is not None
                   and queue.redistributor <= clock and queue.pending]
-        if len(active) > 1:
+        if len(active) > 1:  # equivalent mutants (Gt_GtE, Gt_NotEq): they only add sorts of an empty or one-queue list
             active.sort(key=_by_serial)
         offers = [(queue, tuple(queue.pending)) for queue in active]
         for queue, waiting in offers:
@@ -339,8 +339,8 @@ class FastBalancingBroker(BindingChoice):
         """
         lb_type = self._lb_types.get(message.address, ON_DEMAND)
         if lb_type not in REDISTRIBUTING:
-            return False
-        number = -1
+            return False  # equivalent mutants: under a type that does not redistribute every attempt returns at once without effect, so going on to the next message changes nothing
+        number = -1  # equivalent mutants (NumberReplacer, USub_Invert): number is only tested with < 0
         if self._copy_before_target:
             number = self._next_message
             self._next_message = number + 1
@@ -364,10 +364,10 @@ class FastBalancingBroker(BindingChoice):
         if index < 0:
             return False
         following = index + 1
-        group.position = following if following < len(members) else 0
+        group.position = following if following < len(members) else 0  # equivalent mutants (NumberReplacer, Lt_IsNot, Lt_NotEq): index < len(members), so != (and is not, on small ints) agrees with <; a stored -1 is out of range, so the next scan starts at 0 as from 0 (only the snapshot differs); else 1 is killed by a case
         group.kept = True
         origin.pending.remove(message)
-        if number < 0:
+        if number < 0:  # equivalent mutants (NumberReplacer, Lt_LtE): number is -1 or a message ID, and IDs start at 1
             number = self._next_message
             self._next_message = number + 1
         target = members[index].queue

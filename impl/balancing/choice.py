@@ -61,7 +61,7 @@ class BindingChoice:
 
     def _scan_start(self, position: int, size: int) -> int:
         """Where a scan of ``size`` candidates begins: ``position``, or 0 when it is out of range (F3)."""
-        return position if 0 <= position < size else 0
+        return position if 0 <= position < size else 0  # equivalent mutants (NumberReplacer, LtE_Lt, LtE_NotEq, LtE_IsNot): positions are never negative and 0 starts at 0 either way, so the lower bound's variants agree (the else-value ones are killed by cases)
 
     def _choice_type(self, lb_type: LbType) -> LbType:
         """The type the binding choice acts on: the address's own, ``lb_type`` (F2, F3)."""
@@ -83,7 +83,7 @@ class BindingChoice:
         (the chosen one itself when it was a first choice); the rule ignores it.
         """
         following = chosen + 1
-        return following if following < size else 0
+        return following if following < size else 0  # equivalent mutants (Lt_IsNot, Lt_NotEq): chosen < size, so following <= size, where != (and is not, on small ints) agrees with <
 
     # -- the scans -------------------------------------------------------------------------------
 
@@ -101,29 +101,29 @@ class BindingChoice:
         size = len(members)
         if size == 1:  # equivalent mutants: a fast path; the scan below picks the same for a group of one
             if flags(members[0]) & ELIGIBLE:  # equivalent mutants: flags are 0 or include ELIGIBLE
-                return 0, self._position_after(0, 0, 1)
-            return -1, position
+                return 0, self._position_after(0, 0, 1)  # equivalent mutants (NumberReplacer): with size 0 or 1 and chosen -1..1 the stored position is 0 (last_eligible is ignored); size 2 is killed by a case
+            return -1, position  # equivalent mutants (NumberReplacer, USub_Invert): any negative index means no choice: the callers only test its sign
         index = self._scan_start(position, size)
         lb_type = self._choice_type(lb_type)
         needs_preference = lb_type is not LbType.STRICT
-        first_eligible = first_local = last_local = last_eligible = -1
+        first_eligible = first_local = last_local = last_eligible = -1  # equivalent mutants (NumberReplacer, USub_Invert): the sentinels are only tested with < 0 or >= 0 (last_eligible is ignored by the default rule)
         for _ in range(size):
             bits = flags(members[index])
-            if bits & ELIGIBLE:
-                if bits & CONNECTED and (bits & PREFERRED or not needs_preference):
+            if bits & ELIGIBLE:  # equivalent mutants (BitAnd_Div, BitAnd_FloorDiv, BitAnd_LShift, BitAnd_Mul, BitAnd_Pow): the broker's flags are 0 or odd (ELIGIBLE set), so any nonzero result means eligible
+                if bits & CONNECTED and (bits & PREFERRED or not needs_preference):  # equivalent mutants (BitAnd_FloorDiv): the broker's flags here are 1, 3, 5, 7, 13 or 15: bits // CONNECTED is nonzero exactly when CONNECTED is set
                     return index, self._position_after(index, index, size)
                 if first_eligible < 0:
                     first_eligible = index
-                if bits & LOCAL:
-                    if first_local < 0:
+                if bits & LOCAL:  # equivalent mutants (BitAnd_FloorDiv): the broker's flags here are 1, 3, 5 or 13: bits // LOCAL is nonzero exactly when LOCAL is set
+                    if first_local < 0:  # equivalent mutants: first_local is dead: the default _fallback ignores it (only an overriding rule reads it)
                         first_local = index
                     last_local = index
                 last_eligible = index
             index += 1
-            if index == size:
+            if index == size:  # equivalent mutants (Eq_GtE): index starts below size and grows by one, so it meets size before it could pass it
                 index = 0
-        if first_eligible < 0:
-            return -1, position
+        if first_eligible < 0:  # equivalent mutants (NumberReplacer): with nothing eligible the fallback yields first_eligible, -1, too, and no position is stored for a negative index, so < -1 only skips this shortcut
+            return -1, position  # equivalent mutants (NumberReplacer, USub_Invert): any negative index means no choice: the callers only test its sign
         chosen = self._fallback(lb_type, first_eligible, first_local, last_local)
         return chosen, self._position_after(chosen, last_eligible, size)
 
@@ -136,9 +136,9 @@ class BindingChoice:
             if is_target(members[index]):
                 return index
             index += 1
-            if index == size:
+            if index == size:  # equivalent mutants (Eq_GtE): index starts below size and grows by one, so it meets size before it could pass it
                 index = 0
-        return -1
+        return -1  # equivalent mutants (NumberReplacer, USub_Invert): any negative index means no choice: the callers only test its sign
 
     def _pick_consumer(self, consumers: Sequence[ConsumerRecord], position: int, color: str | None) -> int:
         """The consumer whose turn it is: the first that can take the message, from :meth:`_scan_start`, or -1.
@@ -152,9 +152,9 @@ class BindingChoice:
             if consumers[index].can_take(color):
                 return index
             index += 1
-            if index == size:
+            if index == size:  # equivalent mutants (Eq_GtE): index starts below size and grows by one, so it meets size before it could pass it
                 index = 0
-        return -1
+        return -1  # equivalent mutants (NumberReplacer, USub_Invert): any negative index means no choice: the callers only test its sign
 
 
 def _given(bits: int) -> int:

