@@ -110,6 +110,8 @@ PRAGMA = re.compile(r"# equivalent mutants(?: \(([^)]*)\))?: (.+)$")
 """Marks a line whose surviving mutants are equivalent: ``# equivalent mutants: REASON``, or
 ``# equivalent mutants (BitXor, Add): REASON`` for the mutants of those operators only."""
 
+MutantKey = tuple[str, str, int, int]
+"""A mutant's file, operator, occurrence and line: its name in a report."""
 Kill = tuple[str, str] | None
 """How the suite killed something and what showed it, or None when it passed."""
 Trial = tuple[Kill, str, str]
@@ -138,6 +140,11 @@ class Mutant:
     def label(self) -> str:
         """``file:line operator #occurrence``, enough to make the mutant again."""
         return f"{self.file}:{self.line} {self.operator.removeprefix('core/')} #{self.occurrence}"
+
+    @property
+    def key(self) -> MutantKey:
+        """What names this mutant across runs of the same source (see :func:`survivors_of`)."""
+        return self.file, self.operator, self.occurrence, self.line
 
 
 @dataclass(frozen=True)
@@ -355,7 +362,7 @@ def thin(mutants: list[Mutant], sample: int | None) -> list[Mutant]:
     return [mutants[int(i * step)] for i in range(sample)]
 
 
-def survivors_of(report: Path) -> set[tuple[str, str, int, int]]:
+def survivors_of(report: Path) -> set[MutantKey]:
     """The survivors of an earlier run's ``mutation-score.json``, as (file, operator, occurrence, line).
 
     Raises ValueError naming the file when it cannot be read as such a report.
@@ -368,9 +375,9 @@ def survivors_of(report: Path) -> set[tuple[str, str, int, int]]:
         raise ValueError(f"{report}: not a mutation-score.json report ({type(error).__name__}: {error})") from None
 
 
-def only_these(the_plan: Plan, keys: set[tuple[str, str, int, int]]) -> Plan:
+def only_these(the_plan: Plan, keys: set[MutantKey]) -> Plan:
     """``the_plan`` cut down to the mutants in ``keys`` (see :func:`survivors_of`)."""
-    kept = [m for m in the_plan.mutants if (m.file, m.operator, m.occurrence, m.line) in keys]
+    kept = [m for m in the_plan.mutants if m.key in keys]
     files = {m.file for m in kept}
     return Plan(kept, {k: v for k, v in the_plan.sources.items() if k in files}, the_plan.left_out)
 
