@@ -48,6 +48,8 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 
 from brokerspec.spec import PROFILES, BrokerspecError, Profile, get_profile
 
+from .artemis.cli import add_command as add_artemis_command
+from .artemis.cli import run as run_artemis_command
 from .audit.cli import add_commands as add_audit_commands
 from .audit.cli import run_audit_command, run_generate
 from .check.domains import DOMAINS, Domain, SubjectFactory
@@ -135,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("profiles", help="list the profiles and their options")
     add_audit_commands(commands, parse_setting)
     add_conform_commands(commands, parse_setting, parse_duration)
+    add_artemis_command(commands)
     return parser
 
 
@@ -249,6 +252,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_generate(args)
         if args.command in CONFORM_COMMANDS:
             return run_conform_command(args)
+        if args.command == "artemis":
+            return run_artemis_command(args)
         return run_profiles()
     except TraceError as error:
         print(f"brokerspec: error: {error}", file=sys.stderr)

@@ -58,7 +58,15 @@ class ConformUsageError(BrokerspecError):
 
 
 def make_sut(text: str, timeout: float) -> Sut:
-    """``inproc:LAYER`` or a command line, as a SUT."""
+    """``inproc:LAYER``, ``artemis[:VERSION]`` or a command line, as a SUT."""
+    if text == "artemis" or text.startswith("artemis:"):
+        from ..artemis.releases import DEFAULT_RELEASE, RELEASES
+        from ..artemis.sut import ArtemisSut
+
+        version = text.partition(":")[2] or DEFAULT_RELEASE
+        if version not in RELEASES:
+            raise ConformUsageError(f"--sut {text}: no Artemis release {version!r}; known: {', '.join(RELEASES)}")
+        return ArtemisSut(version, timeout=max(timeout, 30.0))
     if text.startswith("inproc:"):
         try:
             return InProcessSut(text.removeprefix("inproc:"))
@@ -68,6 +76,19 @@ def make_sut(text: str, timeout: float) -> Sut:
     if not argv:
         raise ConformUsageError("--sut is empty: give a command line or inproc:LAYER")
     return SubprocessSut(argv, timeout)
+
+
+def profile_for_sut(sut: Sut, profile: Profile, console: Console) -> Profile:
+    """For a real Artemis release, ``profile`` with the release's own differences from it (said on the console)."""
+    from ..artemis.sut import ArtemisSut, judged_profile
+
+    if not isinstance(sut, ArtemisSut):
+        return profile
+    judged = judged_profile(sut.version, profile)
+    if judged != profile:
+        console.print(f"Artemis {sut.version} is judged under {judged.label}: the profile describes a later "
+                      "release, and these options are where this one differs", markup=False)
+    return judged
 
 
 def add_commands(commands: Any, parse_setting: Callable[[str], tuple[str, str]],
@@ -170,6 +191,7 @@ def run_conform(args: argparse.Namespace) -> int:
                                 f"--case {args.case!r})")
     sut = make_sut(args.sut, args.timeout)
     console = make_console()
+    profile = profile_for_sut(sut, profile, console)
     try:
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=console, transient=True) as progress:
@@ -226,6 +248,7 @@ def run_fuzz(args: argparse.Namespace) -> int:
     domains = tuple(args.domain or DOMAIN_ORDER)
     sut = make_sut(args.sut, args.timeout)
     console = make_console()
+    profile = profile_for_sut(sut, profile, console)
     try:
         with Progress(TextColumn("{task.description}"), TextColumn("{task.fields[status]}"), TimeElapsedColumn(),
                       console=console, transient=True) as progress:

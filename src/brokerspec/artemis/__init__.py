@@ -1,0 +1,1 @@
+"""Real Apache ActiveMQ Artemis brokers as systems under test."""

@@ -1,0 +1,339 @@
+"""Address resolution on a real Artemis broker: each spec operation as client and management calls.
+
+Introduction
+------------
+The adapter performs an operation the way a client or an administrator of a
+real broker would, then reports what the broker did in the spec's outcome
+vocabulary. It never consults the spec: every field of an outcome is read
+from the broker (a management query, a queue query, the probe's record of
+where a message went, the AMQ code of a refusal).
+
+=====================  =============================================================================
+spec operation         on the broker
+=====================  =============================================================================
+``create_address``     management ``createAddress(name, routingTypes)``
+``delete_address``     management ``deleteAddress(name, force)``
+``create_queue``       management ``createQueue(address, routingType, name, ...)``, durable, no filter
+``delete_queue``       a core session's ``deleteQueue(name)`` (acceptor prefixes stripped, as the spec
+                       strips them); consumers this adapter opened on it are closed first, since the
+                       address model has no consumers of its own
+``lookup``             a core session's ``queueQuery(name)``
+``send``               a core producer's send to ``name`` with ``_AMQ_ROUTING_TYPE`` set from the
+                       routing type; where it went is the probe's record of the routing context
+``consume``            a JMS consumer: through Qpid JMS over AMQP when the profile's FQQN lookup checks
+                       the address part (``fqqn_checks_address``, AMQP's ``getMatchingQueue``), through
+                       Artemis's core JMS client when it does not (the core protocol's ``getBinding``).
+                       ANYCAST is a JMS queue; MULTICAST an FQQN JMS topic
+``set_prefix``         the acceptor's ``anycastPrefix`` / ``multicastPrefix``, then a restart
+``set_address_settings``  an ``address-setting`` in ``broker.xml``, re-read by the running broker
+=====================  =============================================================================
+
+Not expressible over these clients (the operation gets a
+:class:`~.sut.NotExpressible` error reply, which the fidelity report counts
+apart from disagreements): a consume with no routing type (a JMS client
+always asks for a queue or a topic), a MULTICAST consume by a bare name (a
+JMS topic consumer on an address makes a subscription queue of its own
+rather than attaching to the queue of that name), and an address-settings
+match that is empty (``broker.xml`` has no way to say it).
+
+Outcome fields the broker does not name are read as follows: ``copies``
+are the MULTICAST queues the message reached (every queue it reached, for
+an FQQN send); ``anycast_candidates`` are the address's ANYCAST queues
+when the message reached exactly one of them (the broker picked one; the
+spec names the set it picks from), else the ANYCAST queues it reached;
+``created_*`` are the addresses and queues that exist after the operation
+and did not before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from typing import Any
+
+from brokerspec.spec import Outcome, Profile
+from brokerspec.spec.addressing import (
+    Consume,
+    CreateAddress,
+    CreateQueue,
+    DeleteAddress,
+    DeleteQueue,
+    Lookup,
+    RoutingType,
+    Send,
+    SetAddressSettings,
+    SetPrefix,
+)
+from brokerspec.spec.addressing.outcomes import (
+    AddressCreated,
+    AddressDeleted,
+    AddressExists,
+    AddressHasQueues,
+    AddressNotFound,
+    Attached,
+    Configured,
+    InvalidName,
+    NotFound,
+    QueueCreated,
+    QueueDeleted,
+    QueueExists,
+    QueueNotFound,
+    QueueRoutingTypeMismatch,
+    Reason,
+    Rejected,
+    Resolved,
+    RoutingTypeNotAllowed,
+    Routed,
+)
+
+from .driver import CallFailed
+from .node import Node
+from .outcomes import NotExpressible, UnexpectedRefusal, new_tag
+
+SEPARATOR = "::"
+
+
+def fqqn(address: str, queue: str) -> str:
+    """``address::queue``."""
+    return f"{address}{SEPARATOR}{queue}"
+
+
+def quoted_after(message: str, pattern: str) -> str | None:
+    """The first group of ``pattern`` in ``message``, or None."""
+    found = re.search(pattern, message)
+    return found.group(1) if found else None
+
+
+class AddressingAdapter:
+    """The address-resolution domain on one Artemis node."""
+
+    def __init__(self, node: Node) -> None:
+        self.node = node
+        self.base = node.config
+        self.profile: Profile | None = None
+        self.consumers: list[str] = []
+        self.tags = 0
+
+    # --- lifecycle -------------------------------------------------------------------------------
+
+    def reset(self, profile: Profile) -> None:
+        """An empty broker: this adapter's consumers closed, default settings and prefixes, no address left."""
+        self.profile = profile
+        self.close_consumers()
+        config = self.node.config
+        if dict(config.prefixes) != dict(self.base.prefixes):
+            self.node.reconfigure(dataclasses.replace(config, prefixes=self.base.prefixes), restart=True)
+        elif config.address_settings != self.base.address_settings:
+            self.node.reconfigure(dataclasses.replace(config, address_settings=self.base.address_settings),
+                                  restart=False)
+        for address in sorted(self.node.addresses()):
+            self.node.manage("deleteAddress", address, True)
+        left = self.node.addresses() | set(self.node.queues())
+        if left:
+            raise UnexpectedRefusal(f"the broker still holds {sorted(left)} after the reset")
+
+    def close_consumers(self) -> None:
+        """Close every consumer this adapter opened."""
+        for consumer in self.consumers:
+            try:
+                self.node.call("close_consumer", id=consumer)
+            except CallFailed:
+                pass
+        self.consumers = []
+
+    def execute(self, command: Any) -> Outcome:
+        """Perform ``command`` on the broker; what it did, as an outcome."""
+        handlers: dict[type[Any], Callable[[Any], Outcome]] = {
+            CreateAddress: self.create_address, DeleteAddress: self.delete_address,
+            CreateQueue: self.create_queue, DeleteQueue: self.delete_queue, Lookup: self.lookup,
+            Send: self.send, Consume: self.consume, SetPrefix: self.set_prefix,
+            SetAddressSettings: self.set_address_settings}
+        return handlers[type(command)](command)
+
+    # --- operations ------------------------------------------------------------------------------
+
+    def create_address(self, command: CreateAddress) -> Outcome:
+        before = self.node.addresses()
+        types = ",".join(sorted(t.value for t in command.routing_types))
+        try:
+            self.node.manage("createAddress", command.address, types)
+        except CallFailed as failure:
+            return Rejected(self.reason(failure, command.address))
+        created = sorted(self.node.addresses() - before)
+        return AddressCreated(created[0] if len(created) == 1 else command.address)
+
+    def delete_address(self, command: DeleteAddress) -> Outcome:
+        before = self.node.queues()
+        on_it = sorted(fqqn(address, name) for name, (address, _) in before.items() if address == command.address)
+        try:
+            self.node.manage("deleteAddress", command.address, command.force)
+        except CallFailed as failure:
+            if failure.has_code("AMQ229205"):
+                return Rejected(AddressHasQueues(command.address, tuple(on_it)))
+            return Rejected(self.reason(failure, command.address))
+        after = self.node.queues()
+        removed = sorted(fqqn(a, n) for n, (a, _) in before.items() if n not in after)
+        return AddressDeleted(command.address, tuple(removed))
+
+    def create_queue(self, command: CreateQueue) -> Outcome:
+        before = self.node.queues()
+        try:
+            self.node.manage("createQueue", command.address, command.routing_type.value, command.queue, None, True,
+                             -1, False, False)
+        except CallFailed as failure:
+            return Rejected(self.reason(failure, command.queue, address=command.address,
+                                        routing_type=command.routing_type))
+        created = {n: v for n, v in self.node.queues().items() if n not in before}
+        if len(created) != 1:
+            raise UnexpectedRefusal(f"createQueue succeeded but {len(created)} queues appeared: {sorted(created)}")
+        (name, (address, _)), = created.items()
+        return QueueCreated(address, name)
+
+    def delete_queue(self, command: DeleteQueue) -> Outcome:
+        query = self.node.call("queue_query", name=command.name)
+        self.close_consumers()
+        try:
+            self.node.call("delete_queue", name=command.name)
+        except CallFailed as failure:
+            return Rejected(self.reason(failure, command.name))
+        if not query["exists"]:
+            raise UnexpectedRefusal(f"deleteQueue({command.name!r}) succeeded on a queue the query did not find")
+        return QueueDeleted(query["address"], query["name"])
+
+    def lookup(self, command: Lookup) -> Outcome:
+        query = self.node.call("queue_query", name=command.name)
+        if not query["exists"]:
+            return NotFound(command.name)
+        return Resolved(query["address"], query["name"], RoutingType(query["routing_type"]))
+
+    def send(self, command: Send) -> Outcome:
+        addresses, queues = self.node.addresses(), self.node.queues()
+        tag = new_tag(self)
+        session = "addressing-producer"
+        self.node.call("session", id=session, transacted=False)
+        try:
+            self.node.driver.call("send", session=session, address=command.name,
+                                  routing_type=None if command.routing_type is None else command.routing_type.value,
+                                  properties={"_BS_TAG": {"kind": "string", "value": tag}})
+        except CallFailed as failure:
+            self.node.probe.read()
+            return Rejected(self.reason(failure, self.address_part(command.name),
+                                        routing_type=command.routing_type))
+        finally:
+            self.node.driver.call("close_session", id=session)
+        events = self.node.probe.for_tag(tag)
+        routes = [e for e in events if e["event"] == "route"]
+        after = self.node.queues()
+        reached = [q for route in routes for q in route["queues"]]
+        address = routes[0]["address"] if routes else self.address_part(command.name)
+        new_addresses = sorted(self.node.addresses() - addresses)
+        new_queues = sorted(fqqn(a, n) for n, (a, _) in after.items() if n not in queues)
+        created_address = new_addresses[0] if new_addresses else None
+        created_queue = new_queues[0] if new_queues else None
+        if len(new_addresses) > 1 or len(new_queues) > 1:
+            raise UnexpectedRefusal(f"one send created {new_addresses} and {new_queues}")
+        if SEPARATOR in self.without_prefix(command.name):
+            copies = sorted(fqqn(after[q][0], q) for q in reached if q in after)
+            return Routed(address, tuple(copies), (), created_address, created_queue)
+        copies = sorted(fqqn(after[q][0], q) for q in reached if q in after and after[q][1] == "MULTICAST")
+        anycast = sorted(fqqn(after[q][0], q) for q in reached if q in after and after[q][1] == "ANYCAST")
+        if len(anycast) == 1:
+            anycast = sorted(fqqn(a, n) for n, (a, t) in after.items() if a == address and t == "ANYCAST")
+        return Routed(address, tuple(copies), tuple(anycast), created_address, created_queue)
+
+    def consume(self, command: Consume) -> Outcome:
+        assert self.profile is not None
+        name = self.without_prefix(command.name)
+        if command.routing_type is None:
+            raise NotExpressible("a consumer with no routing type: a JMS client always asks for a queue (ANYCAST) "
+                                 "or a topic (MULTICAST)")
+        if command.routing_type is RoutingType.MULTICAST and SEPARATOR not in name:
+            raise NotExpressible("a MULTICAST consumer by bare name: a JMS topic consumer makes a subscription "
+                                 "queue of its own instead of attaching to the queue of that name")
+        protocol = "amqp" if self.profile.addressing.fqqn_checks_address else "core"
+        before_addresses, before = self.node.addresses(), self.consumer_counts()
+        consumer = f"addressing-consumer-{len(self.consumers) + 1}"
+        url = f"{protocol}://127.0.0.1:{self.node.config.port}" if protocol == "amqp" else self.node.broker.url
+        try:
+            self.node.driver.call("jms_consumer", id=consumer, protocol=protocol, url=url, destination=command.name,
+                                  kind="queue" if command.routing_type is RoutingType.ANYCAST else "topic")
+        except CallFailed as failure:
+            return Rejected(self.reason(failure, command.name, routing_type=command.routing_type))
+        self.consumers.append(consumer)
+        after = self.consumer_counts()
+        attached = [q for q, (address, count) in after.items() if count > before.get(q, ("", 0))[1]]
+        if len(attached) != 1:
+            raise UnexpectedRefusal(f"the consumer opened but {len(attached)} queues gained one: {attached}")
+        queue = attached[0]
+        address = after[queue][0]
+        new_addresses = sorted(self.node.addresses() - before_addresses)
+        created_queue = fqqn(address, queue) if queue not in before else None
+        return Attached(address, queue, new_addresses[0] if new_addresses else None, created_queue)
+
+    def set_prefix(self, command: SetPrefix) -> Outcome:
+        prefixes = dict(self.node.config.prefixes)
+        if command.routing_type is None:
+            prefixes.pop(command.prefix, None)
+        else:
+            prefixes[command.prefix] = command.routing_type.value
+        self.close_consumers()
+        self.node.reconfigure(dataclasses.replace(self.node.config, prefixes=prefixes), restart=True)
+        return Configured()
+
+    def set_address_settings(self, command: SetAddressSettings) -> Outcome:
+        if command.match == "":
+            raise NotExpressible("an address-setting with an empty match: broker.xml has no way to say it")
+        values = {"auto_create_addresses": str(command.auto_create_addresses).lower(),
+                  "auto_create_queues": str(command.auto_create_queues).lower(),
+                  "default_address_routing_type": command.default_address_routing_type.value,
+                  "default_queue_routing_type": command.default_queue_routing_type.value}
+        settings = (*self.node.config.address_settings, (command.match, values))
+        self.node.reconfigure(dataclasses.replace(self.node.config, address_settings=settings), restart=False)
+        return Configured()
+
+    # --- reading the broker ----------------------------------------------------------------------
+
+    def without_prefix(self, name: str) -> str:
+        """``name`` without the first configured acceptor prefix it starts with (what the acceptor strips)."""
+        for prefix in self.node.config.prefixes:
+            if name.startswith(prefix):
+                return name[len(prefix):]
+        return name
+
+    def address_part(self, name: str) -> str:
+        """The address a client name routes to: the part before the first ``::``, prefix stripped."""
+        return self.without_prefix(name).split(SEPARATOR, 1)[0]
+
+    def consumer_counts(self) -> dict[str, tuple[str, int]]:
+        """Every queue's address and consumer count."""
+        counts: dict[str, tuple[str, int]] = {}
+        for name, (address, _) in self.node.queues().items():
+            counts[name] = (address, int(self.node.call("queue_query", name=name)["consumers"]))
+        return counts
+
+    def reason(self, failure: CallFailed, name: str, address: str | None = None,
+               routing_type: RoutingType | None = None) -> Reason:
+        """The refusal ``failure`` as a spec reason, from its AMQ code or Artemis exception type."""
+        text = " ".join(c.message for c in failure.causes)
+        if failure.has_code("AMQ229204"):
+            return AddressExists(quoted_after(text, r"Address already exists: (\S+)") or name)
+        if failure.has_code("AMQ229019"):
+            queue = quoted_after(text, r"Queue (\S+) already exists") or name
+            return QueueExists(queue, quoted_after(text, r"on address (\S+)") or (address or ""))
+        if failure.has_code("AMQ229203"):
+            return AddressNotFound(quoted_after(text, r"Address (\S+) does not exist") or address or name)
+        if failure.has_code("AMQ229216"):
+            return InvalidName(name, text)
+        if failure.has_code("AMQ229207") and address is not None and routing_type is not None:
+            allowed = frozenset(RoutingType(t) for t in self.node.routing_types(address))
+            return RoutingTypeNotAllowed(address, routing_type, allowed)
+        if failure.has_code("AMQ229017") or failure.has_type("QUEUE_DOES_NOT_EXIST") or failure.mentions(
+                "does not exist"):
+            return QueueNotFound(name)
+        if failure.mentions("routing type") and routing_type is not None:
+            query = self.node.call("queue_query", name=name)
+            if query["exists"]:
+                return QueueRoutingTypeMismatch(query["address"], query["name"], RoutingType(query["routing_type"]),
+                                                routing_type)
+        raise UnexpectedRefusal(f"the broker refused with something brokerspec cannot name: {failure}")

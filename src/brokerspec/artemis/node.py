@@ -1,0 +1,146 @@
+"""One running Artemis node as the domain adapters see it: management, queries, the probe, reconfiguration.
+
+Introduction
+------------
+:class:`Node` joins an :class:`~.broker.ArtemisBroker`, the client
+:class:`~.driver.Driver`'s connection to it (named after the node) and the
+probe's file (:class:`ProbeLog`). It offers what every domain adapter needs:
+
+* ``manage(operation, *params)``: an operation of the broker's management
+  API (``ActiveMQServerControl``) sent as a core management message; a
+  refused operation is a :class:`~.driver.CallFailed` carrying the broker's
+  AMQ code, like any other refusal.
+* ``addresses()`` and ``queues()``: what the broker holds, read through
+  management and queue queries, without its own internal addresses and
+  queues (``activemq.*``, ``$sys.*``), which no spec domain knows of.
+* ``reconfigure(config)``: write ``broker.xml``; address settings take
+  effect while the broker runs (waited for with a sentinel setting whose
+  value changes on every write), the rest with a restart.
+* ``restart(crash)``: the driver's sessions die with the broker; the
+  connection is made again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from .broker import ArtemisBroker, BrokerFailed
+from .config import BrokerConfig
+from .driver import CallFailed, Cause, Driver
+
+SYSTEM_PREFIXES = ("activemq.", "$sys.", "$bs.")
+"""Names of the broker's own addresses and queues (management, notifications, MQTT sessions) and brokerspec's."""
+
+RELOAD_SENTINEL = "brokerspec-reload"
+"""The match of the sentinel address setting (a name without ``$``: 2.11 never matches a setting that starts with one)."""
+
+
+def is_system_name(name: str) -> bool:
+    """Whether ``name`` is one of the broker's internal addresses or queues rather than one a spec made."""
+    return name.startswith(SYSTEM_PREFIXES)
+
+
+class ProbeLog:
+    """The observer plugin's file, read from where the last read stopped."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = path.stat().st_size if path.exists() else 0
+
+    def read(self) -> list[dict[str, Any]]:
+        """Every event written since the last read, in order."""
+        if not self.path.exists():
+            return []
+        with self.path.open("rb") as stream:
+            stream.seek(self.offset)
+            data = stream.read()
+        complete = data[: data.rfind(b"\n") + 1]
+        self.offset += len(complete)
+        return [json.loads(line) for line in complete.decode("utf-8").splitlines() if line.strip()]
+
+    def for_tag(self, tag: str) -> list[dict[str, Any]]:
+        """The new events about the message tagged ``tag`` (other new events are dropped)."""
+        return [event for event in self.read() if event.get("tag") == tag]
+
+
+class Node:
+    """A running broker with a client connection named ``name``."""
+
+    def __init__(self, name: str, broker: ArtemisBroker, driver: Driver) -> None:
+        self.name = name
+        self.broker = broker
+        self.driver = driver
+        self.probe = ProbeLog(Path(broker.config.probe_file))
+        self.reloads = 0
+
+    @property
+    def config(self) -> BrokerConfig:
+        """The configuration the broker was last given."""
+        return self.broker.config
+
+    def connect(self) -> None:
+        """(Re)open the client connection to the broker."""
+        self.driver.call("connect", node=self.name, url=self.broker.url)
+
+    def call(self, command: str, **fields: Any) -> dict[str, Any]:
+        """A driver call on this node's connection."""
+        return self.driver.call(command, node=self.name, **fields)
+
+    def manage(self, operation: str, *params: Any, resource: str = "broker") -> Any:
+        """Run a management operation; its result (JSON-decoded), or CallFailed if the broker refused it."""
+        reply = self.call("manage", resource=resource, operation=operation, params=list(params))
+        text = reply.get("result")
+        result = json.loads(text) if text else None
+        if not reply.get("succeeded"):
+            message = result[0] if isinstance(result, list) and result else str(result)
+            raise CallFailed(f"manage {operation}", (Cause("management", str(message), None),))
+        return result[0] if isinstance(result, list) and len(result) == 1 else result
+
+    def addresses(self) -> set[str]:
+        """The addresses the broker holds, its own left out."""
+        return {name for name in self.manage("getAddressNames") if not is_system_name(name)}
+
+    def queues(self) -> dict[str, tuple[str, str]]:
+        """Every queue the broker holds (its own left out): name -> (address, routing type)."""
+        found: dict[str, tuple[str, str]] = {}
+        for name in self.manage("getQueueNames"):
+            if is_system_name(name):
+                continue
+            query = self.call("queue_query", name=name)
+            if query["exists"]:
+                found[name] = (query["address"], query["routing_type"])
+        return found
+
+    def routing_types(self, address: str) -> set[str]:
+        """The routing types ``address`` allows."""
+        return set(self.manage("getRoutingTypes", resource=f"address.{address}"))
+
+    def reconfigure(self, config: BrokerConfig, restart: bool) -> None:
+        """Apply ``config``: by a restart when ``restart``, else by waiting for the broker to re-read it."""
+        self.reloads += 1
+        sentinel = (f"{RELOAD_SENTINEL}-{self.reloads}", {"redistribution_delay": str(1000 + self.reloads)})
+        settings = tuple(s for s in config.address_settings if not s[0].startswith(RELOAD_SENTINEL))
+        config = dataclasses.replace(config, address_settings=(*settings, sentinel))
+        self.broker.write_config(config)
+        if restart:
+            self.restart()
+            return
+        deadline = time.monotonic() + 15.0
+        while time.monotonic() < deadline:
+            settings_json = json.loads(self.manage("getAddressSettingsAsJSON", sentinel[0]))
+            if settings_json.get("redistributionDelay") == 1000 + self.reloads:
+                return
+            time.sleep(0.05)
+        raise BrokerFailed(f"Artemis did not re-read its address settings within 15 s: {self.broker.log_tail()}")
+
+    def restart(self, crash: bool = False) -> None:
+        """Restart the broker (SIGKILL first when ``crash``) and connect again."""
+        self.driver.call("disconnect", node=self.name)
+        self.broker.restart(crash=crash)
+        self.probe = ProbeLog(self.probe.path)
+        self.connect()
+
