@@ -12,18 +12,23 @@ from .profiles import (
     PROFILES,
     AddressingOptions,
     BalancingOptions,
+    ConsumerModel,
     FqqnSend,
     UnroutedStatus,
     DuplicatesOptions,
     InstantAdd,
+    NameParsing,
+    PrefixMatch,
     Profile,
     QueueNameScope,
     ReloadKeeps,
+    SendCreation,
     get_profile,
 )
 
 __all__ = [
     "BrokerspecError", "InvalidCommand", "InvalidOption", "InvariantBroken", "UnknownProfile", "FrozenMap",
-    "Outcome", "Reason", "PROFILES", "AddressingOptions", "BalancingOptions", "FqqnSend", "UnroutedStatus", "DuplicatesOptions", "InstantAdd", "Profile",
-    "QueueNameScope", "ReloadKeeps", "get_profile",
+    "Outcome", "Reason", "PROFILES", "AddressingOptions", "BalancingOptions", "ConsumerModel", "FqqnSend",
+    "UnroutedStatus", "DuplicatesOptions", "InstantAdd", "NameParsing", "PrefixMatch", "Profile", "QueueNameScope",
+    "ReloadKeeps", "SendCreation", "get_profile",
 ]

@@ -56,6 +56,52 @@ class QueueNameScope(Enum):
     BROKER = "BROKER"
 
 
+class NameParsing(Enum):
+    """How the management create operations read the names they are given (rules ADDR-NAME-*, ADDR-CREATE-FQQN)."""
+
+    STRICT = "STRICT"
+    """Seed 000: an empty name or one holding ``::`` is refused."""
+    SPLIT = "SPLIT"
+    """Artemis 2.11: the address argument keeps its address part, the queue argument its queue part
+    (``AddressInfo``'s constructor, ``ActiveMQServerImpl.createQueue``); an empty address is accepted."""
+    QUEUE_CONFIGURATION = "QUEUE_CONFIGURATION"
+    """Artemis 2.12 on (``QueueConfiguration``, ARTEMIS-2692): as SPLIT, but an FQQN given as the
+    address names the queue too (``setAddress`` after ``setName``)."""
+
+
+class SendCreation(Enum):
+    """What a send may create on the way (rules ADDR-SEND-*, ADDR-AUTO-*)."""
+
+    ON_SEND = "ON_SEND"
+    """The seed model: a typed send runs ``checkAutoCreate`` for what it names, FQQN queue included."""
+    NEVER = "NEVER"
+    """A core producer before 2.28.0: nothing is created and nothing refused; the message is routed to what
+    exists (``ServerSessionImpl.doSend`` has no auto-creation)."""
+    ROUTING_TIME = "ROUTING_TIME"
+    """A core producer from 2.28.0 (ARTEMIS-4089): ``PostOfficeImpl.checkAddress`` and ``simpleRoute`` run
+    ``checkAutoCreate`` for the address (never for an FQQN's queue part) when it is missing or has no queue."""
+
+
+class ConsumerModel(Enum):
+    """Which client a consume is (rules ADDR-CONSUME-*)."""
+
+    RESOLVE = "RESOLVE"
+    """The seed model: the name resolves as a lookup does; a missing queue is auto-created."""
+    JMS = "JMS"
+    """Artemis's core JMS client: an address query decides whether to create the queue, then the core
+    consumer attaches by ``getBinding`` (``ActiveMQSession.createConsumer``, ``AutoCreateUtil``)."""
+
+
+class PrefixMatch(Enum):
+    """Which acceptor prefix is stripped when several match (rule ADDR-PREFIX-STRIP)."""
+
+    LONGEST = "LONGEST"
+    """A brokerspec decision: the longest matching prefix; an empty prefix is refused."""
+    HASH_MAP = "HASH_MAP"
+    """Artemis: the first match in the acceptor's ``HashMap`` iteration order (``PrefixUtil.getAddress``);
+    an empty prefix is accepted and matches every name."""
+
+
 @dataclass(frozen=True)
 class AddressingOptions:
     """The semantic options of the address-resolution domain.
@@ -63,11 +109,22 @@ class AddressingOptions:
     ``name_scope``
         Where queue names are unique (rule ADDR-QUEUE-EXISTS).
     ``fqqn_checks_address``
-        Whether a lookup, consume or delete by FQQN checks the address part
-        (rule ADDR-LOOKUP-FQQN). True: AMQP consumer creation
-        (``DefaultSenderController.getMatchingQueue``). False: the core
-        protocol, which discards the address part (``SimpleAddressManager.getBinding``,
-        ``ServerSessionImpl.createConsumer``). Default: checking.
+        Whether a lookup or delete by FQQN checks the address part, and so
+        the seed's resolving consumer (rule ADDR-LOOKUP-FQQN). True: seed
+        000's binding key. False: Artemis, whose ``queueQuery`` and
+        ``getBinding`` discard the address part (``SimpleAddressManager.getBinding``).
+    ``lookup_reports_query_name``
+        Whether a lookup reports the name it looked up (the query's queue
+        part) rather than the queue's own name: they differ only for names
+        with two ``::`` (2.11's ``queueQuery``; 2.12 on reports the queue).
+    ``name_parsing``
+        How the management create operations read names (:class:`NameParsing`).
+    ``send_creation``
+        What a send may auto-create (:class:`SendCreation`).
+    ``consumer``
+        Which client a consume is (:class:`ConsumerModel`).
+    ``prefix_match``
+        Which prefix wins when several match (:class:`PrefixMatch`).
     ``anycast_consume_rejects_multicast_queue``
         Whether a non-FQQN ANYCAST consumer is refused on an existing
         MULTICAST queue of the same name (ARTEMIS-4512, fixed in 2.32.0).
@@ -78,7 +135,12 @@ class AddressingOptions:
     """
 
     name_scope: QueueNameScope = QueueNameScope.BROKER
-    fqqn_checks_address: bool = True
+    fqqn_checks_address: bool = False
+    lookup_reports_query_name: bool = False
+    name_parsing: NameParsing = NameParsing.QUEUE_CONFIGURATION
+    send_creation: SendCreation = SendCreation.ROUTING_TIME
+    consumer: ConsumerModel = ConsumerModel.JMS
+    prefix_match: PrefixMatch = PrefixMatch.HASH_MAP
     anycast_consume_rejects_multicast_queue: bool = True
     send_reuses_existing_queue: bool = True
 
@@ -210,7 +272,7 @@ class Profile:
 
     @property
     def label(self) -> str:
-        """The name with any overrides appended, e.g. ``artemis-latest+addressing.fqqn_checks_address=false``."""
+        """The name with any overrides appended, e.g. ``artemis-latest+addressing.fqqn_checks_address=true``."""
         return self.name + "".join(f"+{dotted}={value}" for dotted, value in self.overrides)
 
     def options(self) -> dict[str, dict[str, Any]]:
@@ -288,6 +350,10 @@ SEED = Profile(
     addressing=AddressingOptions(
         name_scope=QueueNameScope.ADDRESS,
         fqqn_checks_address=True,
+        name_parsing=NameParsing.STRICT,
+        send_creation=SendCreation.ON_SEND,
+        consumer=ConsumerModel.RESOLVE,
+        prefix_match=PrefixMatch.LONGEST,
         anycast_consume_rejects_multicast_queue=False,
         send_reuses_existing_queue=False,
     ),
@@ -312,7 +378,12 @@ ARTEMIS_2_11 = Profile(
     description="Apache ActiveMQ Artemis 2.11.0 as released",
     addressing=AddressingOptions(
         name_scope=QueueNameScope.BROKER,
-        fqqn_checks_address=True,
+        fqqn_checks_address=False,
+        lookup_reports_query_name=True,
+        name_parsing=NameParsing.SPLIT,
+        send_creation=SendCreation.NEVER,
+        consumer=ConsumerModel.JMS,
+        prefix_match=PrefixMatch.HASH_MAP,
         anycast_consume_rejects_multicast_queue=False,
         send_reuses_existing_queue=False,
     ),
@@ -335,12 +406,7 @@ ARTEMIS_2_11 = Profile(
 ARTEMIS_LATEST = Profile(
     name="artemis-latest",
     description="Apache ActiveMQ Artemis as most recently released (2.44.0)",
-    addressing=AddressingOptions(
-        name_scope=QueueNameScope.BROKER,
-        fqqn_checks_address=True,
-        anycast_consume_rejects_multicast_queue=True,
-        send_reuses_existing_queue=True,
-    ),
+    addressing=AddressingOptions(),
     duplicates=DuplicatesOptions(
         nontx_add=InstantAdd.IMMEDIATE,
         bridge_add=InstantAdd.IMMEDIATE,
@@ -357,8 +423,8 @@ def get_profile(name: str, overrides: tuple[tuple[str, str], ...] = ()) -> Profi
 
     >>> get_profile("seed").addressing.name_scope
     <QueueNameScope.ADDRESS: 'ADDRESS'>
-    >>> get_profile("artemis-latest", (("addressing.fqqn_checks_address", "false"),)).label
-    'artemis-latest+addressing.fqqn_checks_address=false'
+    >>> get_profile("artemis-latest", (("addressing.fqqn_checks_address", "true"),)).label
+    'artemis-latest+addressing.fqqn_checks_address=true'
     """
     if name not in PROFILES:
         raise UnknownProfile(name, tuple(PROFILES))

@@ -143,13 +143,12 @@ function rejectInvalidName(name) {
 // sendReusesExistingQueue            an ANYCAST send to an address that has queues creates no
 //                                    queue named like the address (ARTEMIS-2966).
 
+// Only the seed: the Artemis profiles also need Artemis's own name reading, core send and JMS
+// consumer (spec/addressing/artemis.py), which this small example leaves out. Offering only what
+// it implements keeps the verdicts honest: brokerspec reports the other profiles as skipped.
 const PROFILES = {
   "seed": { nameScope: "ADDRESS", fqqnChecksAddress: true,
             anycastConsumeRejectsMulticastQueue: false, sendReusesExistingQueue: false },
-  "artemis-2.11": { nameScope: "BROKER", fqqnChecksAddress: true,
-                    anycastConsumeRejectsMulticastQueue: false, sendReusesExistingQueue: false },
-  "artemis-latest": { nameScope: "BROKER", fqqnChecksAddress: true,
-                      anycastConsumeRejectsMulticastQueue: true, sendReusesExistingQueue: true },
 };
 
 // Override values arrive as text: "true"/"false" (also yes/no, on/off, 1/0) for switches,
@@ -282,17 +281,20 @@ class Broker {
 
   // Resolve a (prefix-free) client name: a `resolved`, `not_found` or `ambiguous` outcome.
   // An FQQN names the queue on its address, or nothing; unless the profile discards
-  // the address part, when its queue part is resolved like a bare name. A bare name is
-  // decided by its per-name count.
+  // the address part, when its queue part is resolved like a bare name (rules
+  // ADDR-LOOKUP-FQQN-IGNORED, ADDR-LOOKUP-TWICE). A bare name is decided by its per-name count.
   resolve(name) {
     const parsed = parseName(name);
     if (parsed.isFqqn && this.options.fqqnChecksAddress) {
       const queue = this.queue(parsed.address, parsed.queue);
       return queue ? outcome.resolved(queue) : outcome.notFound(name);
     }
-    const count = this.nameCounts.get(parsed.queue) || 0;
-    if (count === 0) return outcome.notFound(name);
-    const candidates = this.queuesNamed(parsed.queue);
+    // Artemis's queue query (address part discarded) takes the queue part apart once more, as
+    // `getBinding` does, and a miss names the queue part it asked for.
+    const wanted = parsed.isFqqn ? parseName(parsed.queue).queue : parsed.queue;
+    const count = this.nameCounts.get(wanted) || 0;
+    if (count === 0) return outcome.notFound(parsed.isFqqn ? parsed.queue : name);
+    const candidates = this.queuesNamed(wanted);
     if (count === 1) return outcome.resolved(candidates[0]);
     return outcome.ambiguous(name, candidates.map((q) => fqqn(q.address, q.name)));
   }

@@ -42,7 +42,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from brokerspec.spec import FrozenMap, InvariantBroken, Profile, QueueNameScope
+from brokerspec.spec import (
+    ConsumerModel,
+    FrozenMap,
+    InvariantBroken,
+    NameParsing,
+    PrefixMatch,
+    Profile,
+    QueueNameScope,
+    SendCreation,
+)
 from brokerspec.spec.addressing import (
     CATCH_ALL,
     Address,
@@ -83,6 +92,8 @@ from brokerspec.spec.addressing import (
     SetAddressSettings,
     SetPrefix,
 )
+
+from . import artemis_paths
 
 SEP = "::"
 ANYCAST = RoutingType.ANYCAST
@@ -144,6 +155,12 @@ class FastBroker:
         self._check_fqqn = options.fqqn_checks_address
         self._refuse_anycast_on_multicast = options.anycast_consume_rejects_multicast_queue
         self._send_reuses_queue = options.send_reuses_existing_queue
+        self._reads_names = options.name_parsing is not NameParsing.STRICT
+        self._queue_configuration = options.name_parsing is NameParsing.QUEUE_CONFIGURATION
+        self._query_name = options.lookup_reports_query_name
+        self._send_creation = options.send_creation
+        self._jms = options.consumer is ConsumerModel.JMS
+        self._hash_prefixes = options.prefix_match is PrefixMatch.HASH_MAP
         self._addresses: dict[str, _Address] = {}
         self._by_name: dict[str, dict[str, _Queue]] = {}
         self._names: dict[str, LookupOutcome] = {}
@@ -172,8 +189,25 @@ class FastBroker:
         """Resolve a client name: one dict probe unless it misses."""
         if self._prefix_order:
             name = self._strip(name)[0]
+        if not self._check_fqqn:
+            return self._query(name)
         hit = self._names.get(name)
         return hit if hit is not None else self._resolve_miss(name)
+
+    def _query(self, name: str) -> LookupOutcome:
+        """Artemis's ``queueQuery``: the queue part, stripped once more by ``getBinding``."""
+        if SEP not in name:
+            hit = self._names.get(name)
+            return hit if hit is not None else NotFound(name)
+        looked_up = self._split(name)[2]
+        hit = self._names.get(self._split(looked_up)[2])
+        if hit is None:
+            return NotFound(looked_up)
+        if isinstance(hit, Ambiguous):
+            return Ambiguous(name, hit.candidates)
+        if self._query_name and isinstance(hit, Resolved):
+            return Resolved(hit.address, looked_up, hit.routing_type)
+        return hit
 
     def _resolve_miss(self, name: str) -> LookupOutcome:
         is_fqqn, _, queue = self._split(name)
@@ -241,24 +275,28 @@ class FastBroker:
     # -- management ------------------------------------------------------------------
 
     def create_address(self, name: str, routing_types: frozenset[RoutingType]) -> Outcome:
-        """Create an address."""
-        problem = name_problem(name)
-        if problem is not None:
-            return Rejected(InvalidName(name, problem))
+        """Create an address (Artemis keeps an FQQN's address part and refuses no name)."""
+        if self._reads_names:
+            name = self._split(name)[1]
+        else:
+            problem = name_problem(name)
+            if problem is not None:
+                return Rejected(InvalidName(name, problem))
         if name in self._addresses:
             return Rejected(AddressExists(name))
         self._addresses[name] = _Address(name, set(routing_types), False)
         return AddressCreated(name)
 
-    def delete_address(self, name: str, force: bool) -> Outcome:
+    def delete_address(self, given: str, force: bool) -> Outcome:
         """Delete an address, with its queues when forced."""
+        name = self._split(given)[1] if self._reads_names else given
         address = self._addresses.get(name)
         if address is None:
             return Rejected(AddressNotFound(name))
         doomed = [address.queues[q] for q in sorted(address.queues)]
         fqqns = tuple(q.fqqn for q in doomed)
         if doomed and not force:
-            return Rejected(AddressHasQueues(name, fqqns))
+            return Rejected(AddressHasQueues(given, fqqns))
         for queue in doomed:
             self._forget_queue(queue)
         del self._addresses[name]
@@ -266,6 +304,11 @@ class FastBroker:
 
     def create_queue(self, address: str, name: str, routing_type: RoutingType) -> Outcome:
         """Create a queue on an existing address."""
+        if self._reads_names:
+            real_address, real_name = artemis_paths.management_names(self, address, name)
+            refused = artemis_paths.server_create_queue(self, real_address, real_name, routing_type, False,
+                                                        shown=(address, name))
+            return refused if refused is not None else QueueCreated(real_address, real_name)
         if not name or SEP in name:
             return Rejected(InvalidName(name, EMPTY_NAME if not name else SEPARATOR_IN_NAME))
         if name in self._by_name:
@@ -288,21 +331,29 @@ class FastBroker:
             self._forget_queue(found)
             return QueueDeleted(found.address, found.name)
         if isinstance(found, Ambiguous):
-            return Rejected(AmbiguousName(name, found.candidates))
-        return Rejected(QueueNotFound(name))
+            return Rejected(AmbiguousName(client_name, found.candidates))
+        return Rejected(QueueNotFound(client_name))
 
     # -- configuration ---------------------------------------------------------------
 
     def set_prefix(self, prefix: str, routing_type: RoutingType | None) -> Outcome:
         """Configure or remove an acceptor prefix."""
-        if not prefix:
+        if not prefix and not self._hash_prefixes:
             return Rejected(InvalidName("", "the prefix is empty"))
         if routing_type is None:
             self._prefixes.pop(prefix, None)
         else:
             self._prefixes[prefix] = routing_type
-        self._prefix_order = tuple(sorted(self._prefixes, key=len, reverse=True))
+        self._prefix_order = self._order_prefixes()
         return Configured()
+
+    def _order_prefixes(self) -> tuple[str, ...]:
+        """The order prefixes are tried in: Artemis's HashMap order, or longest first."""
+        if self._hash_prefixes:
+            keys = [p for p, t in self._prefixes.items() if t is ANYCAST] + [
+                p for p, t in self._prefixes.items() if t is MULTICAST]
+            return artemis_paths.java_hash_map_order(keys)
+        return tuple(sorted(self._prefixes, key=len, reverse=True))
 
     def set_address_settings(self, command: SetAddressSettings) -> Outcome:
         """Set auto-creation settings for one match."""
@@ -364,6 +415,8 @@ class FastBroker:
         """Send: auto-create what the settings allow, then report the destinations."""
         name, prefix_type = self._strip(client_name) if self._prefix_order else (client_name, None)
         routing_type = prefix_type or message_type
+        if self._send_creation is not SendCreation.ON_SEND:
+            return artemis_paths.core_send(self, name, routing_type)
         is_fqqn, address, queue = self._split(name)
         problem = name_problem(address)
         if problem is not None:
@@ -422,6 +475,8 @@ class FastBroker:
     def consume(self, client_name: str, consumer_type: RoutingType | None) -> Outcome:
         """Attach a consumer, auto-creating its queue when allowed."""
         name, prefix_type = self._strip(client_name) if self._prefix_order else (client_name, None)
+        if self._jms and (consumer_type is not MULTICAST or SEP in name):
+            return artemis_paths.jms_consumer(self, name, prefix_type, consumer_type, client_name)
         routing_type = prefix_type or consumer_type
         found = self._lookup_stripped(name)
         is_fqqn, address, queue = self._split(name)
@@ -431,9 +486,9 @@ class FastBroker:
                 return Rejected(QueueRoutingTypeMismatch(found.address, found.queue, MULTICAST, ANYCAST))
             return Attached(found.address, found.queue)
         if isinstance(found, Ambiguous):
-            return Rejected(AmbiguousName(name, found.candidates))
+            return Rejected(AmbiguousName(client_name, found.candidates))
         if queue and self._blocking_queue(address, queue) is not None:
-            return Rejected(QueueNotFound(name))
+            return Rejected(QueueNotFound(client_name))
         problem = name_problem(address)
         if problem is not None:
             return Rejected(InvalidName(address, problem))
@@ -442,7 +497,7 @@ class FastBroker:
             return Rejected(InvalidName(queue, problem))
         settings = self._settings.get(address) or self._settings[CATCH_ALL]
         if not settings.auto_create_queues:
-            return Rejected(QueueNotFound(name))
+            return Rejected(QueueNotFound(client_name))
         queue_type = routing_type or settings.default_queue_routing_type
         outcome = self._auto_create(address, None, queue, queue_type, settings)
         if isinstance(outcome, Rejected):
@@ -450,7 +505,7 @@ class FastBroker:
         return Attached(address, queue, address if outcome else None, address + SEP + queue)
 
     def _lookup_stripped(self, name: str) -> LookupOutcome:
-        hit = self._names.get(name)
+        hit = self._names.get(name) if self._check_fqqn or SEP not in name else None
         return hit if hit is not None else self._resolve_miss(name)
 
     # -- observation -----------------------------------------------------------------
@@ -484,7 +539,7 @@ class FastBroker:
                         f"{queue.fqqn} has a routing type its address does not allow")
         indexed = {(a, n) for n, by_address in self._by_name.items() for a in by_address}
         fail.unless(indexed == set(all_queues), f"_by_name lists {sorted(indexed ^ set(all_queues))} wrongly")
-        fqqn_keys = {key for key in self._names if SEP in key}
+        fqqn_keys = {key for key in self._names if SEP in key} if self._check_fqqn else set()
         expected_fqqns = {q.fqqn for q in all_queues.values() if q.fqqn_parses_back} if self._check_fqqn else set()
         fail.unless(fqqn_keys == expected_fqqns, f"_names has stale or missing FQQNs {sorted(fqqn_keys ^ expected_fqqns)}")
         fail.unless(set(self._names) - fqqn_keys == set(self._by_name), "_names and _by_name disagree on bound names")
@@ -493,7 +548,7 @@ class FastBroker:
             fail.unless(self._names.get(name) == self._bare_outcome(name, by_address),
                         f"stale _names entry for {name!r}")
             fail.unless(not self._broker_scope or len(by_address) == 1, f"{name!r} bound twice under broker scope")
-        fail.unless(self._prefix_order == tuple(sorted(self._prefixes, key=len, reverse=True)), "stale prefix order")
+        fail.unless(self._prefix_order == self._order_prefixes(), "stale prefix order")
         fail.raise_if_any()
 
 

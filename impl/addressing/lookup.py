@@ -9,7 +9,9 @@ execution explores well, so ``crosshair diffbehavior`` can compare it with
 
 from __future__ import annotations
 
-from brokerspec.spec import AddressingOptions, Profile, QueueNameScope
+from dataclasses import replace
+
+from brokerspec.spec import PROFILES, Profile, QueueNameScope
 from brokerspec.spec.addressing import LookupOutcome, RoutingType
 from brokerspec.spec.addressing.samples import SampleAddress, SampleName, SampleQueue
 
@@ -32,7 +34,8 @@ def lookup_two_on(broker_type: type[FastBroker], address1: SampleAddress, queue1
                   address2: SampleAddress, queue2: SampleQueue, deleted: SampleName, name: SampleName, per_address_names: bool, check_fqqn_address: bool) -> LookupOutcome:
     """:func:`lookup_two` on any :class:`FastBroker` class (the planted bugs use it)."""
     scope = QueueNameScope.ADDRESS if per_address_names else QueueNameScope.BROKER
-    options = AddressingOptions(name_scope=scope, fqqn_checks_address=check_fqqn_address)
+    # The seed's strict names and creation; the flag picks the seed's lookup or Artemis's queue query.
+    options = replace(PROFILES["seed"].addressing, name_scope=scope, fqqn_checks_address=check_fqqn_address)
     broker = broker_type(Profile("lookup", "symbolic lookup", options))
     broker.create_address(address1.value, ANYCAST_ONLY)
     broker.create_address(address2.value, ANYCAST_ONLY)

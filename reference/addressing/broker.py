@@ -18,7 +18,7 @@ renders the broker as a spec state so the two can be compared.
 
 from __future__ import annotations
 
-from brokerspec.spec import FrozenMap, Profile, QueueNameScope
+from brokerspec.spec import ConsumerModel, FrozenMap, NameParsing, PrefixMatch, Profile, QueueNameScope, SendCreation
 from brokerspec.spec.addressing import (
     CATCH_ALL,
     Address,
@@ -61,7 +61,8 @@ from brokerspec.spec.addressing import (
 )
 
 from .address_manager import AddressInfo, AddressManager, Binding, BindingKey
-from .names import check_name, remove_prefix, split_fqqn
+from .artemis_server import ArtemisServer
+from .names import check_name, extract_address_name, extract_queue_name, remove_prefix, split_fqqn
 
 
 class ReferenceBroker:
@@ -73,6 +74,8 @@ class ReferenceBroker:
         self.manager = AddressManager()
         self.address_settings: dict[str, AddressSettings] = {CATCH_ALL: AddressSettings()}
         self.prefixes: dict[str, RoutingType] = {}
+        self.artemis = ArtemisServer(self.manager, self.options, self.settings_for)
+        self.reads_names = self.options.name_parsing is not NameParsing.STRICT
 
     # -- the one entry point ----------------------------------------------------------
 
@@ -98,23 +101,31 @@ class ReferenceBroker:
 
     # -- server: management operations ------------------------------------------------
 
+    def strip(self, client_name: str) -> tuple[str, RoutingType | None]:
+        """The client name without its acceptor prefix, the way this broker matches prefixes."""
+        return remove_prefix(client_name, self.prefixes, self.options.prefix_match is PrefixMatch.HASH_MAP)
+
     def create_address(self, name: str, routing_types: set[RoutingType]) -> Outcome:
-        """Create an address, unless the name is unusable or taken."""
-        problem = check_name(name)
-        if problem:
-            return Rejected(InvalidName(name, problem))
+        """Create an address, unless the name is unusable or taken (Artemis reads no name as unusable)."""
+        if self.reads_names:
+            name = extract_address_name(name)  # the AddressInfo constructor
+        else:
+            problem = check_name(name)
+            if problem:
+                return Rejected(InvalidName(name, problem))
         if not self.manager.add_address_info(AddressInfo(name, set(routing_types))):
             return Rejected(AddressExists(name))
         return AddressCreated(name)
 
-    def delete_address(self, name: str, force: bool) -> Outcome:
+    def delete_address(self, given: str, force: bool) -> Outcome:
         """Delete an address; with ``force`` its queues are destroyed first."""
+        name = extract_address_name(given) if self.reads_names else given
         if self.manager.get_address_info(name) is None:
             return Rejected(AddressNotFound(name))
         bindings = self.manager.bindings_of(name)
         fqqns = tuple(BindingKey(b.address, b.name).fqqn() for b in bindings)
         if bindings and not force:
-            return Rejected(AddressHasQueues(name, fqqns))
+            return Rejected(AddressHasQueues(given, fqqns))
         for binding in bindings:
             self.manager.remove_binding(binding)
         self.manager.remove_address_info(name)
@@ -122,6 +133,8 @@ class ReferenceBroker:
 
     def create_queue(self, address: str, name: str, routing_type: RoutingType) -> Outcome:
         """Create a queue, checking name, clash, address and routing type in that order."""
+        if self.reads_names:
+            return self.create_queue_by_management(address, name, routing_type)
         problem = check_name(name)
         if problem:
             return Rejected(InvalidName(name, problem))
@@ -136,6 +149,14 @@ class ReferenceBroker:
         self.manager.add_binding(Binding(address, name, routing_type))
         return QueueCreated(address, name)
 
+    def create_queue_by_management(self, address: str, name: str, routing_type: RoutingType) -> Outcome:
+        """Artemis's management ``createQueue``: names read as 2.11 or ``QueueConfiguration`` does, then the server."""
+        real_address, real_name = extract_address_name(address), extract_queue_name(name)
+        if self.options.name_parsing is NameParsing.QUEUE_CONFIGURATION and split_fqqn(address)[0]:
+            real_name = extract_queue_name(address)  # setAddress(FQQN) after setName
+        refused = self.artemis.create_queue(real_address, real_name, routing_type, False, shown=(address, name))
+        return refused or QueueCreated(real_address, real_name)
+
     def existing_queue(self, address: str, name: str) -> Binding | None:
         """The queue that stops ``name`` being created on ``address``, if any.
 
@@ -149,26 +170,41 @@ class ReferenceBroker:
 
     def destroy_queue(self, client_name: str) -> Outcome:
         """Destroy the queue a client name resolves to, exactly as a lookup resolves it."""
-        name, _ = remove_prefix(client_name, self.prefixes)
+        name, _ = self.strip(client_name)
         found = self.manager.get_binding(name, self.options.fqqn_checks_address)
         if isinstance(found, NotFound):
-            return Rejected(QueueNotFound(name))
+            return Rejected(QueueNotFound(client_name))
         if isinstance(found, Ambiguous):
-            return Rejected(AmbiguousName(name, found.candidates))
+            return Rejected(AmbiguousName(client_name, found.candidates))
         binding = self.manager.name_map[BindingKey(found.address, found.queue)]
         self.manager.remove_binding(binding)
         return QueueDeleted(binding.address, binding.name)
 
     def queue_query(self, client_name: str) -> LookupOutcome:
-        """Which queue does this client name refer to?"""
-        name, _ = remove_prefix(client_name, self.prefixes)
-        return self.manager.get_binding(name, self.options.fqqn_checks_address)
+        """Which queue does this client name refer to?
+
+        Without the address check this is Artemis's ``queueQuery``: it takes
+        the queue part and asks ``getBinding``, which takes the queue part
+        again; a miss names the part it looked for, and 2.11 names a find so.
+        """
+        name, _ = self.strip(client_name)
+        if self.options.fqqn_checks_address:
+            return self.manager.get_binding(name, True)
+        looked_up = extract_queue_name(name)
+        found = self.manager.get_binding(looked_up, False)
+        if isinstance(found, NotFound):
+            return NotFound(looked_up)
+        if isinstance(found, Resolved) and self.options.lookup_reports_query_name:
+            return Resolved(found.address, looked_up, found.routing_type)
+        if isinstance(found, Ambiguous):
+            return Ambiguous(name, found.candidates)
+        return found
 
     # -- configuration ----------------------------------------------------------------
 
     def set_prefix(self, prefix: str, routing_type: RoutingType | None) -> Outcome:
         """Configure an acceptor prefix, or remove it when no routing type is given."""
-        if not prefix:
+        if not prefix and self.options.prefix_match is PrefixMatch.LONGEST:
             return Rejected(InvalidName("", "the prefix is empty"))
         if routing_type is None:
             self.prefixes.pop(prefix, None)
@@ -230,8 +266,10 @@ class ReferenceBroker:
 
     def send(self, client_name: str, message_type: RoutingType | None) -> Outcome:
         """Send a message: strip the prefix, auto-create, then work out its destinations."""
-        name, prefix_type = remove_prefix(client_name, self.prefixes)
+        name, prefix_type = self.strip(client_name)
         routing_type = prefix_type or message_type
+        if self.options.send_creation is not SendCreation.ON_SEND:
+            return self.artemis.core_send(name, routing_type)
         is_fqqn, address, queue = split_fqqn(name)
         problem = check_name(address) or (check_name(queue) if is_fqqn else None)
         if problem:
@@ -314,7 +352,10 @@ class ReferenceBroker:
 
     def create_consumer(self, client_name: str, consumer_type: RoutingType | None) -> Outcome:
         """Attach a consumer, auto-creating its queue when the settings allow."""
-        name, prefix_type = remove_prefix(client_name, self.prefixes)
+        name, prefix_type = self.strip(client_name)
+        if self.options.consumer is ConsumerModel.JMS and (consumer_type is not RoutingType.MULTICAST
+                                                             or split_fqqn(name)[0]):
+            return self.artemis.jms_consumer(name, prefix_type, consumer_type, client_name)
         routing_type = prefix_type or consumer_type
         is_fqqn, address, queue = split_fqqn(name)
         found = self.manager.get_binding(name, self.options.fqqn_checks_address)
@@ -325,17 +366,17 @@ class ReferenceBroker:
                                                          routing_type))
             return Attached(found.address, found.queue)
         if isinstance(found, Ambiguous):
-            return Rejected(AmbiguousName(name, found.candidates))
+            return Rejected(AmbiguousName(client_name, found.candidates))
         if queue and self.existing_queue(address, queue) is not None:
             # An FQQN naming a queue that lives on another address: "no such queue for that address".
-            return Rejected(QueueNotFound(name))
+            return Rejected(QueueNotFound(client_name))
         for part in (address, queue):
             problem = check_name(part)
             if problem:
                 return Rejected(InvalidName(part, problem))
         settings = self.settings_for(address)
         if not settings.auto_create_queues:
-            return Rejected(QueueNotFound(name))
+            return Rejected(QueueNotFound(client_name))
         queue_type = routing_type or settings.default_queue_routing_type
         plan = self.plan_address(address, queue_type, settings)  # the queue's name is known to be free
         if isinstance(plan, Rejected):

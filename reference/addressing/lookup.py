@@ -8,7 +8,9 @@ implementation's function of the same signature (``crosshair diffbehavior``).
 
 from __future__ import annotations
 
-from brokerspec.spec import AddressingOptions, Profile, QueueNameScope
+from dataclasses import replace
+
+from brokerspec.spec import PROFILES, Profile, QueueNameScope
 from brokerspec.spec.addressing import LookupOutcome, RoutingType
 from brokerspec.spec.addressing.samples import SampleAddress, SampleName, SampleQueue
 
@@ -22,7 +24,8 @@ def lookup_two(address1: SampleAddress, queue1: SampleQueue, address2: SampleAdd
 
     Names come from the small alphabets of :mod:`brokerspec.spec.addressing.samples`."""
     scope = QueueNameScope.ADDRESS if per_address_names else QueueNameScope.BROKER
-    options = AddressingOptions(name_scope=scope, fqqn_checks_address=check_fqqn_address)
+    # The seed's strict names and creation; the flag picks the seed's lookup or Artemis's queue query.
+    options = replace(PROFILES["seed"].addressing, name_scope=scope, fqqn_checks_address=check_fqqn_address)
     broker = ReferenceBroker(Profile("lookup", "symbolic lookup", options))
     broker.create_address(address1.value, {RoutingType.ANYCAST})
     broker.create_address(address2.value, {RoutingType.ANYCAST})

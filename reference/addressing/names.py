@@ -42,12 +42,51 @@ def split_fqqn(name: str) -> tuple[bool, str, str]:
     return is_fully_qualified(name), extract_address_name(name), extract_queue_name(name)
 
 
-def remove_prefix(name: str, prefixes: dict[str, RoutingType]) -> tuple[str, RoutingType | None]:
-    """Strip the longest configured prefix that ``name`` starts with.
+def simple_string_hash(text: str) -> int:
+    """``SimpleString.hashCode``: 31 * h + each byte of the UTF-16LE form, bytes signed, 32 bits."""
+    value = 0
+    data = text.encode("utf-16-le", "surrogatepass")
+    for byte in data:
+        signed = byte if byte < 128 else byte - 256
+        value = (value * 31 + signed) % (1 << 32)
+    return value
 
-    Returns the remaining name and the routing type the prefix stands for,
-    or the name untouched and ``None`` when no prefix matches.
+
+def hash_map_iteration(keys: list[str]) -> list[str]:
+    """The order a Java ``HashMap`` filled with ``keys`` (in that order) hands them back.
+
+    The table has 16 buckets and doubles whenever it is more than three
+    quarters full; each key goes to bucket ``(h ^ (h >>> 16)) & (size - 1)``,
+    at the end of that bucket's chain; iteration walks the table.
     """
+    size = 16
+    while len(keys) * 4 > size * 3:
+        size *= 2
+    table: list[list[str]] = [[] for _ in range(size)]
+    for key in keys:
+        hashed = simple_string_hash(key)
+        table[(hashed ^ (hashed >> 16)) & (size - 1)].append(key)
+    return [key for chain in table for key in chain]
+
+
+def remove_prefix(name: str, prefixes: dict[str, RoutingType],
+                  as_artemis: bool = False) -> tuple[str, RoutingType | None]:
+    """Strip a configured prefix from the front of ``name``.
+
+    The seed's broker strips the longest matching prefix and ignores an
+    empty one. Artemis (``as_artemis``) keeps its prefixes in a ``HashMap``
+    filled with the anycast prefixes, then the multicast ones, and strips
+    the first match in that map's order (``PrefixUtil.getAddress``); an
+    empty prefix matches everything. Returns the remaining name and the
+    routing type the prefix stands for, or the name untouched and ``None``.
+    """
+    if as_artemis:
+        filled = [p for p, t in prefixes.items() if t is RoutingType.ANYCAST]
+        filled += [p for p, t in prefixes.items() if t is RoutingType.MULTICAST]
+        for prefix in hash_map_iteration(filled):
+            if name.startswith(prefix):
+                return name[len(prefix):], prefixes[prefix]
+        return name, None
     chosen = ""
     for prefix in prefixes:
         if prefix and name.startswith(prefix) and len(prefix) > len(chosen):

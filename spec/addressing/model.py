@@ -24,7 +24,10 @@ Invariants (checked by :func:`invariant_violations`):
 - every queue's address exists;
 - every queue's routing type is allowed by its address;
 - a queue is stored under the key ``(its address, its name)``;
-- every address and queue name is valid (non-empty, no ``::``);
+- every address and queue name is valid: non-empty and without ``::`` under
+  the seed's strict names; under Artemis's reading of names (``name_parsing``
+  not STRICT) a queue name is non-empty and an address name holds no ``::``
+  (it may be empty: ``AddressInfo`` accepts that);
 - the per-name count equals the number of addresses binding that name,
   and no name has a zero count;
 - with broker-wide name scope, no count exceeds 1;
@@ -36,8 +39,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..frozen import FrozenMap
-from ..profiles import AddressingOptions, Profile, QueueNameScope
-from .names import RoutingType, name_problem, to_fully_qualified
+from ..profiles import AddressingOptions, NameParsing, Profile, QueueNameScope
+from .names import FQQN_SEPARATOR, RoutingType, name_problem, to_fully_qualified
 
 CATCH_ALL = "#"
 
@@ -130,6 +133,7 @@ def compute_name_count(state: AddressingState, name: str) -> int:
 def invariant_violations(state: AddressingState) -> list[str]:
     """Every invariant the state breaks, in words; empty when the state is valid."""
     problems: list[str] = []
+    strict = state.options.name_parsing is NameParsing.STRICT
     for key, queue in state.queues.items():
         if key != (queue.address, queue.name):
             problems.append(f"queue {queue.fqqn} is stored under key {key!r}")
@@ -139,10 +143,11 @@ def invariant_violations(state: AddressingState) -> list[str]:
         elif queue.routing_type not in address.routing_types:
             problems.append(f"queue {queue.fqqn} is {queue.routing_type.value} but its address allows only "
                             f"{sorted(t.value for t in address.routing_types)}")
-        if name_problem(queue.name) is not None:
+        if (name_problem(queue.name) is not None) if strict else queue.name == "":
             problems.append(f"queue name {queue.name!r} is invalid")
     for name, address in state.addresses.items():
-        if name != address.name or name_problem(name) is not None:
+        invalid = name_problem(name) is not None if strict else FQQN_SEPARATOR in name
+        if name != address.name or invalid:
             problems.append(f"address {name!r} is invalid or stored under another name")
     names = {q.name for q in state.queues.values()} | set(state.name_counts)
     for name in sorted(names):

@@ -15,8 +15,10 @@ Rules kept here (see :mod:`brokerspec.spec.addressing.rules`):
 - ADDR-FQQN-DETECT: a name is an FQQN iff it contains ``::`` anywhere.
 - ADDR-FQQN-SPLIT: an FQQN splits at the *first* ``::``; either part may be empty.
 - ADDR-PREFIX-STRIP: a configured routing-type prefix is removed from the front
-  of a client-supplied name and sets the routing type; the longest matching
-  prefix wins.
+  of a client-supplied name and sets the routing type. When several match,
+  the seed profile takes the longest; Artemis takes the first in its
+  ``HashMap``'s iteration order, which :func:`order_like_java_hash_map`
+  computes exactly.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
+
+from ..profiles import PrefixMatch
 
 FQQN_SEPARATOR = "::"
 
@@ -118,24 +122,80 @@ def is_plain_address(address: str) -> bool:
     return FQQN_SEPARATOR not in address and not address.endswith(":")
 
 
-def strip_prefix(name: str, prefixes: Mapping[str, RoutingType]) -> tuple[str, RoutingType | None]:
+def compute_simple_string_hash(text: str) -> int:
+    """Artemis's ``SimpleString.hashCode`` of ``text``, as an unsigned 32-bit value.
+
+    A ``SimpleString`` holds each UTF-16 code unit as two bytes, low byte
+    first, and hashes them as Java's signed bytes: ``h = 31 * h + b``.
+
+    >>> compute_simple_string_hash("")
+    0
+    >>> compute_simple_string_hash("a")  # 31 * 97 + 0
+    3007
+
+    post: 0 <= __return__ < 2 ** 32
+    """
+    value = 0
+    for byte in text.encode("utf-16-le", "surrogatepass"):
+        value = (31 * value + (byte - 256 if byte > 127 else byte)) & 0xFFFFFFFF
+    return value
+
+
+def order_like_java_hash_map(keys: tuple[str, ...]) -> tuple[str, ...]:
+    """``keys``, inserted into a Java ``HashMap<SimpleString, _>`` in this order, in its iteration order.
+
+    A ``HashMap`` starts with 16 buckets and doubles while it holds more than
+    three quarters of them; a key's bucket is its spread hash
+    (``h ^ (h >>> 16)``) masked by the bucket count; iteration walks the
+    buckets in order and each bucket in insertion order. Source: OpenJDK
+    ``java.util.HashMap`` (``hash``, ``resize``, ``HashIterator``).
+
+    >>> order_like_java_hash_map(("anycast://", "any"))
+    ('any', 'anycast://')
+    """
+    buckets = 16
+    while len(keys) > buckets * 3 // 4:
+        buckets *= 2
+
+    def bucket(key: str) -> int:
+        hashed = compute_simple_string_hash(key)
+        return (hashed ^ (hashed >> 16)) & (buckets - 1)
+
+    return tuple(sorted(keys, key=lambda key: (bucket(key), keys.index(key))))
+
+
+def strip_prefix(name: str, prefixes: Mapping[str, RoutingType],
+                 match: PrefixMatch = PrefixMatch.LONGEST) -> tuple[str, RoutingType | None]:
     """Remove a configured routing-type prefix from the front of ``name``.
 
     Rule ADDR-PREFIX-STRIP. Source: Artemis ``PrefixUtil.getAddress`` and
     ``ServerSessionImpl.removePrefix`` (acceptor parameters ``anycastPrefix``
-    and ``multicastPrefix``). Artemis keeps the prefixes in a ``HashMap``, so
-    when two configured prefixes both match, which one wins is undefined; the
-    spec makes it deterministic: the longest matching prefix wins.
+    and ``multicastPrefix``). Artemis keeps the prefixes in a ``HashMap``
+    (``AbstractProtocolManager``, filled from ``anycastPrefix`` before
+    ``multicastPrefix``, the order in which the acceptor's own parameter map
+    hands them over) and strips the first that matches in its iteration
+    order; an empty prefix matches every name (``PrefixMatch.HASH_MAP``).
+    The seed profile decides instead: the longest matching prefix wins and an
+    empty one never matches (``PrefixMatch.LONGEST``).
 
     Returns the name without the prefix and the prefix's routing type, or the
-    name unchanged and ``None`` when no prefix matches. An empty prefix never
-    matches.
+    name unchanged and ``None`` when no prefix matches.
 
     >>> strip_prefix("anycast://orders", {"anycast://": RoutingType.ANYCAST})
     ('orders', <RoutingType.ANYCAST: 'ANYCAST'>)
     >>> strip_prefix("orders", {"anycast://": RoutingType.ANYCAST})
     ('orders', None)
+    >>> both = {"anycast://": RoutingType.ANYCAST, "any": RoutingType.MULTICAST}
+    >>> strip_prefix("anycast://orders", both), strip_prefix("anycast://orders", both, PrefixMatch.HASH_MAP)
+    (('orders', <RoutingType.ANYCAST: 'ANYCAST'>), ('cast://orders', <RoutingType.MULTICAST: 'MULTICAST'>))
     """
+    if match is PrefixMatch.HASH_MAP:
+        anycast = tuple(p for p, t in prefixes.items() if t is RoutingType.ANYCAST)
+        multicast = tuple(p for p, t in prefixes.items() if t is RoutingType.MULTICAST)
+        for prefix in order_like_java_hash_map(anycast + multicast):
+            if name.startswith(prefix):
+                return name[len(prefix):], prefixes[prefix]
+        return name, None
     best = ""
     routing_type: RoutingType | None = None
     for prefix, prefix_type in prefixes.items():

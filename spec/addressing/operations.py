@@ -29,7 +29,9 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from ..profiles import QueueNameScope
+from ..profiles import ConsumerModel, NameParsing, PrefixMatch, SendCreation
+from .artemis import compute_management_names, consume_jms, get_queried_queue, send_core, server_create_queue
+from .bindings import add_queue, find_existing_queue, remove_queue
 from .commands import (
     AddressingCommand,
     Consume,
@@ -93,46 +95,21 @@ def reject_invalid_name(name: str) -> Rejected | None:
     return Rejected(InvalidName(name, problem), rule=rule)
 
 
-def find_existing_queue(state: AddressingState, address: str, queue: str) -> Queue | None:
-    """The queue that blocks creating ``address::queue``, if any (rule ADDR-QUEUE-EXISTS).
-
-    Broker-wide scope (released Artemis, ``ActiveMQServerImpl.createQueue``,
-    AMQ229019): any queue of that name, on any address. Per-address scope
-    (seed 000's ``BindingKey``): only a queue of that name on that address.
-    """
-    if state.options.name_scope is QueueNameScope.BROKER:
-        same_name = get_queues_named(state, queue)
-        return same_name[0] if same_name else None
-    return state.queues.get((address, queue))
-
-
-def add_queue(state: AddressingState, queue: Queue) -> AddressingState:
-    """Bind ``queue`` and increment its name's address count (rule ADDR-QUEUE-CREATE)."""
-    count = state.name_counts.get(queue.name, 0)
-    return dataclasses.replace(
-        state,
-        queues=state.queues.set((queue.address, queue.name), queue),
-        name_counts=state.name_counts.set(queue.name, count + 1),
-    )
-
-
-def remove_queue(state: AddressingState, queue: Queue) -> AddressingState:
-    """Unbind ``queue`` and decrement its name's count, dropping a zero (rule ADDR-QUEUE-DELETE)."""
-    count = state.name_counts[queue.name] - 1
-    counts = state.name_counts.set(queue.name, count) if count else state.name_counts.remove(queue.name)
-    return dataclasses.replace(state, queues=state.queues.remove((queue.address, queue.name)), name_counts=counts)
-
-
-def resolve(state: AddressingState, name: str) -> LookupOutcome:
+def resolve(state: AddressingState, name: str, twice: bool = False) -> LookupOutcome:
     """Resolve a (prefix-free) client name to a queue.
 
-    Rules ADDR-LOOKUP-FQQN (seed 000 scenario 2; AMQP
-    ``DefaultSenderController.getMatchingQueue``): an FQQN resolves to the
+    Rules ADDR-LOOKUP-FQQN (seed 000 scenario 2): an FQQN resolves to the
     queue bound to its address or to nothing, never ambiguously.
-    ADDR-LOOKUP-FQQN-IGNORED (core ``SimpleAddressManager.getBinding``): with
-    ``fqqn_checks_address`` off, the address part is discarded and the queue
-    part is looked up as a bare name. ADDR-LOOKUP-BARE-NONE, -ONE, -MANY
-    (seed 000 scenarios 1 and 3): a bare name's per-name count decides.
+    ADDR-LOOKUP-FQQN-IGNORED (Artemis ``SimpleAddressManager.getBinding``):
+    with ``fqqn_checks_address`` off, the address part is discarded and the
+    queue part looked up as a bare name; ``twice`` strips the result once
+    more, as Artemis's ``queueQuery`` does before calling ``getBinding``
+    (ADDR-LOOKUP-TWICE). ADDR-LOOKUP-BARE-NONE, -ONE, -MANY (seed 000
+    scenarios 1 and 3): a bare name's per-name count decides. With
+    ``lookup_reports_query_name`` a resolved lookup names the queue by the
+    name it looked up (2.11's ``queueQuery``), which differs from the
+    queue's own only after a second strip. A queue query that finds nothing
+    names the queue part it looked for (ARTEMIS-1867's parsed reply names).
     """
     parsed = parse_name(name)
     if parsed.is_fqqn and state.options.fqqn_checks_address:
@@ -140,15 +117,21 @@ def resolve(state: AddressingState, name: str) -> LookupOutcome:
         if queue is None:
             return NotFound(name, rule="ADDR-LOOKUP-FQQN")
         return Resolved(queue.address, queue.name, queue.routing_type, rule="ADDR-LOOKUP-FQQN")
-    bare = parsed.queue
+    looked_up, bare = parsed.queue, parsed.queue
+    if twice:
+        looked_up, _ = get_queried_queue(state, name)
+        bare = parse_name(looked_up).queue
     via = "ADDR-LOOKUP-FQQN-IGNORED" if parsed.is_fqqn else None
+    if twice and parse_name(parsed.queue).is_fqqn:
+        via = "ADDR-LOOKUP-TWICE"
     count = state.name_counts.get(bare, 0)
     if count == 0:
-        return NotFound(name, rule=via or "ADDR-LOOKUP-BARE-NONE")
+        return NotFound(parsed.queue if twice else name, rule=via or "ADDR-LOOKUP-BARE-NONE")
     candidates = get_queues_named(state, bare)
     if count == 1:
         only = candidates[0]
-        return Resolved(only.address, only.name, only.routing_type, rule=via or "ADDR-LOOKUP-BARE-ONE")
+        shown = looked_up if twice and state.options.lookup_reports_query_name else only.name
+        return Resolved(only.address, shown, only.routing_type, rule=via or "ADDR-LOOKUP-BARE-ONE")
     return Ambiguous(name, tuple(q.fqqn for q in candidates), rule=via or "ADDR-LOOKUP-BARE-MANY")
 
 
@@ -204,18 +187,26 @@ def create_address(state: AddressingState, command: CreateAddress) -> Transition
     """Create an address.
 
     Rules ADDR-NAME-*, ADDR-ADDRESS-EXISTS (``ActiveMQServerImpl.createAddressInfo``,
-    AMQ229204 "address already exists"), ADDR-ADDRESS-CREATE.
+    AMQ229204 "address already exists"), ADDR-ADDRESS-CREATE. Released
+    Artemis reads no name as invalid: its ``AddressInfo`` keeps the address
+    part of an FQQN and accepts the empty name (ADDR-CREATE-FQQN;
+    ``AddressQueryTest.testAddressQueryOnStaticAddressWithFQQN``).
 
     post: implies(isinstance(__return__[1], Rejected), __return__[0] == state)
     """
-    invalid = reject_invalid_name(command.address)
-    if invalid is not None:
-        return state, invalid
-    if command.address in state.addresses:
-        return state, Rejected(AddressExists(command.address), rule="ADDR-ADDRESS-EXISTS")
-    address = Address(command.address, command.routing_types)
-    new_state = dataclasses.replace(state, addresses=state.addresses.set(command.address, address))
-    return new_state, AddressCreated(command.address, rule="ADDR-ADDRESS-CREATE")
+    name = command.address
+    if state.options.name_parsing is NameParsing.STRICT:
+        invalid = reject_invalid_name(name)
+        if invalid is not None:
+            return state, invalid
+    else:
+        name = parse_name(name).address
+    if name in state.addresses:
+        return state, Rejected(AddressExists(name), rule="ADDR-ADDRESS-EXISTS")
+    address = Address(name, command.routing_types)
+    new_state = dataclasses.replace(state, addresses=state.addresses.set(name, address))
+    rule = "ADDR-CREATE-FQQN" if name != command.address else "ADDR-ADDRESS-CREATE"
+    return new_state, AddressCreated(name, rule=rule)
 
 
 def delete_address(state: AddressingState, command: DeleteAddress) -> Transition:
@@ -226,16 +217,19 @@ def delete_address(state: AddressingState, command: DeleteAddress) -> Transition
     bindings"), ADDR-ADDRESS-DELETE (with ``force`` its queues go first, each
     decrementing its name's count).
     """
-    if command.address not in state.addresses:
-        return state, Rejected(AddressNotFound(command.address), rule="ADDR-ADDRESS-DELETE-MISSING")
-    queues = get_queues_of(state, command.address)
+    name = command.address
+    if state.options.name_parsing is not NameParsing.STRICT:
+        name = parse_name(name).address
+    if name not in state.addresses:
+        return state, Rejected(AddressNotFound(name), rule="ADDR-ADDRESS-DELETE-MISSING")
+    queues = get_queues_of(state, name)
     fqqns = tuple(q.fqqn for q in queues)
     if queues and not command.force:
         return state, Rejected(AddressHasQueues(command.address, fqqns), rule="ADDR-ADDRESS-DELETE-HAS-QUEUES")
     for queue in queues:
         state = remove_queue(state, queue)
-    state = dataclasses.replace(state, addresses=state.addresses.remove(command.address))
-    return state, AddressDeleted(command.address, fqqns, rule="ADDR-ADDRESS-DELETE")
+    state = dataclasses.replace(state, addresses=state.addresses.remove(name))
+    return state, AddressDeleted(name, fqqns, rule="ADDR-ADDRESS-DELETE")
 
 
 def create_queue(state: AddressingState, command: CreateQueue) -> Transition:
@@ -245,21 +239,33 @@ def create_queue(state: AddressingState, command: CreateQueue) -> Transition:
     name (ADDR-NAME-*, AMQ229216), an existing queue (ADDR-QUEUE-EXISTS,
     AMQ229019, naming the existing queue's address), the address
     (ADDR-QUEUE-NO-ADDRESS, AMQ229203), the routing type
-    (ADDR-QUEUE-ROUTING-TYPE, AMQ229207); then ADDR-QUEUE-CREATE.
+    (ADDR-QUEUE-ROUTING-TYPE, AMQ229207); then ADDR-QUEUE-CREATE. Released
+    Artemis first reads the names as management does (ADDR-CREATE-FQQN:
+    :func:`~.artemis.compute_management_names`) and refuses only an empty
+    queue part, then an empty address last (:func:`~.artemis.server_create_queue`).
 
     post: implies(isinstance(__return__[1], Rejected), __return__[0] == state)
     """
+    parsing = state.options.name_parsing
+    if parsing is not NameParsing.STRICT:
+        address, name = compute_management_names(parsing, command.address, command.queue)
+        grown, refusal = server_create_queue(state, address, name, command.routing_type, False,
+                                             shown=(command.address, command.queue))
+        if refusal is not None:
+            return state, refusal
+        rule = "ADDR-CREATE-FQQN" if (address, name) != (command.address, command.queue) else "ADDR-QUEUE-CREATE"
+        return grown, QueueCreated(address, name, rule=rule)
     invalid = reject_invalid_name(command.queue)
     if invalid is not None:
         return state, invalid
     blocking = find_existing_queue(state, command.address, command.queue)
     if blocking is not None:
         return state, Rejected(QueueExists(blocking.name, blocking.address), rule="ADDR-QUEUE-EXISTS")
-    address = state.addresses.get(command.address)
-    if address is None:
+    address_found = state.addresses.get(command.address)
+    if address_found is None:
         return state, Rejected(AddressNotFound(command.address), rule="ADDR-QUEUE-NO-ADDRESS")
-    if command.routing_type not in address.routing_types:
-        reason = RoutingTypeNotAllowed(command.address, command.routing_type, address.routing_types)
+    if command.routing_type not in address_found.routing_types:
+        reason = RoutingTypeNotAllowed(command.address, command.routing_type, address_found.routing_types)
         return state, Rejected(reason, rule="ADDR-QUEUE-ROUTING-TYPE")
     new_state = add_queue(state, Queue(command.address, command.queue, command.routing_type))
     return new_state, QueueCreated(command.address, command.queue, rule="ADDR-QUEUE-CREATE")
@@ -274,12 +280,12 @@ def delete_queue(state: AddressingState, command: DeleteQueue) -> Transition:
     queues makes the bare name resolve again), ADDR-QUEUE-DELETE-MISSING
     (AMQ229017), ADDR-QUEUE-DELETE-AMBIGUOUS.
     """
-    name, _ = strip_prefix(command.name, state.prefixes)
+    name, _ = strip_prefix(command.name, state.prefixes, state.options.prefix_match)
     found = resolve(state, name)
     if isinstance(found, NotFound):
-        return state, Rejected(QueueNotFound(name), rule="ADDR-QUEUE-DELETE-MISSING")
+        return state, Rejected(QueueNotFound(command.name), rule="ADDR-QUEUE-DELETE-MISSING")
     if isinstance(found, Ambiguous):
-        return state, Rejected(AmbiguousName(name, found.candidates), rule="ADDR-QUEUE-DELETE-AMBIGUOUS")
+        return state, Rejected(AmbiguousName(command.name, found.candidates), rule="ADDR-QUEUE-DELETE-AMBIGUOUS")
     queue = state.queues[(found.address, found.queue)]
     return remove_queue(state, queue), QueueDeleted(queue.address, queue.name, rule="ADDR-QUEUE-DELETE")
 
@@ -287,10 +293,13 @@ def delete_queue(state: AddressingState, command: DeleteQueue) -> Transition:
 def lookup(state: AddressingState, command: Lookup) -> Transition:
     """Look a queue up by a client name; the state does not change (rules ADDR-LOOKUP-*).
 
+    Without the address check this is Artemis's ``queueQuery``, which strips
+    the address part twice (ADDR-LOOKUP-TWICE).
+
     post: __return__[0] == state
     """
-    name, _ = strip_prefix(command.name, state.prefixes)
-    return state, resolve(state, name)
+    name, _ = strip_prefix(command.name, state.prefixes, state.options.prefix_match)
+    return state, resolve(state, name, twice=not state.options.fqqn_checks_address)
 
 
 def send(state: AddressingState, command: Send) -> Transition:
@@ -305,16 +314,22 @@ def send(state: AddressingState, command: Send) -> Transition:
     all; never when the name is taken), ADDR-SEND-UNTYPED (a send without a
     routing type to a missing address creates it with the default address
     routing type, as routing-time auto-creation does since ARTEMIS-4089,
-    ``PostOfficeImpl.checkAddress``), ADDR-SEND-FQQN-AUTO-QUEUE (a send to a missing FQQN queue creates
-    it), ADDR-SEND-ROUTE (D2: a MULTICAST message copies to every MULTICAST
+    ``PostOfficeImpl.checkAddress``; the seed's send only), ADDR-SEND-FQQN-AUTO-QUEUE (a send to a
+    missing FQQN queue creates it), ADDR-SEND-ROUTE (D2: a MULTICAST message copies to every MULTICAST
     queue, an ANYCAST one goes to one ANYCAST queue, one without a routing
     type does both), ADDR-SEND-FQQN (G2: a send to an FQQN reaches only that
     queue, and only if its routing type matches the message's).
 
-    post: implies(isinstance(__return__[1], Rejected), __return__[0] == state)
+    Released Artemis's core producer is :func:`~.artemis.send_core`
+    (``send_creation`` NEVER or ROUTING_TIME): it refuses no name, and from
+    2.28.0 a refusal may keep an address it created on the way.
+
+    post: implies(isinstance(__return__[1], Rejected) and is_seed_send(state), __return__[0] == state)
     """
-    name, prefix_type = strip_prefix(command.name, state.prefixes)
+    name, prefix_type = strip_prefix(command.name, state.prefixes, state.options.prefix_match)
     routing_type = prefix_type or command.routing_type
+    if state.options.send_creation is not SendCreation.ON_SEND:
+        return send_core(state, name, routing_type)
     parsed = parse_name(name)
     invalid = reject_invalid_name(parsed.address)
     if invalid is None and parsed.is_fqqn:
@@ -349,6 +364,16 @@ def send(state: AddressingState, command: Send) -> Transition:
     anycast = tuple(q.fqqn for q in queues
                     if q.routing_type is RoutingType.ANYCAST and routing_type is not RoutingType.MULTICAST)
     return grown, Routed(address, copies, anycast, created, created_queue, rule="ADDR-SEND-ROUTE")
+
+
+def is_seed_consume(state: AddressingState) -> bool:
+    """Whether consumes follow the seed model, whose refusals change nothing (ADDR-REJECT-ATOMIC)."""
+    return state.options.consumer is ConsumerModel.RESOLVE
+
+
+def is_seed_send(state: AddressingState) -> bool:
+    """Whether sends follow the seed model, whose refusals change nothing (ADDR-REJECT-ATOMIC)."""
+    return state.options.send_creation is SendCreation.ON_SEND
 
 
 def wanted_queue_for_send(
@@ -392,9 +417,19 @@ def consume(state: AddressingState, command: Consume) -> Transition:
     address is refused as not found, as AMQP consumer creation reports
     "does not exist for address"; ``AmqpFullyQualifiedNameTest``).
 
-    post: implies(isinstance(__return__[1], Rejected), __return__[0] == state)
+    With ``consumer`` JMS the consumer is Artemis's core JMS client
+    (:func:`~.artemis.consume_jms`): a queue consumer for ANYCAST or no
+    routing type, a topic consumer for MULTICAST on an FQQN. A MULTICAST
+    consumer by bare name has no JMS counterpart (a topic consumer makes a
+    subscription queue with a generated name); it is resolved as here. A
+    JMS consumer may be refused after it made an address or a queue.
+
+    post: implies(isinstance(__return__[1], Rejected) and is_seed_consume(state), __return__[0] == state)
     """
-    name, prefix_type = strip_prefix(command.name, state.prefixes)
+    name, prefix_type = strip_prefix(command.name, state.prefixes, state.options.prefix_match)
+    if state.options.consumer is ConsumerModel.JMS and (command.routing_type is not RoutingType.MULTICAST
+                                                          or parse_name(name).is_fqqn):
+        return consume_jms(state, name, prefix_type, command.routing_type, command.name)
     routing_type = prefix_type or command.routing_type
     parsed = parse_name(name)
     found = resolve(state, name)
@@ -405,16 +440,16 @@ def consume(state: AddressingState, command: Consume) -> Transition:
             return state, Rejected(reason, rule="ADDR-CONSUME-MULTICAST-QUEUE")
         return state, Attached(found.address, found.queue, rule="ADDR-CONSUME-ATTACH")
     if isinstance(found, Ambiguous):
-        return state, Rejected(AmbiguousName(name, found.candidates), rule="ADDR-CONSUME-AMBIGUOUS")
+        return state, Rejected(AmbiguousName(command.name, found.candidates), rule="ADDR-CONSUME-AMBIGUOUS")
     address, queue = parsed.address, parsed.queue
     if queue and find_existing_queue(state, address, queue) is not None:
-        return state, Rejected(QueueNotFound(name), rule="ADDR-CONSUME-FQQN-ELSEWHERE")
+        return state, Rejected(QueueNotFound(command.name), rule="ADDR-CONSUME-FQQN-ELSEWHERE")
     invalid = reject_invalid_name(address) or reject_invalid_name(queue)
     if invalid is not None:
         return state, invalid
     settings = get_settings(state, address)
     if not settings.auto_create_queues:
-        return state, Rejected(QueueNotFound(name), rule="ADDR-CONSUME-NO-QUEUE")
+        return state, Rejected(QueueNotFound(command.name), rule="ADDR-CONSUME-NO-QUEUE")
     queue_type = routing_type or settings.default_queue_routing_type
     grown, rejection, created_address = auto_create_queue(state, address, queue, queue_type, settings)
     if rejection is not None:
@@ -428,9 +463,10 @@ def set_prefix(state: AddressingState, command: SetPrefix) -> Transition:
     """Configure an acceptor routing-type prefix, or remove it when the routing type is None.
 
     Rule ADDR-CONFIG-PREFIX (acceptor URL parameters ``anycastPrefix`` and
-    ``multicastPrefix``). An empty prefix is rejected: it would match every name.
+    ``multicastPrefix``). The seed refuses an empty prefix; Artemis takes it,
+    and it then matches every name (``PrefixMatch.HASH_MAP``).
     """
-    if command.prefix == "":
+    if command.prefix == "" and state.options.prefix_match is PrefixMatch.LONGEST:
         return state, Rejected(InvalidName("", "the prefix is empty"), rule="ADDR-CONFIG-PREFIX")
     if command.routing_type is None:
         prefixes = state.prefixes.remove(command.prefix) if command.prefix in state.prefixes else state.prefixes

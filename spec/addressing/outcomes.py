@@ -15,7 +15,7 @@ lists are FQQNs, sorted, so outcomes compare by content.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from ..outcome import Outcome as Outcome
@@ -25,11 +25,16 @@ from .names import RoutingType
 
 @dataclass(frozen=True)
 class InvalidName(Reason):
-    """The name cannot name an address, queue or prefix."""
+    """The name cannot name an address, queue or prefix.
+
+    ``problem`` says why in words, for people; it is free text and never
+    compared (a real broker words it its own way), so two refusals of the
+    same name are equal whatever their wording.
+    """
 
     kind: ClassVar[str] = "invalid_name"
     name: str
-    problem: str
+    problem: str = field(compare=False)
 
 
 @dataclass(frozen=True)

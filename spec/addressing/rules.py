@@ -40,11 +40,23 @@ RULES: dict[str, Rule] = {
              "Artemis CompositeAddress.extractAddressName/extractQueueName (ARTEMIS-1867, 2.7.0); "
              "CompositeAddressTest.testSplit"),
         Rule("ADDR-PREFIX-STRIP", "A configured routing-type prefix is removed from a client-supplied name and "
-             "sets the routing type; the longest matching prefix wins; the prefix goes before the name is parsed "
-             "as an FQQN.",
-             "Artemis PrefixUtil.getAddress, ServerSessionImpl.removePrefix (HashMap order made deterministic)"),
-        Rule("ADDR-NAME-EMPTY", "An empty address or queue name is rejected.",
+             "sets the routing type; the prefix goes before the name is parsed as an FQQN. When several match, the "
+             "seed takes the longest; Artemis the first in its HashMap's iteration order (anycast prefixes put "
+             "first), and an empty prefix matches every name.",
+             "Artemis PrefixUtil.getAddress, AbstractProtocolManager.setAnycastPrefix (a HashMap), "
+             "ServerSessionImpl.removePrefix; seen on 2.11.0 and 2.40.0 ('any' beats 'anycast://')"),
+        Rule("ADDR-NAME-EMPTY", "An empty queue name is rejected; under the seed, an empty address name too.",
              "Artemis ActiveMQServerImpl.createQueue, invalidQueueName AMQ229216"),
+        Rule("ADDR-CREATE-FQQN", "Artemis's create operations read names instead of refusing them: an address "
+             "keeps its FQQN's address part (the empty name is accepted), a queue its name's queue part, and "
+             "from 2.12 an FQQN given as the address names the queue as well.",
+             "Artemis AddressInfo(SimpleString) constructor, QueueConfiguration.setName/setAddress (ARTEMIS-2692, "
+             "2.12.0), ActiveMQServerControlImpl.createQueue; QueueQueryTest.testQueueQueryOnStaticQueueWithFQQN, "
+             "AddressQueryTest.testAddressQueryOnStaticAddressWithFQQN", ("artemis-2.11", "artemis-latest")),
+        Rule("ADDR-ADDRESS-EMPTY", "A queue on the empty address is refused when it would be made, after every "
+             "other check (an address auto-created on the way stays).",
+             "Artemis QueueFactoryImpl.createQueueWith / QueueConfig: \"address can't be null or empty!\"",
+             ("artemis-2.11", "artemis-latest")),
         Rule("ADDR-NAME-SEPARATOR", "A name containing '::' is rejected as an address or queue name.",
              "Artemis user manual, address-model: '::' only for FQQNs"),
         Rule("ADDR-REJECT-ATOMIC", "A rejected command changes nothing.",
@@ -86,21 +98,31 @@ RULES: dict[str, Rule] = {
              "ambiguously.",
              "seed 000 scenario 2; Artemis AMQP DefaultSenderController.getMatchingQueue, "
              "AmqpFullyQualifiedNameTest.testQueueSpecial"),
-        Rule("ADDR-LOOKUP-FQQN-IGNORED", "With the address check off, an FQQN's address part is discarded and its "
-             "queue part looked up as a bare name.",
-             "Artemis core SimpleAddressManager.getBinding, ServerSessionImpl.createConsumer; "
-             "FullQualifiedQueueTest.testSpecialCase", ()),
+        Rule("ADDR-LOOKUP-FQQN-IGNORED", "With the address check off (Artemis), an FQQN's address part is "
+             "discarded and its queue part looked up as a bare name.",
+             "Artemis SimpleAddressManager.getBinding, ActiveMQServerImpl.destroyQueue, "
+             "ServerSessionImpl.createConsumer; FullQualifiedQueueTest.testSpecialCase",
+             ("artemis-2.11", "artemis-latest")),
+        Rule("ADDR-LOOKUP-TWICE", "A queue query strips the address part twice: 'a::b::c' finds queue 'c' "
+             "(2.11 reports it under the name it looked up, 'b::c').",
+             "Artemis ActiveMQServerImpl.queueQuery (extractQueueName, then getBinding strips again); seen on "
+             "2.11.0 and 2.40.0", ("artemis-2.11", "artemis-latest")),
         Rule("ADDR-AUTO-ADDRESS", "A send or consume to a missing address creates it when auto-create-addresses "
              "is on, with the routing type asked for (or the default address routing type).",
              "Artemis ServerSessionImpl.checkAutoCreate; address settings auto-create-addresses"),
         Rule("ADDR-AUTO-NO-ADDRESS", "A send or consume to a missing address is rejected when auto-create-addresses "
-             "is off.", "Artemis checkAutoCreate NOT_FOUND, addressDoesNotExist AMQ229203"),
+             "is off (Artemis also reports a missing routing type that may not be added this way).",
+             "Artemis checkAutoCreate NOT_FOUND, PostOfficeImpl.checkAddress / simpleRoute, addressDoesNotExist "
+             "AMQ229203"),
         Rule("ADDR-AUTO-ROUTING-TYPE", "A typed send or a consume that needs a routing type an existing address "
              "lacks adds it when auto-create-addresses is on, and is rejected otherwise (an untyped send never "
              "asks).", "Artemis ServerSessionImpl.checkAutoCreate"),
-        Rule("ADDR-AUTO-QUEUE", "Auto-creation never makes a queue whose name is taken: a send then creates "
-             "nothing, a consume is refused as not found.",
-             "Artemis ServerSessionImpl.checkAutoCreate (locateQueue before createQueue)"),
+        Rule("ADDR-AUTO-QUEUE", "Auto-creation never makes a queue whose name is taken: a seed send then "
+             "creates nothing, a seed consume is refused as not found; Artemis's routing-time creation refuses a "
+             "send whose ANYCAST queue may not be made, or is taken by a MULTICAST queue, as a missing address "
+             "and keeps the address it made.",
+             "Artemis ServerSessionImpl.checkAutoCreate (locateQueue before createQueue), PostOfficeImpl.simpleRoute; "
+             "seen on 2.40.0"),
         Rule("ADDR-SEND-AUTO-QUEUE", "An ANYCAST send auto-creates an ANYCAST queue named like the address when "
              "auto-create-queues is on: since ARTEMIS-2966 only if the address has no queue at all, before it "
              "whenever no queue is named like the address; never when the name is already taken (nothing is "
@@ -110,9 +132,15 @@ RULES: dict[str, Rule] = {
              "auto-create-queues is on and the name is free; a name taken elsewhere routes nowhere.",
              "Artemis ServerSessionImpl.checkAutoCreate (FQQN requests, locateQueue)"),
         Rule("ADDR-SEND-UNTYPED", "A send without a routing type creates no queue and leaves an existing address "
-             "as it is; a missing address is created with the default address routing type (when "
-             "auto-create-addresses is on).",
-             "Artemis PostOfficeImpl.checkAddress, ARTEMIS-4089 (2.28.0); brokerspec applies it to every profile"),
+             "as it is; the seed creates a missing address with the default address routing type, Artemis creates "
+             "nothing (checkAutoCreate answers EXISTED for a request without a routing type).",
+             "Artemis ServerSessionImpl.checkAutoCreate ('if (queueConfig.getRoutingType() == null) return "
+             "EXISTED'), PostOfficeImpl.checkAddress; seen on 2.11.0 and 2.40.0"),
+        Rule("ADDR-SEND-CORE", "A core producer creates nothing before 2.28.0 and is never refused; from 2.28.0 it "
+             "runs checkAutoCreate for the address part (never an FQQN's queue part) when the address is missing "
+             "or has no queue; then the message is routed.",
+             "Artemis ServerSessionImpl.doSend (2.11.0); PostOfficeImpl.checkAddress, simpleRoute (ARTEMIS-4089, "
+             "2.28.0); seen on 2.11.0 and 2.40.0", ("artemis-2.11", "artemis-latest")),
         Rule("ADDR-SEND-ROUTE", "A MULTICAST message is copied to every MULTICAST queue of the address, an ANYCAST "
              "message goes to one ANYCAST queue, a message without a routing type does both.",
              "Artemis LocalQueueBinding.route; RoutingTest.testAnycastMessageRoutingExclusivity, "
@@ -127,16 +155,22 @@ RULES: dict[str, Rule] = {
         Rule("ADDR-CONSUME-MULTICAST-QUEUE", "A bare-name ANYCAST consumer may not attach to a MULTICAST queue.",
              "Artemis ARTEMIS-4512 (2.32.0)", ("artemis-latest",)),
         Rule("ADDR-CONSUME-FQQN-ELSEWHERE", "A consumer naming an FQQN whose queue name is bound on another "
-             "address is refused as not found.",
-             "Artemis AMQP DefaultSenderController.getMatchingQueue; AmqpFullyQualifiedNameTest",
-             ("artemis-2.11", "artemis-latest")),
-        Rule("ADDR-CONSUME-NO-QUEUE", "A consumer naming a missing queue is refused when auto-create-queues is off.",
-             "Artemis ServerSessionImpl.createConsumer, noSuchQueue AMQ229017"),
+             "address is refused as not found (the seed; AMQP receivers do the same, the core JMS client does not).",
+             "seed 000 scenario 2; Artemis AMQP DefaultSenderController.getMatchingQueue, AmqpFullyQualifiedNameTest",
+             ("seed",)),
+        Rule("ADDR-CONSUME-NO-QUEUE", "A consumer naming a missing queue is refused when auto-create-queues is off, "
+             "and so is a JMS consumer whose core consumer finds no queue by getBinding.",
+             "Artemis ServerSessionImpl.createConsumer, noSuchQueue AMQ229017; AutoCreateUtil.autoCreateQueue"),
         Rule("ADDR-CONSUME-AUTO-QUEUE", "A consumer naming a missing queue auto-creates it: a bare name creates "
-             "queue and address of that name, an FQQN its queue part on its address part.",
-             "Artemis ServerSessionImpl.checkAutoCreate"),
-        Rule("ADDR-CONFIG-PREFIX", "An acceptor routing-type prefix can be set or removed; an empty one is refused.",
-             "Artemis acceptor parameters anycastPrefix, multicastPrefix"),
+             "queue and address of that name, an FQQN its queue part on its address part. Artemis's JMS client "
+             "asks the address part whether it holds the queue part, creates it there when not (a queue of that "
+             "name elsewhere is taken as it is), and attaches by getBinding.",
+             "Artemis ServerSessionImpl.checkAutoCreate; ActiveMQSession.createConsumer, "
+             "AutoCreateUtil.autoCreateQueue, createFQQNSubscription"),
+        Rule("ADDR-CONFIG-PREFIX", "An acceptor routing-type prefix can be set or removed; the seed refuses an "
+             "empty one, Artemis takes it (and it matches every name).",
+             "Artemis acceptor parameters anycastPrefix, multicastPrefix; AbstractProtocolManager.setAnycastPrefix "
+             "(''.split(',') is ['']); seen on 2.11.0 and 2.40.0"),
         Rule("ADDR-CONFIG-SETTINGS", "Auto-creation settings are set per address, '#' for every other address.",
              "Artemis address-settings"),
         Rule("ADDR-SETTINGS", "Defaults: auto-create addresses and queues on, default routing types MULTICAST.",

@@ -106,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--set", action="append", type=parse_setting, default=[], metavar="DOMAIN.OPTION=VALUE",
                        help="override a profile option for every checked profile (repeatable)")
     check.add_argument("--no-core-variants", action="store_true",
-                       help="skip the variants with the FQQN address part ignored (core protocol)")
+                       help="skip the variants with the FQQN address part ignored (Artemis's queue query)")
     check.add_argument("--budget", type=parse_duration, default=30.0, metavar="DURATION",
                        help="total time budget, shared by the domains and profiles (default 30s)")
     check.add_argument("--layers", default="reference,impl", help="comma-separated layers (default reference,impl)")

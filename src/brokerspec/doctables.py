@@ -26,12 +26,14 @@ the docs are made from the artefacts and cannot rot:
 The text *around* the tables (what to take from them) is still prose and is
 still the developer's to fix; the doctests next to it re-check sample cells.
 
-The shape of each table is fixed here, as the doc explains it: which profiles
-share a column, which columns the option ``addressing.fqqn_checks_address=false``
-gets. Where a column stands for several configurations, the generator checks
-that the spec really gives the same outcome, with the same rule, for each of
-them, and raises :class:`TableShapeError` when it does not, since the doc's
-claim is then false and its prose needs a human.
+The shape of each table is fixed here, as the doc explains it: one column per
+profile (and one for the seed with ``addressing.fqqn_checks_address=false``),
+neighbouring columns that agree on every row merged into one. Where a column
+stands for several configurations by construction (the send table's seed
+column covers both values of the option, which sends ignore), the generator
+checks that the spec really gives the same outcome, with the same rule, for
+each of them, and raises :class:`TableShapeError` when it does not, since the
+doc's claim is then false and its prose needs a human.
 
 Cells are written as in the doc: the outcome in words, then ``<br>`` and the
 deciding rule. Characters beyond Latin-1 (the NFD combining accent, the
@@ -103,14 +105,14 @@ EDGE_NAMES: tuple[str, ...] = (
     "", "café::thé", "cafe\u0301::thé", "a\uff1a\uff1aq",
 )
 
-#: The override that models the Artemis core protocol (address part of an FQQN ignored).
+#: The override that gives the seed Artemis's queue query (address part of an FQQN ignored).
 NO_CHECK: tuple[str, str] = ("addressing.fqqn_checks_address", "false")
 
 #: One configuration a column stands for: a profile name and its overrides.
 Configuration = tuple[str, tuple[tuple[str, str], ...]]
 
 CHECKED: tuple[Configuration, ...] = tuple((profile, ()) for profile in ALL_PROFILES)
-UNCHECKED: tuple[Configuration, ...] = tuple((profile, (NO_CHECK,)) for profile in ALL_PROFILES)
+UNCHECKED: tuple[Configuration, ...] = (("seed", (NO_CHECK,)),)
 
 #: A cell identical to the seed column's and longer than this is written "same as seed".
 SAME_AS_SEED_MIN = 90
@@ -332,45 +334,58 @@ def broker_table() -> str:
     return table(["address", "accepts", "queue"], rows)
 
 
+#: Each profile as it is, and the seed with the option that switches its lookup to Artemis's queue query.
+SEED_COLUMN = Column("seed", (("seed", ()),))
+SEED_NO_CHECK_COLUMN = Column("seed with `fqqn_checks_address=false`", (("seed", (NO_CHECK,)),))
+ARTEMIS_COLUMNS = (Column("artemis-2.11", (("artemis-2.11", ()),)), Column("artemis-latest", (("artemis-latest", ()),)))
+
+
+def merged(columns: Sequence[Column], rows: list[list[str]]) -> tuple[list[Column], list[list[str]]]:
+    """Merge neighbouring columns whose cells agree on every row into one (headers joined by ", ").
+
+    The cells follow the name in each row, so column ``i`` is ``row[i + 1]``.
+    """
+    kept: list[Column] = []
+    keep_rows: list[list[str]] = [[cells[0]] for cells in rows]
+    for index, column in enumerate(columns):
+        same = kept and all(cells[index + 1] == out[-1] for cells, out in zip(rows, keep_rows))
+        if same:
+            last = kept[-1]
+            kept[-1] = Column(f"{last.header}, {column.header}", last.configurations + column.configurations)
+            continue
+        kept.append(column)
+        for cells, out in zip(rows, keep_rows):
+            out.append(cells[index + 1])
+    return kept, keep_rows
+
+
+def profile_table(columns: Sequence[Column], make: CommandMaker, names: Sequence[str] = EDGE_NAMES,
+                  title: str = "") -> tuple[list[str], list[list[str]]]:
+    """Headers and rows for ``make`` under ``columns``, agreeing neighbours merged, long repeats shortened."""
+    kept, rows = merged(columns, behaviour_rows(columns, [make], names))
+    headers = ["name", *(f"{title}{c.header}" for c in kept)]
+    return headers, [[cells[0], *same_as_seed(cells[1:])] for cells in rows]
+
+
 def lookup_delete_table() -> str:
-    """Section 2.3: lookup and delete of every edge name, address checked or ignored."""
-    columns = (
-        Column("lookup, address checked (every profile)", CHECKED),
-        Column("lookup, `fqqn_checks_address=false`", UNCHECKED),
-    )
-    delete_columns = (
-        Column("delete, address checked", CHECKED),
-        Column("delete, `fqqn_checks_address=false`", UNCHECKED),
-    )
-    rows = [
-        lookups + deletes[1:]
-        for lookups, deletes in zip(behaviour_rows(columns, [Lookup]),
-                                    behaviour_rows(delete_columns, [DeleteQueue]))
-    ]
-    return table(["name", *(c.header for c in columns), *(c.header for c in delete_columns)], rows)
+    """Section 2.3: lookup and delete of every edge name, per profile."""
+    columns = (SEED_COLUMN, SEED_NO_CHECK_COLUMN, *ARTEMIS_COLUMNS)
+    lookup_headers, lookups = profile_table(columns, Lookup, title="lookup: ")
+    delete_headers, deletes = profile_table(columns, DeleteQueue, title="delete: ")
+    rows = [looked + deleted[1:] for looked, deleted in zip(lookups, deletes)]
+    return table([*lookup_headers, *delete_headers[1:]], rows)
 
 
 def consume_table() -> str:
-    """Section 2.4: a consumer without a routing type, per profile and with the address ignored."""
-    columns = (
-        Column("seed", (("seed", ()),)),
-        Column("artemis-2.11, artemis-latest", (("artemis-2.11", ()), ("artemis-latest", ()))),
-        Column("`fqqn_checks_address=false` (every profile)", UNCHECKED),
-    )
-    rows = [[cells[0], *same_as_seed(cells[1:])] for cells in behaviour_rows(columns, [Consume])]
-    return table(["name", *(c.header for c in columns)], rows)
+    """Section 2.4: a consumer without a routing type, per profile."""
+    return table(*profile_table((SEED_COLUMN, *ARTEMIS_COLUMNS), Consume))
 
 
-#: The send columns: the option fqqn_checks_address must not matter, so each column covers both values.
-SEND_COLUMNS = (
-    Column("seed", (("seed", ()), ("seed", (NO_CHECK,)))),
-    Column("artemis-2.11, artemis-latest", tuple(
-        (profile, extra) for profile in ("artemis-2.11", "artemis-latest") for extra in ((), (NO_CHECK,))
-    )),
-)
+#: The send columns: the option fqqn_checks_address must not matter, so the seed's covers both values.
+SEND_COLUMNS = (Column("seed", (("seed", ()), ("seed", (NO_CHECK,)))), *ARTEMIS_COLUMNS)
 
 
-def typed_send(routing_type: RoutingType) -> CommandMaker:
+def typed_send(routing_type: RoutingType | None) -> CommandMaker:
     """A maker of sends carrying ``routing_type``."""
     def make(name: str) -> AddressingCommand:
         return Send(name, routing_type)
@@ -379,8 +394,7 @@ def typed_send(routing_type: RoutingType) -> CommandMaker:
 
 def send_table() -> str:
     """Section 2.5: a send without a routing type, per profile."""
-    rows = [[cells[0], *same_as_seed(cells[1:])] for cells in behaviour_rows(SEND_COLUMNS, [Send])]
-    return table(["name", *(c.header for c in SEND_COLUMNS)], rows)
+    return table(*profile_table(SEND_COLUMNS, Send))
 
 
 def typed_send_table() -> str:

@@ -42,13 +42,11 @@ answer to a later command.
 
 Every case applies to all three profiles unless it says otherwise; where the
 profiles differ (broker-wide or per-address queue names, ARTEMIS-2966,
-ARTEMIS-4512) the spec computes a different expected outcome for each. One
-case, ``core-protocol-fqqn-address-part-ignored``, sets the core protocol's
-address-blind FQQN lookup itself (``overrides``); every other case that names
-a queue by FQQN means something under it too: run with
-``--set addressing.fqqn_checks_address=false``, the FQQN cases
-(``fqqn-wrong-address-*``, ``fqqn-empty-parts``, ``lookalike-*``, the seed's
-scenario 2) exercise the core variant's rule again.
+ARTEMIS-4512, how Artemis reads names, sends and consumes) the spec computes
+a different expected outcome for each. The Artemis profiles look an FQQN up by
+its queue part alone; one case, ``core-protocol-fqqn-address-part-ignored``,
+gives the seed's per-address names that address-blind lookup (``overrides``),
+where a discarded address part can make an FQQN ambiguous.
 
 Sources. The seed's scenarios come from seed 000 (``000_3ece6d51ae6d999d.txt``),
 the design of FQQN support and ambiguity detection proposed for ARTEMIS-1093
@@ -339,7 +337,7 @@ DELETE_CASES: tuple[Case, ...] = (
 FQQN_CASES: tuple[Case, ...] = (
     Case(
         name="addressing/core-protocol-fqqn-address-part-ignored",
-        summary="With the FQQN address check off (the core protocol), an FQQN's address part is discarded: "
+        summary="With the FQQN address check off (Artemis's queue query), an FQQN's address part is discarded: "
                 "nowhere::q2 finds address1::q2, address2::q1 names the ambiguous q1, and a queue part bound "
                 "nowhere is not found; once q2 is deleted, no FQQN finds it.",
         commands=(*SEED_BROKER, Lookup("nowhere::q2"), Lookup("address2::q1"), Lookup("address1::absent"),
@@ -633,6 +631,24 @@ SEND_CASES: tuple[Case, ...] = (
                "ADDR-QUEUE-ROUTING-TYPE"),
         source="Artemis PostOfficeImpl.checkAddress (ARTEMIS-4089, 2.28.0); ServerSessionImpl.checkAutoCreate; "
                "AddressSettings defaults",
+    ),
+    Case(
+        name="addressing/core-send-creates-the-address-part-only",
+        summary="A core producer's typed send creates, at routing time, the missing address and (ANYCAST) the queue "
+                "named like it, never an FQQN's queue part; an untyped send creates nothing; 2.11 creates nothing.",
+        commands=(
+            Send("orders", ANYCAST),
+            Send("news", MULTICAST),
+            Send("plain"),
+            Send("jobs::j1", ANYCAST),
+            Lookup("orders"),
+            Lookup("j1"),
+            Lookup("jobs"),
+            Send("jobs::jobs", ANYCAST),
+        ),
+        rules=("ADDR-SEND-CORE", "ADDR-SEND-ROUTE", "ADDR-SEND-FQQN"),
+        source="Artemis PostOfficeImpl.checkAddress and simpleRoute (ARTEMIS-4089, 2.28.0); 2.11.0 "
+               "ServerSessionImpl.doSend (routes only); checked against real Artemis 2.11.0 and 2.40.0",
     ),
     Case(
         name="addressing/untyped-send-never-widens-address",

@@ -1,0 +1,57 @@
+"""Bindings: the small state changes every address operation is made of.
+
+Introduction
+------------
+Adding or removing a queue keeps the per-name address count of seed 000 in
+step with the queues (rules ADDR-QUEUE-CREATE, ADDR-QUEUE-DELETE); finding
+the queue that blocks a new one depends on where names must be unique
+(ADDR-QUEUE-EXISTS). Both the seed's operations (:mod:`.operations`) and
+Artemis's server and client steps (:mod:`.artemis`) are built from these.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..profiles import QueueNameScope
+from .model import Address, AddressingState, Queue, get_queues_named
+from .names import RoutingType
+
+
+def find_existing_queue(state: AddressingState, address: str, queue: str) -> Queue | None:
+    """The queue that blocks creating ``address::queue``, if any (rule ADDR-QUEUE-EXISTS).
+
+    Broker-wide scope (released Artemis, ``ActiveMQServerImpl.createQueue``,
+    AMQ229019): any queue of that name, on any address. Per-address scope
+    (seed 000's ``BindingKey``): only a queue of that name on that address.
+    """
+    if state.options.name_scope is QueueNameScope.BROKER:
+        same_name = get_queues_named(state, queue)
+        return same_name[0] if same_name else None
+    return state.queues.get((address, queue))
+
+
+def add_queue(state: AddressingState, queue: Queue) -> AddressingState:
+    """Bind ``queue`` and increment its name's address count (rule ADDR-QUEUE-CREATE)."""
+    count = state.name_counts.get(queue.name, 0)
+    return dataclasses.replace(
+        state,
+        queues=state.queues.set((queue.address, queue.name), queue),
+        name_counts=state.name_counts.set(queue.name, count + 1),
+    )
+
+
+def remove_queue(state: AddressingState, queue: Queue) -> AddressingState:
+    """Unbind ``queue`` and decrement its name's count, dropping a zero (rule ADDR-QUEUE-DELETE)."""
+    count = state.name_counts[queue.name] - 1
+    counts = state.name_counts.set(queue.name, count) if count else state.name_counts.remove(queue.name)
+    return dataclasses.replace(state, queues=state.queues.remove((queue.address, queue.name)), name_counts=counts)
+
+
+def put_address(state: AddressingState, name: str, routing_types: frozenset[RoutingType],
+                auto_created: bool = False) -> AddressingState:
+    """``state`` with address ``name`` allowing ``routing_types`` (created, or widened if it exists)."""
+    existing = state.addresses.get(name)
+    address = (Address(name, routing_types, auto_created) if existing is None
+               else dataclasses.replace(existing, routing_types=existing.routing_types | routing_types))
+    return dataclasses.replace(state, addresses=state.addresses.set(name, address))
