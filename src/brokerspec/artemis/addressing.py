@@ -20,21 +20,19 @@ spec operation         on the broker
 ``lookup``             a core session's ``queueQuery(name)``
 ``send``               a core producer's send to ``name`` with ``_AMQ_ROUTING_TYPE`` set from the
                        routing type; where it went is the probe's record of the routing context
-``consume``            a JMS consumer: through Qpid JMS over AMQP when the profile's FQQN lookup checks
-                       the address part (``fqqn_checks_address``, AMQP's ``getMatchingQueue``), through
-                       Artemis's core JMS client when it does not (the core protocol's ``getBinding``).
-                       ANYCAST is a JMS queue; MULTICAST an FQQN JMS topic
+``consume``            a consumer of Artemis's core JMS client (``ActiveMQConnectionFactory``): a JMS
+                       queue for ANYCAST or no routing type, a JMS topic for MULTICAST on an FQQN
 ``set_prefix``         the acceptor's ``anycastPrefix`` / ``multicastPrefix``, then a restart
 ``set_address_settings``  an ``address-setting`` in ``broker.xml``, re-read by the running broker
 =====================  =============================================================================
 
 Not expressible over these clients (the operation gets a
 :class:`~.sut.NotExpressible` error reply, which the fidelity report counts
-apart from disagreements): a consume with no routing type (a JMS client
-always asks for a queue or a topic), a MULTICAST consume by a bare name (a
-JMS topic consumer on an address makes a subscription queue of its own
-rather than attaching to the queue of that name), and an address-settings
-match that is empty (``broker.xml`` has no way to say it).
+apart from disagreements): a MULTICAST consume that the JMS client turns
+into a subscription (it makes a subscription queue with a generated name for a topic consumer on an
+address, or on an FQQN before 2.12, rather than attaching to the queue of
+that name), and an address-settings match that is empty (``broker.xml`` has
+no way to say it).
 
 Outcome fields the broker does not name are read as follows: ``copies``
 are the MULTICAST queues the message reached (every queue it reached, for
@@ -87,11 +85,13 @@ from brokerspec.spec.addressing.outcomes import (
     Routed,
 )
 
-from .driver import CallFailed
+from .driver import CallFailed, Cause
 from .node import Node
 from .outcomes import NotExpressible, UnexpectedRefusal, new_tag
 
 SEPARATOR = "::"
+GENERATED = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+"""A queue name the JMS client makes up for a subscription (a random UUID)."""
 
 
 def fqqn(address: str, queue: str) -> str:
@@ -164,17 +164,22 @@ class AddressingAdapter:
         return AddressCreated(created[0] if len(created) == 1 else command.address)
 
     def delete_address(self, command: DeleteAddress) -> Outcome:
-        before = self.node.queues()
-        on_it = sorted(fqqn(address, name) for name, (address, _) in before.items() if address == command.address)
+        before, before_addresses = self.node.queues(), self.node.addresses()
         try:
             self.node.manage("deleteAddress", command.address, command.force)
         except CallFailed as failure:
             if failure.has_code("AMQ229205"):
+                held = self.address_part(command.address) if command.address not in before_addresses \
+                    else command.address
+                on_it = sorted(fqqn(address, name) for name, (address, _) in before.items() if address == held)
                 return Rejected(AddressHasQueues(command.address, tuple(on_it)))
             return Rejected(self.reason(failure, command.address))
         after = self.node.queues()
         removed = sorted(fqqn(a, n) for n, (a, _) in before.items() if n not in after)
-        return AddressDeleted(command.address, tuple(removed))
+        gone = sorted(before_addresses - self.node.addresses())
+        if len(gone) != 1:
+            raise UnexpectedRefusal(f"deleteAddress succeeded but {len(gone)} addresses went: {gone}")
+        return AddressDeleted(gone[0], tuple(removed))
 
     def create_queue(self, command: CreateQueue) -> Outcome:
         before = self.node.queues()
@@ -204,7 +209,7 @@ class AddressingAdapter:
     def lookup(self, command: Lookup) -> Outcome:
         query = self.node.call("queue_query", name=command.name)
         if not query["exists"]:
-            return NotFound(command.name)
+            return NotFound(query["name"])
         return Resolved(query["address"], query["name"], RoutingType(query["routing_type"]))
 
     def send(self, command: Send) -> Outcome:
@@ -243,21 +248,16 @@ class AddressingAdapter:
         return Routed(address, tuple(copies), tuple(anycast), created_address, created_queue)
 
     def consume(self, command: Consume) -> Outcome:
-        assert self.profile is not None
         name = self.without_prefix(command.name)
-        if command.routing_type is None:
-            raise NotExpressible("a consumer with no routing type: a JMS client always asks for a queue (ANYCAST) "
-                                 "or a topic (MULTICAST)")
         if command.routing_type is RoutingType.MULTICAST and SEPARATOR not in name:
             raise NotExpressible("a MULTICAST consumer by bare name: a JMS topic consumer makes a subscription "
                                  "queue of its own instead of attaching to the queue of that name")
-        protocol = "amqp" if self.profile.addressing.fqqn_checks_address else "core"
         before_addresses, before = self.node.addresses(), self.consumer_counts()
         consumer = f"addressing-consumer-{len(self.consumers) + 1}"
-        url = f"{protocol}://127.0.0.1:{self.node.config.port}" if protocol == "amqp" else self.node.broker.url
         try:
-            self.node.driver.call("jms_consumer", id=consumer, protocol=protocol, url=url, destination=command.name,
-                                  kind="queue" if command.routing_type is RoutingType.ANYCAST else "topic")
+            self.node.driver.call("jms_consumer", id=consumer, protocol="core", url=self.node.broker.url,
+                                  destination=command.name,
+                                  kind="topic" if command.routing_type is RoutingType.MULTICAST else "queue")
         except CallFailed as failure:
             return Rejected(self.reason(failure, command.name, routing_type=command.routing_type))
         self.consumers.append(consumer)
@@ -266,6 +266,8 @@ class AddressingAdapter:
         if len(attached) != 1:
             raise UnexpectedRefusal(f"the consumer opened but {len(attached)} queues gained one: {attached}")
         queue = attached[0]
+        if queue not in before and GENERATED.fullmatch(queue):
+            raise NotExpressible(f"the JMS client attached to a subscription queue it named itself ({queue})")
         address = after[queue][0]
         new_addresses = sorted(self.node.addresses() - before_addresses)
         created_queue = fqqn(address, queue) if queue not in before else None
@@ -314,26 +316,43 @@ class AddressingAdapter:
 
     def reason(self, failure: CallFailed, name: str, address: str | None = None,
                routing_type: RoutingType | None = None) -> Reason:
-        """The refusal ``failure`` as a spec reason, from its AMQ code or Artemis exception type."""
+        """The refusal ``failure`` as a spec reason, from its AMQ code, Artemis exception type or the JMS client's words.
+
+        Names in a reason are the broker's where its message gives one
+        (an address it did not find, the address that holds a queue), else
+        the name the operation was given.
+        """
         text = " ".join(c.message for c in failure.causes)
+        if failure.has_type("INTERNAL_ERROR"):
+            text += " " + self.node.broker.unexpected_exception()
+            failure = CallFailed(failure.command, (*failure.causes, Cause("log", text, None)))
         if failure.has_code("AMQ229204"):
-            return AddressExists(quoted_after(text, r"Address already exists: (\S+)") or name)
+            return AddressExists(self.after(text, "Address already exists: ", name))
         if failure.has_code("AMQ229019"):
             queue = quoted_after(text, r"Queue (\S+) already exists") or name
-            return QueueExists(queue, quoted_after(text, r"on address (\S+)") or (address or ""))
+            return QueueExists(queue, quoted_after(text, r"on address (\S*)") or (address or ""))
         if failure.has_code("AMQ229203"):
-            return AddressNotFound(quoted_after(text, r"Address (\S+) does not exist") or address or name)
-        if failure.has_code("AMQ229216"):
+            return AddressNotFound(self.after(text, "Address Does Not Exist: ", address or name))
+        if failure.has_code("AMQ229216") or failure.mentions("can't be null or empty"):
             return InvalidName(name, text)
-        if failure.has_code("AMQ229207") and address is not None and routing_type is not None:
-            allowed = frozenset(RoutingType(t) for t in self.node.routing_types(address))
-            return RoutingTypeNotAllowed(address, routing_type, allowed)
-        if failure.has_code("AMQ229017") or failure.has_type("QUEUE_DOES_NOT_EXIST") or failure.mentions(
-                "does not exist"):
-            return QueueNotFound(name)
-        if failure.mentions("routing type") and routing_type is not None:
-            query = self.node.call("queue_query", name=name)
+        if failure.has_code("AMQ229207"):
+            refused = quoted_after(text, r"Supported routing types for address: (.*?) are \[") or address or name
+            allowed = frozenset(RoutingType(t) for t in self.node.routing_types(refused))
+            wanted = RoutingType(quoted_after(text, r"routing type: (\w+),") or "ANYCAST")
+            return RoutingTypeNotAllowed(refused, wanted, allowed)
+        if failure.mentions("does not support JMS queue semantics"):
+            query = self.node.call("queue_query", name=self.without_prefix(name))
             if query["exists"]:
                 return QueueRoutingTypeMismatch(query["address"], query["name"], RoutingType(query["routing_type"]),
-                                                routing_type)
+                                                RoutingType.ANYCAST)
+        if failure.has_code("AMQ229017") or failure.has_type("QUEUE_DOES_NOT_EXIST") or failure.mentions(
+                "does not exist") or failure.mentions("There is no queue with name"):
+            return QueueNotFound(name)
         raise UnexpectedRefusal(f"the broker refused with something brokerspec cannot name: {failure}")
+
+    @staticmethod
+    def after(text: str, marker: str, otherwise: str) -> str:
+        """The rest of the line after ``marker`` in ``text`` (the name a broker message ends with), else ``otherwise``."""
+        if marker not in text:
+            return otherwise
+        return text.split(marker, 1)[1].split(" ", 1)[0]

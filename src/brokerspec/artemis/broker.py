@@ -243,6 +243,21 @@ class ArtemisBroker:
             log.seek(self._log_offset)
             return log.read().decode("utf-8", errors="replace")
 
+    def unexpected_exception(self) -> str:
+        """The exception the broker last sent a client as an internal error (AMQ222225), from its log; "" if none.
+
+        A core client is told only INTERNAL_ERROR when the broker throws
+        something other than an ActiveMQException (an AMQ229207 routing-type
+        refusal from a session's createQueue, for one); the broker logs the
+        exception on the line after AMQ222225.
+        """
+        lines = self.new_log().splitlines()
+        for index in range(len(lines) - 1, -1, -1):
+            if "AMQ222225" in lines[index]:
+                following = lines[index + 1].strip() if index + 1 < len(lines) else ""
+                return lines[index].strip() + " " + ("" if following.startswith("at ") else following)
+        return ""
+
     def log_tail(self, lines: int = 12) -> str:
         """The last lines of the log since the last start, without Java stack frames, joined by `` | ``."""
         kept = [line for line in self.new_log().splitlines() if line.strip() and not line.lstrip().startswith("at ")]

@@ -48,10 +48,9 @@ class Cause:
     """Artemis's ActiveMQExceptionType name, when the link is an ActiveMQException."""
 
     @property
-    def code(self) -> str | None:
-        """The AMQ message code the message starts with (``AMQ229019``), if any."""
-        found = AMQ_CODE.search(self.message)
-        return f"AMQ{found.group(1)}" if found else None
+    def codes(self) -> set[str]:
+        """Every AMQ message code in the message (``AMQ229019`` ...)."""
+        return {f"AMQ{number}" for number in AMQ_CODE.findall(self.message)}
 
 
 class CallFailed(BrokerspecError):
@@ -69,7 +68,7 @@ class CallFailed(BrokerspecError):
 
     def has_code(self, *codes: str) -> bool:
         """Whether any link's message carries one of the AMQ ``codes``."""
-        return any(c.code in codes for c in self.causes)
+        return any(c.codes & set(codes) for c in self.causes)
 
     def has_class(self, *suffixes: str) -> bool:
         """Whether any link's class name ends with one of ``suffixes``."""

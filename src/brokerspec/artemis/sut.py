@@ -12,8 +12,7 @@ and ``close`` stops the broker and the client driver.
 It implements the release's own profile only (``hello`` says which), and it
 refuses a ``reset`` whose profile asks for behaviour the release cannot be
 configured to have: a profile option is either something the adapter sets
-on the broker (the cache size, whether IDs persist, which client protocol
-consumes) or a fact of the release, and a fact cannot be overridden. Such a
+on the broker (the cache size, whether IDs persist) or a fact of the release, and a fact cannot be overridden. Such a
 reset is a :class:`~.outcomes.NotExpressible`, so the case is reported as
 not expressible rather than as a failure of the broker.
 
@@ -44,7 +43,6 @@ from .releases import ArtemisUnavailable, Release, get_release
 DOMAINS = ("addressing", "duplicates")
 
 CONFIGURABLE = {
-    "addressing.fqqn_checks_address",
     "duplicates.id_cache_size",
     "duplicates.persist_id_cache",
 }
