@@ -5,16 +5,14 @@ Introduction
 :class:`DemandTable` keeps every registration in a dict per (broker,
 destination) and the bridges into each broker in a list, so propagation
 touches only the bridges an advisory crosses. Adding one consumer
-propagates only its own advisories, breadth first; removing one drops the
+propagates only its own advisories, breadth first, as the spec's pass for
+the latest consumer to arrive does: it joins existing conduit subscriptions
+without leading them (rule TOPO-NC-ORDER); removing one drops the
 registrations that stood for it alone. Both are exact only when no
-timing-free tie-break of the spec can change (``brokerspec.spec.topologies.demand``):
+tie-break of the spec can change (``brokerspec.spec.topologies.demand``):
 
-* a new advisory that joins an existing conduit subscription with a path
-  no longer than its lead's: it might become the lead (changing the path
-  of everything downstream), or it joins in the very level whose snapshot
-  the subscription's own advisory carried on (changing downstream origins);
 * a removed consumer that shared a conduit subscription with others
-  changes that subscription's members;
+  changes that subscription's members (and perhaps its lead);
 * duplicate suppression compares subscriptions of different consumers.
 
 In those cases, and after any change of the topology itself, the table is
@@ -49,7 +47,7 @@ class Link:
 
 
 class Reg:
-    """A registration; a conduit one keeps its members (remote key -> (path, priority, origins))."""
+    """A registration; a conduit one keeps its members (remote key -> (arrival rank, path, priority, origins))."""
 
     __slots__ = ("broker", "destination", "key", "via", "path", "origins", "priority", "network", "conduit",
                  "members")
@@ -65,7 +63,7 @@ class Reg:
         self.priority = priority
         self.network = network
         self.conduit = conduit
-        self.members: dict[str, tuple[tuple[str, ...], int, frozenset[str]]] = {}
+        self.members: dict[str, tuple[int, tuple[str, ...], int, frozenset[str]]] = {}
 
     def copy(self) -> Reg:
         """A snapshot of this registration as it stands (what its advisory carries onward)."""
@@ -74,11 +72,11 @@ class Reg:
         return twin
 
     def refresh(self) -> None:
-        """Take path and priority from the lead member and origins from all members."""
-        lead = min(self.members, key=lambda k: (len(self.members[k][0]), k))
-        self.path, self.priority, _ = self.members[lead]
+        """Take path and priority from the lead member (the first to arrive) and origins from all members."""
+        lead = min(self.members, key=lambda k: (self.members[k][0], len(self.members[k][1]), k))
+        _, self.path, self.priority, _ = self.members[lead]
         origins: set[str] = set()
-        for _, _, member_origins in self.members.values():
+        for _, _, _, member_origins in self.members.values():
             origins |= member_origins
         self.origins = frozenset(origins)
 
@@ -148,27 +146,34 @@ class DemandTable:
         """The destination kinds (``is_topic``) some bridge suppresses duplicates for: those always rebuild."""
         self.limit = 1  # equivalent mutants: _add_broker sets it before any pass (a pass needs a consumer on a known broker)
         """A path can never be longer than the number of brokers; a guard against a broken loop check."""
+        self.arrivals = 0
+        """How many consumers' passes have run since the last rebuild: the next one's arrival rank."""
+        self.settled: set[tuple[str, str, str]] = set()
+        """Registrations whose advisories have gone out (suppression may not just delete them)."""
 
     # --- whole passes --------------------------------------------------------------
 
     def rebuild(self, consumers: list[Reg]) -> set[tuple[str, str]]:
-        """Recompute everything from the client registrations; the (broker, destination) places touched."""
+        """Recompute everything from the client registrations, given in arrival order; the places touched."""
         before = set(self.regs)
         barred: set[tuple[str, str, str]] = set()
         while True:
             self.regs = {}
+            self.arrivals = 0
+            self.settled = set()
             try:
-                self._pass(sorted(consumers, key=lambda r: (r.broker, r.destination, r.key)), barred, None)
+                for client in consumers:
+                    self._pass(client, barred)
             except Restart as restart:
                 barred.add(restart.ident)
                 continue
             return before | set(self.regs)
 
     def add_consumer(self, client: Reg) -> None:
-        """Propagate one new consumer's advisories; NeedsRebuild when a tie-break could change."""
+        """Propagate one new consumer's advisories; NeedsRebuild when suppression could change a tie-break."""
         if is_topic(client.destination) in self.suppressing:
             raise NeedsRebuild()
-        self._pass([client], set(), client.key)
+        self._pass(client, set())
 
     def remove_consumer(self, client: Reg) -> None:
         """Drop every registration that stood for this consumer alone (the cascade); NeedsRebuild otherwise."""
@@ -188,26 +193,27 @@ class DemandTable:
             if not self.regs[place]:
                 del self.regs[place]
 
-    def _pass(self, frontier: list[Reg], barred: set[tuple[str, str, str]], only: str | None) -> None:
-        """Breadth first from ``frontier``; ``only`` names the single consumer of an incremental pass."""
-        settled: set[tuple[str, str, str]] = set()
-        for reg in frontier:
-            self._put(reg)
+    def _pass(self, client: Reg, barred: set[tuple[str, str, str]]) -> None:
+        """Breadth first from one client consumer, the latest to arrive."""
+        rank = self.arrivals
+        self.arrivals += 1
+        frontier = [client]
+        self._put(client)
         level = 0  # equivalent mutants: the level bound is never reached: a path has under n brokers, so a pass ends within n levels
         while frontier:
             level += 1  # equivalent mutants: the level bound is never reached: the loop check ends a pass within n levels
             if level > self.limit:  # equivalent mutants (Gt_Eq, Gt_GtE, Gt_Is): never true either: a pass ends within n levels and the limit is n+1
                 break  # equivalent mutants: never reached: a pass ends within n levels and the limit is n+1
             for reg in frontier:
-                settled.add((reg.broker, reg.destination, reg.key))
+                self.settled.add((reg.broker, reg.destination, reg.key))
             created: dict[tuple[str, str, str], Reg] = {}
             for remote in frontier:
                 for link in self.into.get(remote.broker, ()):
-                    self._offer(link, remote, created, settled, barred, only)
+                    self._offer(link, remote, created, barred, rank)
             frontier = [reg.copy() for reg in created.values() if self._get(reg) is reg]
 
     def _offer(self, link: Link, remote: Reg, created: dict[tuple[str, str, str], Reg],
-               settled: set[tuple[str, str, str]], barred: set[tuple[str, str, str]], only: str | None) -> None:
+               barred: set[tuple[str, str, str]], rank: int) -> None:
         rules = self.rules
         if not rules.accepts(link, remote):
             return
@@ -223,10 +229,8 @@ class DemandTable:
         place = (link.local, destination)
         table = self.regs.setdefault(place, {})
         existing = table.get(key)
-        member = (path, priority, remote.origins)
+        member = (rank, path, priority, remote.origins)
         if conduit and existing is not None:
-            if only is not None and len(path) <= len(existing.path):
-                raise NeedsRebuild()  # it would lead, or join in the level whose snapshot travelled on
             existing.members[remote.key] = member
             existing.refresh()
             return
@@ -236,7 +240,7 @@ class DemandTable:
                     continue
                 if other.priority >= priority:
                     return
-                if (place[0], destination, other_key) in settled:
+                if (place[0], destination, other_key) in self.settled:
                     raise Restart((place[0], destination, other_key))
                 del table[other_key]
         reg = Reg(link.local, destination, key, link.remote, path, remote.origins, priority, True, conduit)

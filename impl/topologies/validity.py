@@ -82,7 +82,7 @@ def _demand_problems(broker: FastTopologyBroker) -> list[str]:
                 found.append(f"registration {reg.key} of {reg.destination} on {reg.broker} is filed under {place}/{key}")
             if reg.network and reg.members:
                 origins: set[str] = set()
-                for _, _, member_origins in reg.members.values():
+                for _, _, _, member_origins in reg.members.values():
                     origins |= member_origins
                 if frozenset(origins) != reg.origins:
                     found.append(f"registration {key} on {reg.broker} stands for {sorted(reg.origins)}, "

@@ -49,8 +49,10 @@ advisory about a consumer on B, in order:
 A demand subscription's key is ``A<B:WHAT``, WHAT being the remote
 consumer's key, or ``*`` for a conduit subscription. A conduit
 subscription keeps every remote consumer it stands for; its brokerPath and
-priority are those of its *lead*, the one with the shortest path (then the
-smallest key), which in a breadth-first replay is the first to arrive.
+priority are those of its *lead*, the first to arrive: the interest of the
+earliest client consumer (the replay takes clients in arrival order), and
+of one client's interests the one with the shortest path (then the smallest
+key), which its breadth-first replay brings first (rule TOPO-NC-ORDER).
 
 Tree links (seed 002) replace steps 1-3: an advisory always goes up from a
 child to its parent, with no TTL (rule 3); it goes down from a parent to a
@@ -92,6 +94,8 @@ class RemoteInterest:
     broker_path: tuple[str, ...]
     priority: int
     consumer_ids: frozenset[str]
+    arrival: int = 0
+    """The replay pass it came in: the rank of its client consumer in arrival order."""
 
 
 class DemandSubscription(Subscription):
@@ -121,8 +125,10 @@ class DemandSubscription(Subscription):
         self.remote_interests[interest.remote_key] = interest
 
     def get_lead(self) -> RemoteInterest:
-        """The remote consumer whose path and priority the subscription shows: shortest path, then smallest key."""
-        return min(self.remote_interests.values(), key=lambda i: (len(i.broker_path), i.remote_key))
+        """The remote consumer whose path and priority the subscription shows: the first to arrive.
+
+        The earliest pass, then the shortest path, then the smallest key."""
+        return min(self.remote_interests.values(), key=lambda i: (i.arrival, len(i.broker_path), i.remote_key))
 
     @property
     def priority(self) -> int:
@@ -196,11 +202,12 @@ class DemandForwardingBridge:
 
     # -- advisories --------------------------------------------------------------------
 
-    def service_remote_consumer_advisory(self, info: ConsumerInfo) -> DemandSubscription | SubscriptionClash | None:
-        """Handle one remote consumer advisory; the subscription it creates, a clash, or None."""
+    def service_remote_consumer_advisory(self, info: ConsumerInfo,
+                                         arrival: int = 0) -> DemandSubscription | SubscriptionClash | None:
+        """Handle one remote consumer advisory of replay pass ``arrival``; the subscription it creates, a clash, or None."""
         if not self.accepts(info):
             return None
-        return self.add_consumer_info(info)
+        return self.add_consumer_info(info, arrival)
 
     def accepts(self, info: ConsumerInfo) -> bool:
         """Steps 1-3: consumerTTL, the loop check, the destination lists."""
@@ -211,11 +218,12 @@ class DemandForwardingBridge:
             return False
         return self.selection.is_permissable_destination(info.destination)
 
-    def add_consumer_info(self, info: ConsumerInfo) -> DemandSubscription | SubscriptionClash | None:
+    def add_consumer_info(self, info: ConsumerInfo, arrival: int = 0) -> DemandSubscription | SubscriptionClash | None:
         """Steps 4-8 for an accepted advisory."""
         broker_path = info.broker_path + (self.remote_name,)
         interest = RemoteInterest(info.consumer_id, broker_path,
-                                  self.compute_priority(broker_path, info.priority), info.network_consumer_ids)
+                                  self.compute_priority(broker_path, info.priority), info.network_consumer_ids,
+                                  arrival)
         conduit = self.can_conduit(info)
         key = f"{self.local_name}<{self.remote_name}:{'*' if conduit else info.consumer_id}"
         if (info.destination, key) in self.barred:

@@ -139,22 +139,24 @@ class NetworkOfBrokers:
         self.demand = []
 
     def replay_advisories(self) -> SubscriptionClash | None:
-        """One replay from the client consumers, generation by generation; a clash ends it early."""
-        wire: AdvisoryWire[DemandForwardingBridge] = AdvisoryWire()
-        for client in sorted(self.clients.values(), key=lambda c: (c.broker, c.destination_name, c.key)):
+        """One replay: each client consumer in arrival order, its advisories generation by generation.
+
+        A clash ends it early."""
+        for arrival, client in enumerate(self.clients.values()):
+            wire: AdvisoryWire[DemandForwardingBridge] = AdvisoryWire()
             self.brokers[client.broker].advisory_broker.fire_consumer_advisory(client.consumer_info(), wire)
-        for generation in wire.generations():
-            newcomers: dict[tuple[str, str, str], DemandSubscription] = {}
-            for bridge, info in generation:
-                result = bridge.service_remote_consumer_advisory(info)
-                if isinstance(result, SubscriptionClash):
-                    return result
-                if result is not None:
-                    self.demand.append(result)
-                    newcomers[(bridge.local_name, result.destination_name, result.key)] = result
-            for subscription in newcomers.values():
-                if subscription.active:
-                    self.start_subscription(subscription, wire)
+            for generation in wire.generations():
+                newcomers: dict[tuple[str, str, str], DemandSubscription] = {}
+                for bridge, info in generation:
+                    result = bridge.service_remote_consumer_advisory(info, arrival)
+                    if isinstance(result, SubscriptionClash):
+                        return result
+                    if result is not None:
+                        self.demand.append(result)
+                        newcomers[(bridge.local_name, result.destination_name, result.key)] = result
+                for subscription in newcomers.values():
+                    if subscription.active:
+                        self.start_subscription(subscription, wire)
         return None
 
     def start_subscription(self, subscription: DemandSubscription, wire: AdvisoryWire[DemandForwardingBridge]) -> None:

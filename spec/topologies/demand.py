@@ -36,14 +36,19 @@ its other children (rule 3). Tree links conduit every subscription: a broker
 holds one subscription per link and destination.
 
 Where real brokers depend on timing the spec fixes an order, and documents
-it: advisories are handled breadth first (shorter paths first, then by
-broker and key), so the first to arrive is the one with the shortest path;
-a conduit subscription takes its path and priority from its *lead* member
-(shortest path, then smallest key); when a suppressed subscription must
-give way, the computation starts again with that subscription barred.
-Demand is therefore what a network settles into when every advisory is
-replayed from scratch (as when the bridges start), for the consumers
-present now.
+it (rule TOPO-NC-ORDER): client consumers are taken in the order they
+arrived, and each one's advisories are handled breadth first (shorter paths
+first, then by broker and key) before the next consumer's; a conduit
+subscription takes its path and priority from its *lead* member, the first
+to arrive: the member of the earliest consumer, and among one consumer's
+members the shortest path, then the smallest key. ActiveMQ does the same:
+``DemandForwardingBridgeSupport.addConsumerInfo`` merges a later remote
+consumer into the existing conduit ``DemandSubscription``, whose local
+``ConsumerInfo`` (broker path, priority) was built from the first. When a
+suppressed subscription must give way, the computation starts again with
+that subscription barred. Demand is therefore what a network settles into
+when every consumer's advisories are replayed from scratch (as when the
+bridges start), in the order the consumers present now arrived.
 """
 
 from __future__ import annotations
@@ -172,14 +177,14 @@ class _Building:
     key: str
     via: str | None
     conduit: bool
-    members: dict[str, tuple[tuple[str, ...], int, frozenset[str]]] = field(default_factory=dict)
-    """Remote registration key -> (candidate path, candidate priority, origins)."""
+    members: dict[str, tuple[int, tuple[str, ...], int, frozenset[str]]] = field(default_factory=dict)
+    """Remote registration key -> (arrival rank of its consumer, candidate path, candidate priority, origins)."""
 
     def freeze(self) -> Registration:
         """The registration as it stands: path and priority from the lead member, origins from all."""
-        lead = min(self.members, key=lambda k: (len(self.members[k][0]), k))
-        path, priority, _ = self.members[lead]
-        origins = frozenset().union(*(member[2] for member in self.members.values()))
+        lead = min(self.members, key=lambda k: (self.members[k][0], len(self.members[k][1]), k))
+        _, path, priority, _ = self.members[lead]
+        origins = frozenset().union(*(member[3] for member in self.members.values()))
         return Registration(self.broker, self.destination, self.key, self.via, path, origins, priority,
                             True, self.conduit)
 
@@ -193,8 +198,9 @@ def client_registration(consumer: Consumer) -> Registration:
 def compute_demand(state: TopologyState) -> tuple[Registration, ...]:
     """Every registration of the settled network, sorted by (broker, destination, key).
 
-    Breadth first from the client consumers (sorted by ID); each level's new
-    registrations are offered to every bridge into their broker. A
+    One consumer at a time, in the order they arrived, breadth first from
+    each; each level's new registrations are offered to every bridge into
+    their broker. A
     suppression that must replace a settled subscription bars it and
     starts again (the barred set only grows, so this ends).
     """
@@ -220,20 +226,20 @@ def _propagate(state: TopologyState, barred: set[Ident]) -> tuple[Registration, 
         into.setdefault(bridge.remote, []).append(bridge)
     building: dict[Ident, _Building] = {}
     settled: dict[Ident, Registration] = {}
-    frontier = sorted((client_registration(c) for c in state.consumers.values()),
-                      key=lambda r: (r.broker, r.destination, r.key))
-    while frontier:
-        for reg in frontier:
-            settled[(reg.broker, reg.destination, reg.key)] = reg
-        created: list[Ident] = []
-        for remote in frontier:
-            for bridge in into.get(remote.broker, ()):
-                offered = _offer(state, bridge, remote, building, settled, barred)
-                if isinstance(offered, _Bar):
-                    return offered
-                if offered is not None and offered not in created:
-                    created.append(offered)
-        frontier = [building[ident].freeze() for ident in created if ident in building]
+    for rank, consumer in enumerate(state.consumers.values()):
+        frontier = [client_registration(consumer)]
+        while frontier:
+            for reg in frontier:
+                settled[(reg.broker, reg.destination, reg.key)] = reg
+            created: list[Ident] = []
+            for remote in frontier:
+                for bridge in into.get(remote.broker, ()):
+                    offered = _offer(state, bridge, remote, building, settled, barred, rank)
+                    if isinstance(offered, _Bar):
+                        return offered
+                    if offered is not None and offered not in created:
+                        created.append(offered)
+            frontier = [building[ident].freeze() for ident in created if ident in building]
     final = dict(settled)
     for ident, item in building.items():
         final[ident] = item.freeze()
@@ -241,8 +247,10 @@ def _propagate(state: TopologyState, barred: set[Ident]) -> tuple[Registration, 
 
 
 def _offer(state: TopologyState, bridge: Bridge, remote: Registration, building: dict[Ident, _Building],
-           settled: dict[Ident, Registration], barred: set[Ident]) -> Ident | _Bar | None:
-    """Offer ``remote`` (on ``bridge.remote``) to ``bridge``; the identity of a newly created registration, if any."""
+           settled: dict[Ident, Registration], barred: set[Ident], rank: int) -> Ident | _Bar | None:
+    """Offer ``remote`` (on ``bridge.remote``) to ``bridge`` in the pass of the ``rank``-th consumer to arrive.
+
+    The identity of a newly created registration, if any."""
     config = bridge.config
     if bridge.tree:
         if not is_tree_forwarded(state, bridge, remote) or is_loop(bridge.local, remote.path):
@@ -252,7 +260,7 @@ def _offer(state: TopologyState, bridge: Bridge, remote: Registration, building:
         return None
     path = remote.path + (bridge.remote,)
     priority = compute_priority(config, path, remote.priority)
-    member = (path, priority, remote.origins)
+    member = (rank, path, priority, remote.origins)
     conduit = can_conduit(config, remote.destination, remote.network)
     prefix = f"{bridge.local}<{bridge.remote}:"
     key = prefix + ("*" if conduit else remote.key)

@@ -51,9 +51,11 @@ RULES: dict[str, Rule] = {
              "for a path of one broker and -5-(n+1) for n.", "notes 1.2 step 6: doCreateDemandSubscription"),
         Rule("TOPO-NC-CASCADE", "Removing a registration removes everything created from it; a conduit subscription "
              "goes when its last member goes.", "notes 1.3; ConduitBridge.removeDemandSubscription"),
-        Rule("TOPO-NC-ORDER", "Advisories are handled breadth first; a conduit subscription takes path and priority "
-             "from its member with the shortest path (then smallest key) (decided).",
-             "decided: ActiveMQ keeps the first to arrive, which a breadth-first replay makes the shortest"),
+        Rule("TOPO-NC-ORDER", "Consumers are taken in arrival order, each one's advisories breadth first; a conduit "
+             "subscription takes path and priority from its first member to arrive (the earliest consumer's, "
+             "then the shortest path, then the smallest key) (decided where timing decides).",
+             "ActiveMQ DemandForwardingBridgeSupport.addConsumerInfo (a later consumer joins the conduit "
+             "DemandSubscription built from the first); real 5.17 networks subscribed far consumer first"),
         Rule("TOPO-TREE-ROLES", "A broker is a leaf or branch by its one tree connector, else a root; a leaf has no "
              "children and parents form no cycle. More than one root makes a forest whose trees work apart "
              "(decided).", "seed 002 rules 1-2"),

@@ -193,3 +193,42 @@ def test_the_eight_broker_tree_matches_the_spec(tmp_path: Path) -> None:
     with running_scenario(TREE8_BROKERS, TREE8_LINKS, SETTINGS["ttl2"], "b4", tmp_path, base_port) as scenario:
         check_demand(scenario)
         check_delivery(scenario)
+
+
+TOPIC = "topic://TEST.T"
+CHAIN3_BROKERS = ("b1", "b2", "b3")
+CHAIN3_LINKS: Links = (("b2", "b1"), ("b3", "b2"))
+"""A chain: b1 the far end, b3 the other; each child declares a duplex connector to its parent."""
+
+
+def spec_paths(state: t.TopologyState, destination: str) -> list[tuple[str, tuple[str, ...], int]]:
+    return sorted((r.broker, r.path, r.priority) for r in state.demand if r.network and r.destination == destination)
+
+
+def test_a_conduit_subscription_keeps_the_path_of_the_consumer_that_arrived_first(tmp_path: Path) -> None:
+    """Rule TOPO-NC-ORDER on real brokers: the far consumer subscribes first, so b1's conduit keeps its longer path.
+
+    Subscribed the other way round the spec predicts the short path on b1, so
+    this order is the one that tells "first to arrive" from "shortest".
+    """
+    config = t.BridgeConfig(consumer_ttl=2, message_ttl=2, decrease_priority=True)
+    commands = build_commands(CHAIN3_BROKERS, CHAIN3_LINKS, config)
+    far_first = [t.Subscribe("far", "b3", TOPIC), t.Subscribe("near", "b2", TOPIC)]
+    start = apply_all(t.initial_state(get_profile("artemis-latest")), commands)
+    predicted = apply_all(start, far_first)
+    near_first = apply_all(start, list(reversed(far_first)))
+    assert ("b1", ("b3", "b2")) in {(b, p) for b, p, _ in spec_paths(predicted, TOPIC)}
+    assert spec_paths(predicted, TOPIC) != spec_paths(near_first, TOPIC), "the scenario no longer reveals the order"
+    base_port = get_base_port() + 20 * (len(SETTINGS) + 1)
+    with RealNetwork(start, tmp_path, base_port=base_port) as network:
+        state = start
+        for subscribe in far_first:
+            state = apply_all(state, [subscribe])
+            network.consumer(subscribe.broker, TOPIC)
+            expected = predict_demand(state, TOPIC)
+            observed = network.wait_for_demand(TOPIC, expected)
+            assert observed == expected, (f"after {subscribe}: real demand {observed} != spec {expected}\n"
+                                          f"{describe([*commands, *far_first])}")
+        real = sorted((c.broker, c.path, c.priority) for c in network.observe(TOPIC) if c.network and not c.browser)
+        assert real == spec_paths(state, TOPIC), (f"real (broker, path, priority) {real} != spec "
+                                                  f"{spec_paths(state, TOPIC)}\n{describe([*commands, *far_first])}")
