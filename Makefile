@@ -3,9 +3,12 @@
 #   make run         the main job on embedded defaults: the differential check of every domain and profile,
 #                    then a generated corpus with planted faults audited on local Spark (report in
 #                    brokerspec-audit/report.html)
-#   make test        mypy --strict, then the fast test tier with branch coverage gated at 95%
+#   make test        mypy --strict, then the fast test tier with branch coverage gated at 95% (it fetches the
+#                    Artemis release of the real-broker smoke first, when Maven and a JDK are there)
 #   make test-deep   the deep tier: larger Hypothesis runs and CrossHair budgets, a long check, 8 real brokers,
-#                    and the mutation score
+#                    the whole catalogue against every Artemis release, and the mutation score
+#   make artemis     the whole catalogue against every Artemis release in the table: agree, differ or not
+#                    expressible, case by case, written into docs/artemis-fidelity.md
 #   make mutation    the conformance suite's mutation score: every cosmic-ray mutant of impl/ and every planted
 #                    bug (report in brokerspec-mutation/); fails below 90% or when a planted bug survives
 #   make bench       the benchmark (figures only, no timed assertions)
@@ -28,7 +31,9 @@ CORPUS ?= brokerspec-corpus
 REPORT ?= brokerspec-audit
 COVERED := spec/*,reference/*,impl/*
 
-.PHONY: install run test test-deep mutation typecheck bench docs clean
+ARTEMIS_SMOKE ?= 2.40.0
+
+.PHONY: install run test test-deep mutation typecheck bench docs clean artemis artemis-fetch
 
 $(STAMP): $(SOURCES)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -47,13 +52,23 @@ typecheck: $(STAMP)
 	$(BIN)/mypy --strict -p brokerspec
 	MYPYPATH=tests $(BIN)/mypy --strict --explicit-package-bases tests benchmarks
 
-test: typecheck
+# A machine without Maven or a JDK still runs the fast tier: the real-Artemis smoke then skips, unless
+# BROKERSPEC_REQUIRE_ARTEMIS=1 (CI) makes it fail.
+artemis-fetch: $(STAMP)
+	-$(BIN)/brokerspec artemis fetch --release $(ARTEMIS_SMOKE)
+
+artemis: $(STAMP)
+	$(BIN)/brokerspec artemis fetch
+	$(BIN)/brokerspec artemis fidelity --page docs/artemis-fidelity.md --json brokerspec-fidelity/fidelity.json
+
+test: typecheck artemis-fetch
 	$(BIN)/pytest --cov=brokerspec --cov-branch --cov-report=term --cov-report=xml
 	$(BIN)/coverage report --include='$(COVERED)' --fail-under=95
 
 test-deep: typecheck
 	BROKERSPEC_DEEP=1 BROKERSPEC_REAL8=1 $(BIN)/pytest
 	$(BIN)/brokerspec check --budget 10m
+	-$(MAKE) artemis
 	$(MAKE) mutation
 
 mutation: $(STAMP)
@@ -73,4 +88,4 @@ docs: $(STAMP)
 	$(BIN)/python -m brokerspec.topology_plot docs/images
 
 clean:
-	rm -rf $(VENV) build *.egg-info .coverage coverage.xml .hypothesis .mypy_cache brokerspec-failures $(CORPUS) $(REPORT)
+	rm -rf $(VENV) build *.egg-info .coverage coverage.xml .hypothesis .mypy_cache brokerspec-failures brokerspec-fidelity $(CORPUS) $(REPORT)

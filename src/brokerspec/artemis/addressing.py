@@ -346,7 +346,8 @@ class AddressingAdapter:
                 return QueueRoutingTypeMismatch(query["address"], query["name"], RoutingType(query["routing_type"]),
                                                 RoutingType.ANYCAST)
         if failure.has_code("AMQ229017") or failure.has_type("QUEUE_DOES_NOT_EXIST") or failure.mentions(
-                "does not exist") or failure.mentions("There is no queue with name"):
+                "does not exist") or failure.mentions("There is no queue with name") or failure.mentions(
+                "There is no topic with name"):
             return QueueNotFound(name)
         raise UnexpectedRefusal(f"the broker refused with something brokerspec cannot name: {failure}")
 

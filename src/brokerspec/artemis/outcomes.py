@@ -20,12 +20,12 @@ from __future__ import annotations
 import itertools
 import os
 
-from brokerspec.conform.protocol import FailureKind, SutFailure
+from brokerspec.conform.protocol import FailureKind, SutFailure, Unsupported
 
 _TAGS = itertools.count(1)
 
 
-class NotExpressible(SutFailure):
+class NotExpressible(Unsupported):
     """The operation cannot be performed faithfully over the adapter's client protocols."""
 
     def __init__(self, why: str) -> None:

@@ -270,6 +270,8 @@ def run_fuzz(args: argparse.Namespace) -> int:
     for domain in report.skipped:
         table.add_row(domain, "-", "-", "-", "[yellow]not offered by the SUT[/]")
     console.print(table)
+    for why, count in sorted(report.unsupported.items()):
+        console.print(f"{count} scenario(s) discarded: the SUT cannot do this: {why}", markup=False, highlight=False)
     replay_with = f"brokerspec replay {{}} --sut {shlex.quote(args.sut)}"
     for result in report.divergences:
         assert result.divergence is not None

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hypothesis import reject
+
 from brokerspec.spec import Outcome, Profile
 
 from ..check.domains import get_domain
@@ -30,7 +32,7 @@ from ..check.lockstep import Divergence
 from ..check.machine import RunStats
 from ..check.runner import CheckResult, check_for
 from ..trace import Trace, TraceStep, write_trace
-from .protocol import Hello, SutFailure
+from .protocol import Hello, SutFailure, Unsupported
 from .sut import Sut, subject_factory
 
 
@@ -43,6 +45,8 @@ class FirstFailure:
         self.failure: SutFailure | None = None
         self.script: list[Any] = []
         self.domain = ""
+        self.unsupported: dict[str, int] = {}
+        """Scenarios discarded because the SUT could not perform an operation: the reason's first words -> count."""
 
     def hello(self, profile: Profile, domains: tuple[str, ...]) -> Hello:
         """Pass the handshake through."""
@@ -59,7 +63,7 @@ class FirstFailure:
         """Execute, unless a failure has been seen."""
         self._refuse()
         self.script.append(command)
-        outcome: Outcome = self._guard(lambda: self.sut.execute(command))
+        outcome: Outcome = self._guard(lambda: self.sut.execute(command), discard=True)
         return outcome
 
     def close(self) -> None:
@@ -70,9 +74,16 @@ class FirstFailure:
         if self.failure is not None:
             raise self.failure
 
-    def _guard(self, call: Callable[[], Any]) -> Any:
+    def _guard(self, call: Callable[[], Any], discard: bool = False) -> Any:
         try:
             return call()
+        except Unsupported as unsupported:
+            if not discard:
+                self.failure = unsupported
+                raise
+            why = unsupported.message.split(" at step ", 1)[0]
+            self.unsupported[why] = self.unsupported.get(why, 0) + 1
+            reject()  # this scenario cannot be played on this SUT; Hypothesis draws another
         except SutFailure as failure:
             self.failure = failure
             raise
@@ -89,6 +100,8 @@ class FuzzReport:
     failure: SutFailure | None = None
     failure_trace: Path | None = None
     skipped: list[str] = field(default_factory=list)
+    unsupported: dict[str, int] = field(default_factory=dict)
+    """Scenarios discarded because the SUT could not perform an operation, by reason."""
 
     @property
     def divergences(self) -> list[CheckResult]:
@@ -133,4 +146,5 @@ def fuzz(sut: Sut, profile: Profile, domains: tuple[str, ...], seconds: float, o
         report.results.append(result)
         if result.divergence is not None:
             break
+    report.unsupported = dict(guard.unsupported)
     return report

@@ -74,6 +74,14 @@ class SutFailure(SubjectFailure):
         self.message = message
 
 
+class Unsupported(SutFailure):
+    """An in-process SUT cannot perform this operation as asked (not a fault of the broker).
+
+    The catalogue reports the case as not run for this reason; the fuzzer
+    discards the scenario and counts it, and goes on.
+    """
+
+
 @dataclass(frozen=True)
 class Hello:
     """What a SUT said of itself: its name, the domains and (when it says) the profiles it implements."""

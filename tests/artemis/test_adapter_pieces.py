@@ -1,0 +1,146 @@
+"""The Artemis adapter's pure pieces, without a broker: broker.xml, refusal mapping, the fidelity marks.
+
+Each test here can fail on a plausible mistake in the adapter: a prefix
+written to the wrong acceptor parameter, a name that breaks the XML, an AMQ
+code mapped to the wrong reason, a failed case counted as agreeing, or a
+regenerated page that loses the findings people wrote around its table.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ElementTree
+from typing import Any
+
+import pytest
+
+from brokerspec.artemis.addressing import AddressingAdapter
+from brokerspec.artemis.config import BrokerConfig, ClusterLink, render_acceptor_url, render_broker_xml
+from brokerspec.artemis.driver import CallFailed, Cause
+from brokerspec.artemis.fidelity import AGREE, BEGIN, DIFFER, END, NOT_EXPRESSIBLE, Mark, ReleaseRun, classify, \
+    render_markdown
+from brokerspec.artemis.outcomes import UnexpectedRefusal
+from brokerspec.artemis.releases import RELEASES
+from brokerspec.artemis.sut import judged_profile, unexpressible_options
+from brokerspec.conform.catalogue import all_cases
+from brokerspec.conform.runner import CaseResult, Verdict
+from brokerspec.spec import get_profile
+from brokerspec.spec.addressing import AddressNotFound, InvalidName, QueueExists, QueueNotFound
+
+NS = {"c": "urn:activemq:core"}
+
+
+def parsed(config: BrokerConfig) -> ElementTree.Element:
+    return ElementTree.fromstring(render_broker_xml(config))
+
+
+def test_broker_xml_sets_the_profile_options_and_binds_loopback_only() -> None:
+    config = BrokerConfig("n1", 61700, "/tmp/probe.jsonl", id_cache_size=7, persist_id_cache=False)
+    core = parsed(config).find("c:core", NS)
+    assert core is not None
+    assert core.findtext("c:id-cache-size", namespaces=NS) == "7"
+    assert core.findtext("c:persist-id-cache", namespaces=NS) == "false"
+    acceptor = core.findtext("c:acceptors/c:acceptor", namespaces=NS) or ""
+    assert acceptor.startswith("tcp://127.0.0.1:61700?")
+    assert core.find("c:cluster-connections", NS) is None
+
+
+def test_prefixes_go_to_their_own_acceptor_parameter() -> None:
+    url = render_acceptor_url(BrokerConfig("n1", 1, "p", prefixes={"any://": "ANYCAST", "multi://": "MULTICAST",
+                                                                     "a2://": "ANYCAST"}))
+    params = dict(p.split("=", 1) for p in url.split("?", 1)[1].split(";"))
+    assert params["anycastPrefix"] == "any://,a2://"
+    assert params["multicastPrefix"] == "multi://"
+
+
+def test_hostile_names_stay_inside_their_elements() -> None:
+    hostile = 'a"<b>&</c>'
+    config = BrokerConfig("n1", 1, "p", address_settings=((hostile, {"auto_create_queues": "false"}),
+                                                             ("#", {"auto_create_addresses": "false"})))
+    settings = parsed(config).findall("c:core/c:address-settings/c:address-setting", NS)
+    matches = [s.get("match") for s in settings]
+    assert matches == ["#", hostile]
+    catch_all = settings[0]
+    assert catch_all.findtext("c:auto-create-addresses", namespaces=NS) == "false"
+    assert catch_all.findtext("c:auto-delete-queues", namespaces=NS) == "false"
+
+
+def test_a_cluster_node_connects_to_every_peer() -> None:
+    config = BrokerConfig("n1", 1, "p", peers={"n2": 2, "n3": 3}, cluster=(ClusterLink("orders", "ON_DEMAND"),))
+    link = parsed(config).find("c:core/c:cluster-connections/c:cluster-connection", NS)
+    assert link is not None
+    assert link.findtext("c:message-load-balancing", namespaces=NS) == "ON_DEMAND"
+    assert [r.text for r in link.findall("c:static-connectors/c:connector-ref", NS)] == ["to-n2", "to-n3"]
+
+
+class NoBroker:
+    """Stands in for the node where a mapping must not need the broker."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"the mapping asked the broker ({name}) where the message says everything")
+
+
+def refusal(code: str, message: str, kind: str = "") -> CallFailed:
+    return CallFailed("manage", (Cause("org.apache.activemq.artemis.api.core.ActiveMQException", f"{code}: {message}",
+                                       kind or None),))
+
+
+@pytest.mark.parametrize(("failure", "expected"), [
+    (refusal("AMQ229019", "Queue q1 already exists on address a1"), QueueExists("q1", "a1")),
+    (refusal("AMQ229203", "Address Does Not Exist: orders"), AddressNotFound("orders")),
+    (refusal("AMQ229017", "Queue jobs does not exist", "QUEUE_DOES_NOT_EXIST"), QueueNotFound("given")),
+])
+def test_refusals_map_to_the_reason_their_code_names(failure: CallFailed, expected: object) -> None:
+    adapter = AddressingAdapter.__new__(AddressingAdapter)
+    adapter.node = NoBroker()  # type: ignore[assignment]
+    assert adapter.reason(failure, "given") == expected
+
+
+def test_an_invalid_queue_name_keeps_the_given_name() -> None:
+    adapter = AddressingAdapter.__new__(AddressingAdapter)
+    adapter.node = NoBroker()  # type: ignore[assignment]
+    reason = adapter.reason(refusal("AMQ229216", "Invalid queue name"), "q1::")
+    assert isinstance(reason, InvalidName) and reason.name == "q1::"
+
+
+def test_a_refusal_brokerspec_cannot_name_is_never_guessed() -> None:
+    adapter = AddressingAdapter.__new__(AddressingAdapter)
+    adapter.node = NoBroker()  # type: ignore[assignment]
+    with pytest.raises(UnexpectedRefusal, match="cannot name"):
+        adapter.reason(refusal("AMQ119999", "disk full"), "q1")
+
+
+CASE = all_cases()[0]
+
+
+@pytest.mark.parametrize(("verdict", "message", "mark"), [
+    (Verdict.PASSED, "", AGREE),
+    (Verdict.FAILED, "sut parted from the spec at step 2\n  spec: Resolved(x)\n  sut: NotFound(y)", DIFFER),
+    (Verdict.SUT_FAILURE, "not expressible over the wire: a delete_id has no client call", NOT_EXPRESSIBLE),
+    (Verdict.SUT_FAILURE, "the SUT answered garbage", DIFFER),
+])
+def test_each_verdict_gets_its_mark(verdict: Verdict, message: str, mark: str) -> None:
+    got, note = classify(CaseResult(CASE, verdict, step=2, message=message))
+    assert got == mark
+    if mark == DIFFER and verdict is Verdict.FAILED:
+        assert note == "spec: Resolved(x) / sut: NotFound(y)"
+
+
+def test_regenerating_the_page_keeps_the_findings_around_the_table() -> None:
+    run = ReleaseRun("2.40.0", "artemis-latest", [Mark("addressing/x", "2.40.0", AGREE),
+                                                  Mark("addressing/y", "2.40.0", DIFFER, 3, "spec: a / sut: b")])
+    page = f"# Fidelity\n\nintro\n\n{BEGIN}\nold table\n{END}\n\n## Findings\n\nkept\n"
+    written = render_markdown([run], page)
+    assert written.startswith("# Fidelity\n\nintro\n\n") and written.endswith("## Findings\n\nkept\n")
+    assert "old table" not in written
+    assert "| 2.40.0 | `artemis-latest` | 2 | 1 | 1 | 0 |" in written
+    assert "| `addressing/y` | differ | spec: a / sut: b |" in written
+
+
+def test_options_a_release_cannot_have_are_named_and_configurable_ones_are_not() -> None:
+    release = RELEASES["2.40.0"]
+    wanted = get_profile("artemis-latest", (("duplicates.id_cache_size", "3"),
+                                            ("duplicates.nontx_add", "BEFORE_COMMIT")))
+    assert unexpressible_options(release, wanted, "duplicates") == [
+        "duplicates.nontx_add=BEFORE_COMMIT (the release has IMMEDIATE)"]
+    assert judged_profile("2.40.0", get_profile("artemis-latest")).label == \
+        "artemis-latest+balancing.fqqn_send=LOCAL"

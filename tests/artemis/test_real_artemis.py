@@ -1,0 +1,124 @@
+"""A smoke of the catalogue against a real Artemis broker (the fast tier's share of "real Artemis in the loop").
+
+One single-node Artemis (the release ``artemis-latest`` stands for) serves
+the whole module. Twenty-odd catalogue cases of address resolution and
+duplicate detection run against it through the same SUT as
+``brokerspec conform --sut artemis``, a restart and a crash among them, and
+every one must agree with the spec. The whole catalogue on every release is
+the deep tier's (``make artemis``, ``docs/artemis-fidelity.md``).
+
+That the comparison can fail is shown on the same broker: a case whose
+outcomes the spec computes differently for 2.11 and for the latest release
+is run once, and what the broker did must equal the latest profile's
+outcomes and differ from 2.11's.
+
+Without a fetched distribution (``brokerspec artemis fetch``) the module is
+skipped, unless ``BROKERSPEC_REQUIRE_ARTEMIS=1`` (CI sets it), when it fails.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+
+import pytest
+
+from brokerspec.artemis.releases import DEFAULT_RELEASE, RELEASES, distribution_home
+from brokerspec.artemis.sut import ArtemisSut, release_profile
+from brokerspec.conform.catalogue import Case, all_cases
+from brokerspec.conform.runner import Verdict, run_conformance
+from brokerspec.spec import Profile, get_profile
+from brokerspec.spec.addressing import apply as apply_addressing
+from brokerspec.spec.addressing import initial_state as addressing_state
+from brokerspec.spec.duplicates import Crash, Restart
+
+VERSION = DEFAULT_RELEASE
+REQUIRED = os.environ.get("BROKERSPEC_REQUIRE_ARTEMIS", "") == "1"
+
+
+def missing() -> list[str]:
+    """What this machine lacks to run Artemis ``VERSION`` (empty when it can)."""
+    lacking = [tool for tool in ("java", "javac", "jar") if shutil.which(tool) is None]
+    if not (distribution_home(VERSION) / "bin" / "artemis").is_file():
+        lacking.append(f"the Artemis {VERSION} distribution (run `brokerspec artemis fetch`)")
+    return lacking
+
+
+MISSING = missing()
+pytestmark = [
+    pytest.mark.artemis,
+    pytest.mark.skipif(bool(MISSING) and not REQUIRED, reason="real Artemis cannot run here: " + "; ".join(MISSING)),
+]
+
+SMOKE = (
+    "addressing/seed-fqqn-resolves-without-ambiguity-check",
+    "addressing/queue-name-taken-on-same-address",
+    "addressing/create-refuses-empty-and-separator-names",
+    "addressing/delete-address-with-queues-needs-force",
+    "addressing/fqqn-splits-at-first-separator",
+    "addressing/fqqn-empty-parts",
+    "addressing/fqqn-wrong-address-consumer",
+    "addressing/lookalike-decomposed-accent-is-another-address",
+    "addressing/consume-refused-when-queue-auto-creation-off",
+    "addressing/core-send-creates-the-address-part-only",
+    "addressing/fqqn-send-reaches-only-that-queue",
+    "addressing/prefix-stripped-and-sets-routing-type",
+    "duplicates/nontx-duplicate-dropped-but-client-told-ok",
+    "duplicates/duplicate-in-transaction-makes-it-rollback-only",
+    "duplicates/rollback-leaves-no-id-and-returns-messages",
+    "duplicates/bridge-ids-have-their-own-cache",
+    "duplicates/full-cache-evicts-the-oldest-id",
+    "duplicates/each-address-has-its-own-cache",
+    "duplicates/restart-reloads-persisted-ids",
+    "duplicates/crash-loses-open-transaction",
+    "duplicates/per-address-size-applies-to-one-address",
+)
+"""The smoke's cases: each name must exist in the catalogue (checked below)."""
+
+
+@pytest.fixture(scope="module")
+def sut() -> Iterator[ArtemisSut]:
+    assert not MISSING, "; ".join(MISSING)
+    broker = ArtemisSut(VERSION)
+    try:
+        yield broker
+    finally:
+        broker.close()
+
+
+def smoke_cases(profile: Profile) -> list[Case]:
+    by_name = {case.name: case for case in all_cases()}
+    unknown = [name for name in SMOKE if name not in by_name]
+    assert not unknown, f"the smoke names cases the catalogue does not have: {unknown}"
+    return [by_name[name] for name in SMOKE if by_name[name].applies_to(profile)]
+
+
+def test_the_smoke_agrees_with_real_artemis(sut: ArtemisSut) -> None:
+    profile = release_profile(RELEASES[VERSION])
+    cases = smoke_cases(profile)
+    restarts = {type(c).__name__ for case in cases for c in case.commands if isinstance(c, (Restart, Crash))}
+    assert len(cases) >= 20 and restarts == {"Restart", "Crash"}
+    report = run_conformance(sut, cases, profile)
+    assert not report.stopped, report.stopped
+    disagreements = [f"{r.case.name}: {r.message.splitlines()[0] if r.message else r.verdict.value}"
+                     for r in report.results if r.verdict is not Verdict.PASSED]
+    assert not disagreements, "\n".join(disagreements)
+    assert len(report.results) == len(cases)
+
+
+def test_the_broker_is_told_apart_from_a_profile_it_does_not_have(sut: ArtemisSut) -> None:
+    """The same script under the two Artemis profiles: the broker must match one and so differ from the other."""
+    case = next(c for c in all_cases() if c.name == "addressing/core-send-creates-the-address-part-only")
+    latest = release_profile(RELEASES[VERSION])
+    sut.reset("addressing", latest)
+    observed = [sut.execute(command) for command in case.commands]
+    expected = {}
+    for profile in (latest, get_profile("artemis-2.11")):
+        state, outcomes = addressing_state(profile), []
+        for command in case.commands:
+            state, outcome = apply_addressing(state, command)
+            outcomes.append(outcome)
+        expected[profile.name] = outcomes
+    assert observed == expected["artemis-latest"]
+    assert observed != expected["artemis-2.11"]
