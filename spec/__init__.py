@@ -22,6 +22,7 @@ from .profiles import (
     Profile,
     QueueNameScope,
     ReloadKeeps,
+    ReturnOrder,
     SendCreation,
     get_profile,
 )
@@ -30,5 +31,5 @@ __all__ = [
     "BrokerspecError", "InvalidCommand", "InvalidOption", "InvariantBroken", "UnknownProfile", "FrozenMap",
     "Outcome", "Reason", "PROFILES", "AddressingOptions", "BalancingOptions", "ConsumerModel", "FqqnSend",
     "UnroutedStatus", "DuplicatesOptions", "InstantAdd", "NameParsing", "PrefixMatch", "Profile", "QueueNameScope",
-    "ReloadKeeps", "SendCreation", "get_profile",
+    "ReloadKeeps", "ReturnOrder", "SendCreation", "get_profile",
 ]

@@ -169,6 +169,23 @@ class ReloadKeeps(Enum):
     """Keep the first ``size`` IDs and delete the newer ones: before Artemis 1.3.0."""
 
 
+class ReturnOrder(Enum):
+    """Where a message a transaction received goes back to when it rolls back (or is lost at a restart).
+
+    Queues deliver in arrival order either way: a message reaches a queue
+    when it is sent, or when its transaction commits, and waits behind every
+    message that reached the queue before it (``QueueImpl.addTail``).
+    """
+
+    HEAD = "HEAD"
+    """Back at the head of the queue, in the order they were taken: 2.11 (``RefsOperation.afterRollback``
+    builds each queue's list with ``addFirst`` and ``QueueImpl.addHead`` puts each at the head)."""
+    ARRIVAL = "ARRIVAL"
+    """Back in their place in the queue's arrival order: 2.32.0 on (ARTEMIS-4517, ``QueueImpl.addSorted`` with
+    ``MessageReferenceImpl.getSequenceComparator``, a per-queue sequence). Between 2.18.0 (ARTEMIS-3093) and
+    2.31 the place was chosen by message ID instead, which no bundled profile models."""
+
+
 @dataclass(frozen=True)
 class DuplicatesOptions:
     """The semantic options of the duplicate-detection domain.
@@ -188,6 +205,8 @@ class DuplicatesOptions:
     ``per_address_size``
         Whether ``address-settings/id-cache-size`` exists (2.31.0 on,
         ARTEMIS-4159); without it ``set_id_cache_size`` is not supported.
+    ``return_order``
+        Where a rolled-back receive's message goes back to (:class:`ReturnOrder`).
     """
 
     id_cache_size: int = 20000
@@ -196,6 +215,7 @@ class DuplicatesOptions:
     bridge_add: InstantAdd = InstantAdd.IMMEDIATE
     reload_keeps: ReloadKeeps = ReloadKeeps.NEWEST
     per_address_size: bool = True
+    return_order: ReturnOrder = ReturnOrder.ARRIVAL
 
 
 class FqqnSend(Enum):
@@ -361,6 +381,7 @@ SEED = Profile(
         nontx_add=InstantAdd.BEFORE_COMMIT,
         bridge_add=InstantAdd.BEFORE_COMMIT,
         per_address_size=False,
+        return_order=ReturnOrder.HEAD,
     ),
     balancing=BalancingOptions(
         off_with_redistribution=False,
@@ -391,6 +412,7 @@ ARTEMIS_2_11 = Profile(
         nontx_add=InstantAdd.BEFORE_COMMIT,
         bridge_add=InstantAdd.BEFORE_COMMIT,
         per_address_size=False,
+        return_order=ReturnOrder.HEAD,
     ),
     balancing=BalancingOptions(
         off_with_redistribution=False,

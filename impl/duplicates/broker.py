@@ -76,7 +76,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from brokerspec.spec import FrozenMap, InvariantBroken, Profile, ReloadKeeps
+from brokerspec.spec import FrozenMap, InvariantBroken, Profile, ReloadKeeps, ReturnOrder
 from brokerspec.spec.duplicates import (
     AddMoment,
     Begin,
@@ -160,6 +160,9 @@ class FastDuplicatesBroker:
         self._failed_bridge_undoes = is_undone_on_failure(options.bridge_add)
         self._tx_moment = compute_add_moment(True, False, options.nontx_add)  # equivalent mutants (ReplaceTrueWithFalse): _hold_id treats WITH_SEND as it treats AFTER_STORE
         self._tx_bridge_moment = compute_add_moment(True, True, options.bridge_add)
+        self._returns_to_head = options.return_order is ReturnOrder.HEAD
+        self._arrivals = 0
+        """The last arrival sequence given to a message reaching a queue."""
         self._log = SlotLog()
         self._normal: dict[str, IdCache] = {}
         self._bridge: dict[str, IdCache] = {}
@@ -330,11 +333,14 @@ class FastDuplicatesBroker:
             del self._txs[session]
         if tx.acks:
             store = self._store
+            taken: dict[str, list[int]] = {}
             for queue_name, number in tx.acks:
+                taken.setdefault(queue_name, []).append(number)
+            for queue_name, numbers in taken.items():
                 queue = self._queues.get(queue_name)
                 if queue is not None:
-                    queue.add(number)
-                    store.add_message(queue_name, number)
+                    for seq, number in queue.put_back(numbers, self._returns_to_head):
+                        store.add_message(queue_name, number, seq)
             store.release(session)
 
     def _doom(self, tx: OpenTransaction, reason: DoomReason) -> None:
@@ -403,8 +409,9 @@ class FastDuplicatesBroker:
             store.set_next_message(number + 1)
             queues = self._queues
             for name in targets:
-                queues[name].add(number)
-                store.add_message(name, number)
+                self._arrivals += 1
+                queues[name].add(self._arrivals, number)
+                store.add_message(name, number, self._arrivals)
             return Sent(OK if targets else NO_BINDINGS, number, targets)
         if cache is not None:
             self._hold_id(tx, cache, key, self._tx_bridge_moment if bridged else self._tx_moment)
@@ -427,12 +434,12 @@ class FastDuplicatesBroker:
             return QueueNotFound(command.queue)
         if not len(queue):
             return NOTHING_RECEIVED
-        number = queue.take_first()
-        self._store.remove_message(command.queue, number)
         tx = self._txs.get(command.session)
+        seq, number = queue.take_first(tx is not None)
+        self._store.remove_message(command.queue, number)
         if tx is not None:
             tx.acks.append((command.queue, number))
-            self._store.hold(command.session, command.queue, number)
+            self._store.hold(command.session, command.queue, number, seq)
         return Received(number)
 
     def _begin(self, command: Begin) -> Outcome:
@@ -452,12 +459,17 @@ class FastDuplicatesBroker:
         self._commit_ids(tx)
         queues = self._queues
         store = self._store
+        for queue_name, number in tx.acks:
+            acked = queues.get(queue_name)
+            if acked is not None:
+                acked.acknowledge(number)
         for number, targets in tx.messages:
             for name in targets:
                 queue = queues.get(name)
                 if queue is not None:
-                    queue.add(number)
-                    store.add_message(name, number)
+                    self._arrivals += 1
+                    queue.add(self._arrivals, number)
+                    store.add_message(name, number, self._arrivals)
         del self._txs[command.session]
         if tx.acks:
             store.release(command.session)
@@ -485,6 +497,9 @@ class FastDuplicatesBroker:
         if queue is None:
             return QueueNotFound(command.queue)
         self._store.delete_queue(command.queue)
+        for tx in self._txs.values():  # the messages they took went with the queue
+            if tx.acks:
+                tx.acks = [ack for ack in tx.acks if ack[0] != command.queue]
         remaining = tuple(name for name in self._bindings[queue.address] if name != command.queue)
         if remaining:
             self._bindings[queue.address] = remaining
@@ -536,7 +551,8 @@ class FastDuplicatesBroker:
     def _rebuild(self) -> int:
         """Replace all memory by what the store holds, as the spec's ``process_restart``; return the IDs dropped.
 
-        Held messages go back to the queue of their name, if there is one; each
+        Held messages wait in their queue again and every queue is in arrival
+        order (sequence order, the journal's); each
         cache is reloaded from its records in stamp order into a cache sized by
         the settings in force, and the store is rewritten to match (the dropped
         IDs' records deleted, the survivors in their new slots), in one store
@@ -554,17 +570,18 @@ class FastDuplicatesBroker:
         self._global_size = stored.global_size
         self._sizes = dict(stored.sizes)
         self._next_message = stored.next_message
-        self._queues = {name: WaitingQueue(address, stored.messages.get(name))
+        held: dict[str, list[tuple[int, int]]] = {}
+        for _, queue_name, number, seq in stored.held:
+            if queue_name in stored.queues:
+                held.setdefault(queue_name, []).append((seq, number))
+                store.add_message(queue_name, number, seq)
+        self._queues = {name: WaitingQueue(address, [*stored.messages.get(name, ()), *held.get(name, ())])
                         for name, address in stored.queues.items()}
+        self._arrivals = max((seq for queue in self._queues.values() for seq, _ in queue.messages), default=0)
         bindings: dict[str, list[str]] = {}
         for name, address in stored.queues.items():
             bindings.setdefault(address, []).append(name)
         self._bindings = {address: tuple(sorted(names)) for address, names in bindings.items()}
-        for _, queue_name, number in stored.held:
-            queue = self._queues.get(queue_name)
-            if queue is not None:
-                queue.add(number)
-                store.add_message(queue_name, number)
         if stored.held:
             store.release_all()
         dropped = 0
@@ -609,7 +626,7 @@ class FastDuplicatesBroker:
             size_settings=FrozenMap(self._sizes),
             caches=FrozenMap({cache.name: cache.to_ring()
                               for table in (self._normal, self._bridge) for cache in table.values()}),
-            queues=FrozenMap({name: QueueState(queue.address, queue.waiting())
+            queues=FrozenMap({name: QueueState(queue.address, queue.waiting(), queue.arrived())
                               for name, queue in self._queues.items()}),
             transactions=FrozenMap({session: tx.to_spec() for session, tx in self._txs.items()}),
             next_message=self._next_message,

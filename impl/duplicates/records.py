@@ -7,11 +7,11 @@ frozen value that every operation copies. Here both are small mutable
 records, changed in place, that turn into spec values only when the broker
 is asked for a :meth:`snapshot`.
 
-A :class:`WaitingQueue` keeps its messages in number order (the spec's
-``deliver`` and ``return_messages`` both sort), in a list read from a head
-offset, so taking the first message is O(1) and adding the next number is
-an append; a number smaller than the last (a transaction's message reaching
-its queue at the commit, a rolled-back receive) is inserted by bisection.
+A :class:`WaitingQueue` keeps its messages in arrival order, each with its
+arrival sequence, in a list read from a head offset, so taking the first
+message is O(1) and an arrival is an append; a rolled-back receive goes back
+to the head (2.11) or is inserted by bisection on its sequence
+(ARTEMIS-4517), as the profile's ``return_order`` says.
 
 An :class:`OpenTransaction` holds what a session's transaction is waiting to
 do (R9, R11-R15): messages to route at the commit, acknowledgements held,
@@ -35,42 +35,74 @@ COMPACT_AFTER = 64  # equivalent mutants: only when the taken head is dropped; w
 
 
 class WaitingQueue:
-    """A queue: its address and its waiting messages, lowest number first."""
+    """A queue: its address, its waiting messages (head first) and the ones open transactions took.
 
-    __slots__ = ("address", "messages", "head")
+    Each message on the queue carries its arrival sequence (``seq``): the
+    order it reached the queue. ``messages`` holds ``(seq, number)`` pairs,
+    read from ``head``; ``delivering`` maps a number an open transaction took
+    to its sequence, so that a rollback can put it back where it belongs.
+    """
 
-    def __init__(self, address: str, messages: list[int] | None = None) -> None:
+    __slots__ = ("address", "messages", "head", "delivering")
+
+    def __init__(self, address: str, messages: list[tuple[int, int]] | None = None) -> None:
         self.address = address
-        self.messages: list[int] = sorted(messages) if messages else []
+        self.messages: list[tuple[int, int]] = sorted(messages) if messages else []
         self.head = 0
+        self.delivering: dict[int, int] = {}
 
     def __len__(self) -> int:
         return len(self.messages) - self.head  # equivalent mutants (BitXor): the length is only tested for zero; x - y == 0 iff x ^ y == 0
 
-    def add(self, number: int) -> None:
-        """Put message ``number`` in its place by number."""
-        messages = self.messages
-        if self.head == len(messages):  # equivalent mutants (Eq_GtE): head never passes len(messages)
-            messages.clear()
+    def add(self, seq: int, number: int) -> None:
+        """Message ``number`` arrives at the tail, with the highest sequence yet."""
+        if self.head == len(self.messages):  # equivalent mutants (Eq_GtE): head never passes len(messages)
+            self.messages.clear()
             self.head = 0
-            messages.append(number)
-        elif number > messages[-1]:  # equivalent mutants (Gt_Eq, Gt_GtE, Gt_Is): speed only: insort puts a number above the last where append does
-            messages.append(number)
-        else:
-            insort(messages, number, lo=self.head)
+        self.messages.append((seq, number))
 
-    def take_first(self) -> int:
-        """Remove and return the lowest waiting number (the queue must not be empty)."""
-        number = self.messages[self.head]
+    def take_first(self, held: bool) -> tuple[int, int]:
+        """Remove and return the first waiting ``(seq, number)`` (the queue must not be empty); ``held`` keeps it."""
+        taken = self.messages[self.head]
         self.head += 1
         if self.head >= COMPACT_AFTER and self.head * 2 >= len(self.messages):  # equivalent mutants: compaction timing
             del self.messages[:self.head]
             self.head = 0
-        return number
+        if held:
+            self.delivering[taken[1]] = taken[0]
+        return taken
+
+    def acknowledge(self, number: int) -> None:
+        """A held message is acknowledged for good."""
+        self.delivering.pop(number, None)
+
+    def put_back(self, numbers: list[int], at_head: bool) -> list[tuple[int, int]]:
+        """Held messages (in the order taken) wait again: at the head, or in arrival order; the pairs put back.
+
+        A number this queue does not hold (its queue was deleted and made
+        again since) is skipped.
+        """
+        refs = [(self.delivering.pop(n), n) for n in numbers if n in self.delivering]
+        if at_head:
+            self.messages[self.head:self.head] = refs
+        else:
+            for ref in refs:
+                insort(self.messages, ref, lo=self.head)
+        return refs
+
+    def reload(self) -> None:
+        """A restart: every message not acknowledged waits again, in arrival order."""
+        self.messages = sorted([*self.messages[self.head:], *((s, n) for n, s in self.delivering.items())])
+        self.head = 0
+        self.delivering = {}
 
     def waiting(self) -> tuple[int, ...]:
-        """The waiting numbers, lowest first."""
-        return tuple(self.messages[self.head:])
+        """The waiting numbers, first to be received first."""
+        return tuple(number for _, number in self.messages[self.head:])
+
+    def arrived(self) -> tuple[int, ...]:
+        """Every message not yet acknowledged, in arrival order (the spec's ``QueueState.arrived``)."""
+        return tuple(n for _, n in sorted([*self.messages[self.head:], *((s, n) for n, s in self.delivering.items())]))
 
 
 IdWork = list[tuple[IdCache, bytes]]

@@ -19,13 +19,14 @@ What is durable (everything the spec's ``process_restart`` keeps):
 ``sizes``
     per-address ``id-cache-size`` settings (R18).
 ``queues`` and ``messages``
-    each queue's address and its waiting messages. Queues keep messages in
-    number order, so a number is all a row needs.
+    each queue's address and its waiting messages, each with its arrival
+    sequence: a restart reloads a queue in sequence order.
 ``held``
     messages taken by a receive inside a transaction still open, by
-    session and queue name. At a restart they go back to the queue of that
-    name if one exists then, as the spec's ``return_messages`` does; a
-    commit deletes the session's rows, a rollback moves them back.
+    session and queue name, with their sequence. At a restart they wait in
+    their queue again, in arrival order with the rest; a commit deletes the
+    session's rows, a rollback moves them back, and deleting the queue
+    deletes them (the messages go with their queue).
 ``ids``
     one row per durable cache slot: cache (kind, address), slot, write
     stamp and key. Ordering a cache's rows by stamp gives its durable IDs
@@ -55,9 +56,11 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS sizes(address TEXT PRIMARY KEY, size INTEGER NOT NULL) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS queues(name TEXT PRIMARY KEY, address TEXT NOT NULL) WITHOUT ROWID",
-    "CREATE TABLE IF NOT EXISTS messages(queue TEXT NOT NULL, number INTEGER NOT NULL, PRIMARY KEY(queue, number))"
+    "CREATE TABLE IF NOT EXISTS messages(queue TEXT NOT NULL, number INTEGER NOT NULL, seq INTEGER NOT NULL, "
+    "PRIMARY KEY(queue, number))"
     " WITHOUT ROWID",
-    "CREATE TABLE IF NOT EXISTS held(session TEXT NOT NULL, queue TEXT NOT NULL, number INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS held(session TEXT NOT NULL, queue TEXT NOT NULL, number INTEGER NOT NULL, "
+    "seq INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS ids(bridge INTEGER NOT NULL, address TEXT NOT NULL, slot INTEGER NOT NULL,"
     " stamp INTEGER NOT NULL, key BLOB NOT NULL, PRIMARY KEY(bridge, address, slot)) WITHOUT ROWID",
 )
@@ -71,8 +74,10 @@ class StoredState:
     global_size: int
     sizes: dict[str, int] = field(default_factory=dict)
     queues: dict[str, str] = field(default_factory=dict)
-    messages: dict[str, list[int]] = field(default_factory=dict)
-    held: list[tuple[str, str, int]] = field(default_factory=list)
+    messages: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    """Queue name -> its waiting (arrival sequence, number) pairs, in sequence order."""
+    held: list[tuple[str, str, int, int]] = field(default_factory=list)
+    """(session, queue, number, sequence) of each message an open transaction took."""
     ids: dict[tuple[bool, str], list[bytes]] = field(default_factory=dict)
 
 
@@ -178,18 +183,19 @@ class SqliteStore:
         """Forget a queue and its waiting messages (messages held by transactions stay held)."""
         self._write("DELETE FROM queues WHERE name = ?", (name,))
         self._write("DELETE FROM messages WHERE queue = ?", (name,))
+        self._write("DELETE FROM held WHERE queue = ?", (name,))
 
-    def add_message(self, queue: str, number: int) -> None:
-        """Record message ``number`` waiting in ``queue``."""
-        self._write("INSERT INTO messages VALUES (?, ?)", (queue, number))
+    def add_message(self, queue: str, number: int, seq: int) -> None:
+        """Record message ``number`` waiting in ``queue`` with arrival sequence ``seq``."""
+        self._write("INSERT INTO messages VALUES (?, ?, ?)", (queue, number, seq))
 
     def remove_message(self, queue: str, number: int) -> None:
         """Record that message ``number`` left ``queue``."""
         self._write("DELETE FROM messages WHERE queue = ? AND number = ?", (queue, number))
 
-    def hold(self, session: str, queue: str, number: int) -> None:
-        """Record that ``session``'s open transaction took message ``number`` from ``queue``."""
-        self._write("INSERT INTO held VALUES (?, ?, ?)", (session, queue, number))
+    def hold(self, session: str, queue: str, number: int, seq: int) -> None:
+        """Record that ``session``'s open transaction took message ``number`` (sequence ``seq``) from ``queue``."""
+        self._write("INSERT INTO held VALUES (?, ?, ?, ?)", (session, queue, number, seq))
 
     def release(self, session: str) -> None:
         """Forget what ``session``'s transaction held (it committed, rolled back or was lost)."""
@@ -220,9 +226,9 @@ class SqliteStore:
         state = StoredState(next_message=meta["next_message"], global_size=meta["global_size"])
         state.sizes = dict(conn.execute("SELECT address, size FROM sizes"))
         state.queues = dict(conn.execute("SELECT name, address FROM queues"))
-        for queue, number in conn.execute("SELECT queue, number FROM messages ORDER BY queue, number"):
-            state.messages.setdefault(queue, []).append(number)
-        state.held = list(conn.execute("SELECT session, queue, number FROM held ORDER BY rowid"))
+        for queue, number, seq in conn.execute("SELECT queue, number, seq FROM messages ORDER BY queue, seq"):
+            state.messages.setdefault(queue, []).append((seq, number))
+        state.held = list(conn.execute("SELECT session, queue, number, seq FROM held ORDER BY rowid"))
         for bridge, address, key in conn.execute("SELECT bridge, address, key FROM ids ORDER BY stamp"):
             state.ids.setdefault((bool(bridge), address), []).append(bytes(key))
         return state

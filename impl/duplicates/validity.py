@@ -76,10 +76,15 @@ def _queue_problems(broker: FastDuplicatesBroker) -> list[str]:
     for name, queue in broker._queues.items():
         expected.setdefault(queue.address, []).append(name)
         waiting = queue.waiting()
-        if list(waiting) != sorted(set(waiting)):
-            found.append(f"queue {name!r}: messages not in increasing order {waiting}")
-        if waiting and waiting[-1] >= broker._next_message:
-            found.append(f"queue {name!r}: message {waiting[-1]} at or beyond the counter {broker._next_message}")
+        seqs = [seq for seq, _ in queue.messages[queue.head:]]
+        if len(set(waiting)) != len(waiting) or set(waiting) & set(queue.delivering):
+            found.append(f"queue {name!r}: a message twice among {waiting} and held {sorted(queue.delivering)}")
+        if not broker._returns_to_head and seqs != sorted(seqs):
+            found.append(f"queue {name!r}: waiting out of arrival order {queue.messages[queue.head:]}")
+        if any(number >= broker._next_message for number in (*waiting, *queue.delivering)):
+            found.append(f"queue {name!r}: a message at or beyond the counter {broker._next_message}")
+        if any(seq > broker._arrivals for seq in (*seqs, *queue.delivering.values())):
+            found.append(f"queue {name!r}: an arrival sequence beyond the last given, {broker._arrivals}")
         if not 0 <= queue.head <= len(queue.messages):
             found.append(f"queue {name!r}: head {queue.head} outside its list")
     bindings = {address: tuple(sorted(names)) for address, names in expected.items()}
@@ -102,12 +107,15 @@ def _store_problems(broker: FastDuplicatesBroker) -> list[str]:
     if stored.queues != addresses:
         found.append(f"store queues {stored.queues}, memory {addresses}")
     for name, queue in broker._queues.items():
-        if tuple(stored.messages.get(name, ())) != queue.waiting():
-            found.append(f"queue {name!r}: store holds {stored.messages.get(name, [])}, memory {queue.waiting()}")
+        waiting = sorted(queue.messages[queue.head:])
+        if stored.messages.get(name, []) != waiting:
+            found.append(f"queue {name!r}: store holds {stored.messages.get(name, [])}, memory {waiting}")
     orphans = sorted(set(stored.messages) - set(broker._queues))
     if orphans:
         found.append(f"store holds messages of missing queues {orphans}")
-    held = sorted((session, queue, number) for session, tx in broker._txs.items() for queue, number in tx.acks)
+    held = sorted((session, name, number, broker._queues[name].delivering[number])
+                  for session, tx in broker._txs.items() for name, number in tx.acks
+                  if name in broker._queues and number in broker._queues[name].delivering)
     if sorted(stored.held) != held:
         found.append(f"store holds {sorted(stored.held)} for open transactions, memory {held}")
     rows = store.read_ids()

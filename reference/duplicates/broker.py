@@ -159,7 +159,7 @@ class ReferenceDuplicatesBroker:
         if id_cache_size is not None:
             self.configuration.id_cache_size = id_cache_size
         self.post_office, dropped = restart_broker_state(
-            lost, self.configuration, self.options, self.storage, self.address_settings, self.bindings)
+            self.configuration, self.options, self.storage, self.address_settings, self.bindings)
         return Restarted(len(lost), dropped)
 
     # -- observation -------------------------------------------------------------------

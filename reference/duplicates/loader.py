@@ -26,7 +26,7 @@ created at all; its records are deleted and counted as dropped (Artemis
 
 :func:`restart_broker_state` is the whole start-up as this reference sees it:
 the lost transactions' acknowledgements never happened, so their messages
-are back in their queues; a new post office over the same queues and
+are back in their queues, every queue in arrival order; a new post office over the same queues and
 settings; the caches loaded.
 """
 
@@ -37,8 +37,7 @@ from brokerspec.spec.duplicates import CacheName
 
 from .journal import StorageManager
 from .post_office import Configuration, PostOffice
-from .queues import AcknowledgeOperation, Bindings
-from .transaction import Transaction
+from .queues import Bindings
 
 
 class PostOfficeJournalLoader:
@@ -89,19 +88,18 @@ class PostOfficeJournalLoader:
         return len(stored)
 
 
-def return_acknowledged_messages(tx: Transaction) -> None:
-    """The messages ``tx`` received go back to their queues: its acknowledgements never became durable."""
-    for operation in tx.get_all_operations():
-        if isinstance(operation, AcknowledgeOperation):
-            operation.cancel()
+def reload_queues(bindings: Bindings) -> None:
+    """Every queue waits again in sequence order, the lost transactions' references included: their
+    acknowledgements never became durable."""
+    for queue in bindings.queues.values():
+        queue.reload()
 
 
-def restart_broker_state(lost: list[Transaction], configuration: Configuration, options: DuplicatesOptions,
+def restart_broker_state(configuration: Configuration, options: DuplicatesOptions,
                          storage: StorageManager, address_settings: dict[str, int],
                          bindings: Bindings) -> tuple[PostOffice, int]:
     """Start again after a stop or a crash: a fresh post office with its caches loaded; and the IDs dropped."""
-    for tx in lost:
-        return_acknowledged_messages(tx)
+    reload_queues(bindings)
     post_office = PostOffice(configuration, options, storage, address_settings, bindings)
     loader = PostOfficeJournalLoader(post_office, configuration, options)
     dropped = loader.handle_duplicate_ids(storage.load_duplicate_ids())

@@ -17,44 +17,93 @@ Inside a transaction nothing happens to a queue until the end:
 * a sent message waits in a :class:`DeliverOperation` and reaches its
   queues when the commit is stored (Artemis's ``AddOperation`` over the
   message references);
-* a received message leaves the queue at once, and the
-  :class:`AcknowledgeOperation` puts it back if the transaction rolls back
-  (Artemis's ``RefsOperation``, which cancels the references).
+* a received message leaves the queue at once, and the transaction's one
+  :class:`AcknowledgeOperation` (Artemis's ``RefsOperation``) keeps the
+  references it took, to acknowledge them at the commit or cancel them at
+  a rollback.
 
-Two simplifications follow the spec. A queue keeps its messages in number
-order, the order a restart reloads them in; Artemis delivers in commit order
-and puts cancelled references back at the head. And both operations find
-their queues *by name* when they run, so a queue deleted in the meantime is
-skipped; Artemis's references point at the queue object itself.
+A queue delivers in arrival order: each reference carries the queue's own
+sequence number (``MessageReference.getSequence``), given when it arrives. A
+cancelled reference goes back to the head in the order taken (2.11:
+``RefsOperation.afterRollback`` lists each queue's references with
+``addFirst`` and ``QueueImpl.addHead`` adds each at the head) or to its place
+by sequence (2.32.0 on, ARTEMIS-4517, ``addSorted``), as the profile's
+``return_order`` says. A taken reference points at its queue object, as in
+Artemis: when the queue is deleted the reference goes with it, and a queue
+made again under the same name never sees it. A delivery waiting for a
+commit finds its queues *by name* when it runs, so a queue deleted in the
+meantime is skipped.
 
 Messages are treated as durable and their journal records are not modelled
-(only duplicate-ID records are, :mod:`.journal`): a restart keeps the queues
-as they are, apart from the acknowledgements of transactions it loses,
-which never happened.
+(only duplicate-ID records are, :mod:`.journal`): a restart reloads each
+queue in sequence order, the order its records stand in the journal, with
+the references of the transactions it loses, which never acknowledged them.
 """
 
 from __future__ import annotations
 
 from bisect import insort
 
+from brokerspec.spec import ReturnOrder
+
 from .transaction import Transaction, TransactionOperation
+
+Reference = tuple[int, int]
+"""A message on a queue: (the queue's sequence number for it, the message number)."""
 
 
 class Queue:
-    """A queue: its name, its address, and its waiting messages in number order."""
+    """A queue: its name, its address, its waiting references (head first) and those being delivered."""
 
     def __init__(self, name: str, address: str) -> None:
         self.name = name
         self.address = address
-        self.messages: list[int] = []
+        self.sequence = 0
+        self.messages: list[Reference] = []
+        self.delivering: dict[int, Reference] = {}
 
     def add(self, message: int) -> None:
-        """A message arrives (or comes back): it takes its place by number."""
-        insort(self.messages, message)
+        """A message arrives: the next sequence number, at the tail."""
+        self.sequence += 1
+        self.messages.append((self.sequence, message))
 
-    def take_first(self) -> int | None:
-        """Remove and return the lowest-numbered waiting message, if any."""
-        return self.messages.pop(0) if self.messages else None
+    def take_first(self) -> Reference | None:
+        """Remove and return the first waiting reference, if any; it is being delivered until acknowledged."""
+        if not self.messages:
+            return None
+        reference = self.messages.pop(0)
+        self.delivering[reference[1]] = reference
+        return reference
+
+    def acknowledge(self, message: int) -> None:
+        """The reference of ``message`` is done with (a non-transactional receive, or a commit)."""
+        self.delivering.pop(message, None)
+
+    def cancel(self, messages: list[int], order: ReturnOrder) -> None:
+        """References being delivered wait again (``messages`` in the order taken); others are skipped."""
+        references = [self.delivering.pop(m) for m in messages if m in self.delivering]
+        if order is ReturnOrder.HEAD:
+            to_cancel: list[Reference] = []
+            for reference in references:
+                to_cancel.insert(0, reference)  # addFirst
+            for reference in to_cancel:
+                self.messages.insert(0, reference)  # addHead, one by one
+        else:
+            for reference in references:
+                insort(self.messages, reference)
+
+    def reload(self) -> None:
+        """A restart: every reference not acknowledged waits again, in sequence order."""
+        self.messages = sorted([*self.messages, *self.delivering.values()])
+        self.delivering = {}
+
+    def waiting(self) -> tuple[int, ...]:
+        """The waiting message numbers, head first."""
+        return tuple(message for _, message in self.messages)
+
+    def arrived(self) -> tuple[int, ...]:
+        """Every message not acknowledged, in arrival order."""
+        return tuple(message for _, message in sorted([*self.messages, *self.delivering.values()]))
 
 
 class Bindings:
@@ -117,16 +166,30 @@ class DeliverOperation(TransactionOperation):
 
 
 class AcknowledgeOperation(TransactionOperation):
-    """A message received inside a transaction: final at the commit, back in its queue at a rollback."""
+    """What a transaction received (Artemis's ``RefsOperation``): acknowledged at the commit, cancelled at a rollback."""
 
-    def __init__(self, bindings: Bindings, queue_name: str, message: int) -> None:
+    def __init__(self, bindings: Bindings, order: ReturnOrder) -> None:
         self.bindings = bindings
-        self.queue_name = queue_name
-        self.message = message
+        self.order = order
+        self.taken: list[tuple[Queue, int]] = []
+        """(queue, message) in the order taken: the queue object itself, as a reference points at it."""
+
+    def add_ack(self, queue: Queue, message: int) -> None:
+        """One more reference taken."""
+        self.taken.append((queue, message))
+
+    def get_live_acks(self) -> list[tuple[str, int]]:
+        """(queue name, message) of the references whose queue is still bound (a deleted queue took its own)."""
+        return [(queue.name, message) for queue, message in self.taken
+                if self.bindings.get_queue(queue.name) is queue]
+
+    def after_commit(self, tx: Transaction) -> None:
+        for queue, message in self.taken:
+            queue.acknowledge(message)
 
     def after_rollback(self, tx: Transaction) -> None:
-        self.cancel()
-
-    def cancel(self) -> None:
-        """Put the message back into its queue, if the queue still exists."""
-        self.bindings.deliver(self.message, (self.queue_name,))
+        by_queue: dict[int, tuple[Queue, list[int]]] = {}
+        for queue, message in self.taken:
+            by_queue.setdefault(id(queue), (queue, []))[1].append(message)
+        for queue, messages in by_queue.values():
+            queue.cancel(messages, self.order)

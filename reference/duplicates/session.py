@@ -122,9 +122,16 @@ class ServerSession:
         queue = post_office.bindings.get_queue(queue_name)
         if queue is None:
             return QueueNotFound(queue_name)
-        message = queue.take_first()
-        if message is None:
+        reference = queue.take_first()
+        if reference is None:
             return Received(None)
-        if self.tx is not None:
-            self.tx.add_operation(AcknowledgeOperation(post_office.bindings, queue_name, message))
+        message = reference[1]
+        if self.tx is None:
+            queue.acknowledge(message)
+            return Received(message)
+        refs = next((op for op in self.tx.get_all_operations() if isinstance(op, AcknowledgeOperation)), None)
+        if refs is None:
+            refs = AcknowledgeOperation(post_office.bindings, post_office.options.return_order)
+            self.tx.add_operation(refs)
+        refs.add_ack(queue, message)
         return Received(message)

@@ -82,7 +82,7 @@ def render_transaction(tx: BrokerTransaction) -> Transaction:
         if isinstance(operation, DeliverOperation):
             messages.append(PendingMessage(operation.message, operation.queue_names))
         elif isinstance(operation, AcknowledgeOperation):
-            acks.append((operation.queue_name, operation.message))
+            acks.extend(operation.get_live_acks())
         elif isinstance(operation, AddDuplicateIDOperation) and operation.is_live():
             ids[operation.timing].append((operation.cache.name, operation.key))
     return Transaction(
@@ -106,7 +106,7 @@ def render_state(options: DuplicatesOptions, global_size: int, address_settings:
         global_size=global_size,
         size_settings=FrozenMap(address_settings),
         caches=FrozenMap((name, render_cache(cache, owners)) for name, cache in caches.items()),
-        queues=FrozenMap((name, QueueState(queue.address, tuple(queue.messages)))
+        queues=FrozenMap((name, QueueState(queue.address, queue.waiting(), queue.arrived()))
                          for name, queue in bindings.queues.items()),
         transactions=FrozenMap((session, render_transaction(tx)) for session, tx in open_transactions.items()),
         next_message=next_message,

@@ -17,10 +17,16 @@ The state is one frozen value (STYLE point 2):
 
 Messages are numbered in the order they are sent (a message sent inside a
 transaction gets its number at the send, and reaches its queues at the
-commit); a queue holds its messages in number order, the order a restart
-reloads them in, and a receive takes the lowest number. A message taken by a transactional receive leaves
-the queue and is held by the transaction until it commits (gone) or rolls
-back (back in the queue, in number order).
+commit). A queue delivers in arrival order: a message waits behind every
+message that reached the queue before it, whatever their numbers, and a
+receive takes the first waiting message. A message taken by a transactional
+receive leaves the queue and is held by the transaction until it commits
+(gone) or rolls back: then it goes back where the profile's
+``return_order`` says (the head, or its place in arrival order). A restart
+reloads every queue in arrival order (the journal's order), held messages
+of the lost transactions included. Each queue therefore keeps, besides its
+waiting messages, the arrival order of every message not yet acknowledged
+(``arrived``).
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from ..frozen import FrozenMap
-from ..profiles import DuplicatesOptions, Profile
+from ..profiles import DuplicatesOptions, Profile, ReturnOrder
 from .lifecycle import TxState
 from .ring import IdRing, ring_problems
 
@@ -96,10 +102,15 @@ class Transaction:
 
 @dataclass(frozen=True)
 class QueueState:
-    """A queue: its address and its waiting messages, in number order."""
+    """A queue: its address, its waiting messages (first to be received first), and ``arrived``.
+
+    ``arrived`` lists every message on the queue not yet acknowledged (waiting,
+    or held by an open transaction) in the order they reached the queue.
+    """
 
     address: str
     messages: tuple[int, ...] = ()
+    arrived: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -151,8 +162,15 @@ def invariant_violations(state: DuplicatesState) -> list[str]:
             problems.append(f"transaction of {session!r}: status {tx.status.value} with doom {tx.doom}")
         held.update(tx.acks)
     for queue_name, queue in state.queues.items():
-        if list(queue.messages) != sorted(set(queue.messages)):
-            problems.append(f"queue {queue_name!r}: messages not in strictly increasing order {queue.messages}")
+        if len(set(queue.messages)) != len(queue.messages) or len(set(queue.arrived)) != len(queue.arrived):
+            problems.append(f"queue {queue_name!r}: a message twice in {queue.messages} or {queue.arrived}")
+        on_hold = {message for held_queue, message in held if held_queue == queue_name}
+        if set(queue.arrived) != set(queue.messages) | on_hold:
+            problems.append(f"queue {queue_name!r}: arrived {queue.arrived} is not the waiting {queue.messages} "
+                            f"and the held {sorted(on_hold)}")
+        if state.options.return_order is ReturnOrder.ARRIVAL and \
+                list(queue.messages) != [m for m in queue.arrived if m in set(queue.messages)]:
+            problems.append(f"queue {queue_name!r}: waiting {queue.messages} out of arrival order {queue.arrived}")
         if any((queue_name, message) in held for message in queue.messages):
             problems.append(f"queue {queue_name!r}: a message held by a transaction is still waiting")
         if any(m >= state.next_message for m in queue.messages):

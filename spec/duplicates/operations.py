@@ -39,7 +39,7 @@ from typing import Any
 
 from ..frozen import FrozenMap
 from ..outcome import Outcome
-from ..profiles import InstantAdd
+from ..profiles import InstantAdd, ReturnOrder
 from .commands import (
     Begin,
     Commit,
@@ -131,21 +131,45 @@ def forget_id(state: DuplicatesState, name: CacheName, key: bytes) -> Duplicates
     return _replace(state, caches=state.caches.set(name, delete_from_ring(ring, key)))
 
 
-def return_messages(queues: FrozenMap[str, QueueState], acks: tuple[tuple[str, int], ...]) -> FrozenMap[str, QueueState]:
-    """Queues with acknowledged-but-uncommitted messages put back in number order (queues since deleted skipped)."""
+def return_messages(queues: FrozenMap[str, QueueState], acks: tuple[tuple[str, int], ...],
+                    order: ReturnOrder) -> FrozenMap[str, QueueState]:
+    """Queues with the messages of ``acks`` (in the order taken) waiting again (queues since deleted skipped).
+
+    ``HEAD``: before every waiting message, in the order taken (2.11).
+    ``ARRIVAL``: each in its place in the queue's arrival order (ARTEMIS-4517).
+    A message whose queue was deleted (and perhaps created again) since it
+    was taken is not among that queue's arrivals: it is gone with its queue.
+    """
+    returned: dict[str, list[int]] = {}
     for queue_name, message in acks:
-        queue = queues.get(queue_name)
-        if queue is not None:
-            queues = queues.set(queue_name, QueueState(queue.address, tuple(sorted((*queue.messages, message)))))
+        if queue_name in queues and message in queues[queue_name].arrived:
+            returned.setdefault(queue_name, []).append(message)
+    for queue_name, messages in returned.items():
+        queue = queues[queue_name]
+        if order is ReturnOrder.HEAD:
+            waiting = (*messages, *queue.messages)
+        else:
+            back = set(queue.messages) | set(messages)
+            waiting = tuple(m for m in queue.arrived if m in back)
+        queues = queues.set(queue_name, dataclasses.replace(queue, messages=waiting))
     return queues
 
 
+def acknowledge(queues: FrozenMap[str, QueueState], queue_name: str, message: int) -> FrozenMap[str, QueueState]:
+    """Queues with ``message`` acknowledged on ``queue_name``: no longer among its arrivals (a deleted queue skipped)."""
+    queue = queues.get(queue_name)
+    if queue is None:
+        return queues
+    return queues.set(queue_name, dataclasses.replace(queue, arrived=tuple(m for m in queue.arrived if m != message)))
+
+
 def deliver(queues: FrozenMap[str, QueueState], message: int, targets: tuple[str, ...]) -> FrozenMap[str, QueueState]:
-    """Queues with ``message`` added to each existing queue in ``targets``, in number order."""
+    """Queues with ``message`` arrived at the tail of each existing queue in ``targets``."""
     for queue_name in targets:
         queue = queues.get(queue_name)
         if queue is not None:
-            queues = queues.set(queue_name, QueueState(queue.address, tuple(sorted((*queue.messages, message)))))
+            queues = queues.set(queue_name, QueueState(queue.address, (*queue.messages, message),
+                                                       (*queue.arrived, message)))
     return queues
 
 
@@ -177,7 +201,7 @@ def undo_transaction(state: DuplicatesState, session: str) -> DuplicatesState:
     for name, key in tx.instant_ids:
         state = forget_id(state, name, key)
     caches = FrozenMap((name, settle_pending(ring, session)) for name, ring in state.caches.items())
-    queues = return_messages(state.queues, tx.acks)
+    queues = return_messages(state.queues, tx.acks, state.options.return_order)
     return _replace(state, caches=caches, queues=queues, transactions=state.transactions.remove(session))
 
 
@@ -197,12 +221,18 @@ def process_delete_queue(state: DuplicatesState, command: DeleteQueue) -> Result
 
     Open transactions' ID work for those caches is dropped with them: a
     decision (DUP-FORGET-IN-FLIGHT), since the broker would add such an ID to
-    the forgotten cache object, where no later send can see it.
+    the forgotten cache object, where no later send can see it. So are the
+    messages open transactions took from the queue: their references point
+    at the deleted queue, so neither a commit nor a rollback can reach a
+    queue made later under the same name.
     """
     queue = state.queues.get(command.queue)
     if queue is None:
         return state, QueueNotFound(command.queue, rule="DUP-QUEUE-NOT-FOUND")
-    state = _replace(state, queues=state.queues.remove(command.queue))
+    held_elsewhere = FrozenMap(
+        (session, _tx_replace(tx, acks=tuple(ack for ack in tx.acks if ack[0] != command.queue)))
+        for session, tx in state.transactions.items())
+    state = _replace(state, queues=state.queues.remove(command.queue), transactions=held_elsewhere)
     if get_queues_of(state, queue.address):
         return state, QueueDeleted(False, rule="DUP-QUEUE-DELETE")
     gone = {CacheName(CacheKind.NORMAL, queue.address), CacheName(CacheKind.BRIDGE, queue.address)}
@@ -245,6 +275,8 @@ def process_commit(state: DuplicatesState, command: Commit) -> Result:
     for name, key in tx.before_commit_ids:
         state = record_id(state, name, key)
     queues = state.queues
+    for queue_name, message in tx.acks:
+        queues = acknowledge(queues, queue_name, message)
     for pending in tx.messages:
         queues = deliver(queues, pending.message, pending.queues)
     caches = FrozenMap((name, settle_pending(ring, command.session)) for name, ring in state.caches.items())
@@ -269,9 +301,11 @@ def process_receive(state: DuplicatesState, command: Receive) -> Result:
     if not queue.messages:
         return state, Received(None, rule="DUP-RECEIVE")
     message = queue.messages[0]
-    queues = state.queues.set(command.queue, QueueState(queue.address, queue.messages[1:]))
-    state = _replace(state, queues=queues)
+    queues = state.queues.set(command.queue, dataclasses.replace(queue, messages=queue.messages[1:]))
     tx = state.transactions.get(command.session)
+    if tx is None:
+        queues = acknowledge(queues, command.queue, message)
+    state = _replace(state, queues=queues)
     if tx is not None:
         tx = _advance(tx, TxEvent.RECEIVE)
         state = _with_tx(state, command.session, _tx_replace(tx, acks=(*tx.acks, (command.queue, message))))
@@ -401,11 +435,14 @@ def process_restart(state: DuplicatesState, command: Restart | Crash) -> Result:
     cache's durable IDs are its IDs in the order they entered, less holes and
     uncommitted instant adds; they are loaded into a cache sized by the
     settings now in force, dropping the excess as the profile says.
+
+    Every queue is reloaded in arrival order, the order its messages' records
+    stand in the journal: the messages the lost transactions held are back,
+    and a message once put back at the head (``ReturnOrder.HEAD``) is in its
+    arrival place again.
     """
     lost = len(state.transactions)
-    queues = state.queues
-    for tx in state.transactions.values():
-        queues = return_messages(queues, tx.acks)
+    queues = FrozenMap((name, dataclasses.replace(queue, messages=queue.arrived)) for name, queue in state.queues.items())
     global_size = state.global_size
     if isinstance(command, Restart) and command.id_cache_size is not None:
         global_size = command.id_cache_size

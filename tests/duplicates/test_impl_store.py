@@ -358,7 +358,7 @@ def _work_for_a_forgotten_cache(broker: FastDuplicatesBroker) -> None:
 
 def _queue_out_of_order(broker: FastDuplicatesBroker) -> None:
     queue = broker._queues["q1"]
-    queue.messages.insert(queue.head, 9)
+    queue.messages.append((0, 1))
 
 
 def _counter_behind(broker: FastDuplicatesBroker) -> None:
@@ -376,7 +376,7 @@ def _store_behind_on_sizes(broker: FastDuplicatesBroker) -> None:
 
 def _held_message_unrecorded(broker: FastDuplicatesBroker) -> None:
     broker._store.release("s2")
-    broker._store.add_message("q9", 1)
+    broker._store.add_message("q9", 1, 1)
     broker._store.commit()
 
 
@@ -386,7 +386,7 @@ CORRUPTIONS: list[tuple[Callable[[FastDuplicatesBroker], None], str]] = [
     (_orphan_pending_mark, "no open transaction"),
     (_stamps_backwards, "stamps out of cursor order"), (_transaction_misfiled, "filed under"),
     (_doom_without_status, "with doom"), (_work_for_a_forgotten_cache, "no longer filed"),
-    (_queue_out_of_order, "not in increasing order"), (_counter_behind, "beyond the counter"),
+    (_queue_out_of_order, "out of arrival order"), (_counter_behind, "beyond the counter"),
     (_binding_lost, "address index"), (_store_behind_on_sizes, "store sizes"),
     (_held_message_unrecorded, "missing queues"),
 ]

@@ -260,6 +260,7 @@ def broken_states() -> list[tuple[str, DuplicatesState]]:
     from dataclasses import replace
 
     from brokerspec.spec import FrozenMap
+    from brokerspec.spec import ReturnOrder
     from brokerspec.spec.duplicates import IdRing, QueueState, Transaction
 
     good = initial_state(get_profile("seed"))
@@ -274,10 +275,13 @@ def broken_states() -> list[tuple[str, DuplicatesState]]:
         ("has no open transaction", replace(good, caches=FrozenMap({name: IdRing(
             2, (b"a",), 1, FrozenMap({b"a": 0}), FrozenMap({0: "s"}))}))),
         ("with doom", replace(good, transactions=FrozenMap({"s": Transaction(TxState.ROLLBACK_ONLY)}))),
-        ("strictly increasing", replace(good, next_message=9, queues=FrozenMap({"q": QueueState("a", (2, 1))}))),
-        ("held by a transaction", replace(good, next_message=9, queues=FrozenMap({"q": QueueState("a", (1,))}),
+        ("out of arrival order", replace(good, next_message=9, options=replace(
+            good.options, return_order=ReturnOrder.ARRIVAL), queues=FrozenMap({"q": QueueState("a", (2, 1), (1, 2))}))),
+        ("a message twice", replace(good, next_message=9, queues=FrozenMap({"q": QueueState("a", (1, 1), (1,))}))),
+        ("is not the waiting", replace(good, next_message=9, queues=FrozenMap({"q": QueueState("a", (1,), ())}))),
+        ("held by a transaction", replace(good, next_message=9, queues=FrozenMap({"q": QueueState("a", (1,), (1,))}),
                                           transactions=FrozenMap({"s": Transaction(acks=(("q", 1),))}))),
-        ("numbered beyond", replace(good, queues=FrozenMap({"q": QueueState("a", (4,))}))),
+        ("numbered beyond", replace(good, queues=FrozenMap({"q": QueueState("a", (4,), (4,))}))),
         ("negative id-cache-size", replace(good, global_size=-1)),
     ]
 

@@ -101,8 +101,16 @@ class Node:
         return result[0] if isinstance(result, list) and len(result) == 1 else result
 
     def addresses(self) -> set[str]:
-        """The addresses the broker holds, its own left out."""
-        return {name for name in self.manage("getAddressNames") if not is_system_name(name)}
+        """The addresses the broker holds, its own left out.
+
+        The management registry can outlive an address: ``deleteAddress("::")``
+        removes the address ``""`` from the post office (``SimpleAddressManager``
+        strips the FQQN) but unregisters the management control of ``"::"``,
+        leaving ``""`` listed. So each listed name is confirmed with an address
+        query, which asks the post office.
+        """
+        listed = [name for name in self.manage("getAddressNames") if not is_system_name(name)]
+        return {name for name in listed if self.call("address_query", name=name)["exists"]}
 
     def queues(self) -> dict[str, tuple[str, str]]:
         """Every queue the broker holds (its own left out): name -> (address, routing type)."""
