@@ -23,6 +23,7 @@ from .profiles import (
     QueueNameScope,
     ReloadKeeps,
     ReturnOrder,
+    ZeroSizeCache,
     SendCreation,
     get_profile,
 )
@@ -31,5 +32,5 @@ __all__ = [
     "BrokerspecError", "InvalidCommand", "InvalidOption", "InvariantBroken", "UnknownProfile", "FrozenMap",
     "Outcome", "Reason", "PROFILES", "AddressingOptions", "BalancingOptions", "ConsumerModel", "FqqnSend",
     "UnroutedStatus", "DuplicatesOptions", "InstantAdd", "NameParsing", "PrefixMatch", "Profile", "QueueNameScope",
-    "ReloadKeeps", "ReturnOrder", "SendCreation", "get_profile",
+    "ReloadKeeps", "ReturnOrder", "SendCreation", "ZeroSizeCache", "get_profile",
 ]

@@ -169,6 +169,20 @@ class ReloadKeeps(Enum):
     """Keep the first ``size`` IDs and delete the newer ones: before Artemis 1.3.0."""
 
 
+class ZeroSizeCache(Enum):
+    """What a cache of ``id-cache-size`` 0 does (R24)."""
+
+    DISABLED = "DISABLED"
+    """Detection is off for it: nothing found, nothing recorded, and a reload into it deletes the stored IDs.
+    The spec's choice for releases before 2.28.0, where a cache of size 0 failed with an
+    ArrayIndexOutOfBoundsException (ARTEMIS-4115)."""
+    NO_OP = "NO_OP"
+    """2.28.0 on (ARTEMIS-4115): ``NoOpDuplicateIDCache``. A normal ID is never found or recorded; a bridge ID is
+    always reported as a duplicate (its ``atomicVerify`` answers false), so every bridged message is dropped; and
+    a reload into it loads nothing and deletes nothing, so the stored IDs come back at a later restart with a
+    size above 0."""
+
+
 class ReturnOrder(Enum):
     """Where a message a transaction received goes back to when it rolls back (or is lost at a restart).
 
@@ -207,6 +221,8 @@ class DuplicatesOptions:
         ARTEMIS-4159); without it ``set_id_cache_size`` is not supported.
     ``return_order``
         Where a rolled-back receive's message goes back to (:class:`ReturnOrder`).
+    ``zero_size_cache``
+        What a cache of size 0 does (:class:`ZeroSizeCache`).
     """
 
     id_cache_size: int = 20000
@@ -216,6 +232,7 @@ class DuplicatesOptions:
     reload_keeps: ReloadKeeps = ReloadKeeps.NEWEST
     per_address_size: bool = True
     return_order: ReturnOrder = ReturnOrder.ARRIVAL
+    zero_size_cache: ZeroSizeCache = ZeroSizeCache.NO_OP
 
 
 class FqqnSend(Enum):
@@ -382,6 +399,7 @@ SEED = Profile(
         bridge_add=InstantAdd.BEFORE_COMMIT,
         per_address_size=False,
         return_order=ReturnOrder.HEAD,
+        zero_size_cache=ZeroSizeCache.DISABLED,
     ),
     balancing=BalancingOptions(
         off_with_redistribution=False,
@@ -413,6 +431,7 @@ ARTEMIS_2_11 = Profile(
         bridge_add=InstantAdd.BEFORE_COMMIT,
         per_address_size=False,
         return_order=ReturnOrder.HEAD,
+        zero_size_cache=ZeroSizeCache.DISABLED,
     ),
     balancing=BalancingOptions(
         off_with_redistribution=False,

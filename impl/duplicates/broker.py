@@ -76,7 +76,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from brokerspec.spec import FrozenMap, InvariantBroken, Profile, ReloadKeeps, ReturnOrder
+from brokerspec.spec import FrozenMap, InvariantBroken, Profile, ReloadKeeps, ReturnOrder, ZeroSizeCache
 from brokerspec.spec.duplicates import (
     AddMoment,
     Begin,
@@ -161,6 +161,9 @@ class FastDuplicatesBroker:
         self._tx_moment = compute_add_moment(True, False, options.nontx_add)  # equivalent mutants (ReplaceTrueWithFalse): _hold_id treats WITH_SEND as it treats AFTER_STORE
         self._tx_bridge_moment = compute_add_moment(True, True, options.bridge_add)
         self._returns_to_head = options.return_order is ReturnOrder.HEAD
+        self._no_op_zero = options.zero_size_cache is ZeroSizeCache.NO_OP
+        self._dormant: dict[tuple[bool, str], tuple[bytes, ...]] = {}
+        """(bridge, address) -> stored IDs a reload into size 0 left in the store (``ZeroSizeCache.NO_OP``)."""
         self._arrivals = 0
         """The last arrival sequence given to a message reaching a queue."""
         self._log = SlotLog()
@@ -265,6 +268,12 @@ class FastDuplicatesBroker:
         used = cache.index.pop(key, None)
         if used is not None and used < cache.filled and cache.slots[used] == key:  # equivalent mutants (Lt_IsNot, Lt_LtE, Lt_NotEq, Eq_GtE, Eq_LtE): the index only points a key at a slot below filled that holds it
             cache.clear(used)
+
+    def _keep_dormant(self, bridge: bool, address: str, keys: tuple[bytes, ...]) -> None:
+        """Leave ``keys`` in the store unloaded: ``NoOpDuplicateIDCache.load`` neither loads nor deletes."""
+        self._dormant[(bridge, address)] = keys
+        for index, key in enumerate(keys):
+            self._store.put_id(bridge, address, -1 - index, index - len(keys), key)
 
     def _reload(self, stored: tuple[bytes, ...], size: int) -> tuple[tuple[bytes, ...] | None, int]:
         """The IDs a reloaded cache holds, slot 0 first (None: disabled), and how many were dropped (R26).
@@ -378,7 +387,7 @@ class FastDuplicatesBroker:
         """Only the bridge cache counts; a duplicate is dropped, and inside a transaction undoes it (R6, R13)."""
         cache = self._cache_for(BRIDGE, command.address)
         tx = self._txs.get(command.session)
-        if not self._is_duplicate(cache, key):
+        if not self._is_duplicate(cache, key) and not (cache.size == 0 and self._no_op_zero):
             return self._route(command, tx, None if cache.size == 0 else cache, key, True)  # equivalent mutants (Eq_LtE): sizes are never negative
         if tx is None:
             return SENT_DUPLICATE
@@ -585,6 +594,7 @@ class FastDuplicatesBroker:
         if stored.held:
             store.release_all()
         dropped = 0
+        self._dormant = {}
         if stored.ids:
             store.drop_all_ids()
         if self._persist:
@@ -597,6 +607,8 @@ class FastDuplicatesBroker:
                     cache = IdCache(CacheName(kind, address), size, self._log)
                     cache.fill(kept)
                     (self._bridge if bridge else self._normal)[address] = cache
+                elif self._no_op_zero:
+                    self._keep_dormant(bridge, address, tuple(keys))
             self._write_id_rows(self._log.touched)
         self._log.touched.clear()
         store.commit()
@@ -630,6 +642,8 @@ class FastDuplicatesBroker:
                               for name, queue in self._queues.items()}),
             transactions=FrozenMap({session: tx.to_spec() for session, tx in self._txs.items()}),
             next_message=self._next_message,
+            dormant=FrozenMap({CacheName(BRIDGE if bridge else NORMAL, address): keys
+                               for (bridge, address), keys in self._dormant.items()}),
         )
 
     def check_valid(self) -> None:

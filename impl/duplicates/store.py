@@ -29,7 +29,9 @@ What is durable (everything the spec's ``process_restart`` keeps):
     deletes them (the messages go with their queue).
 ``ids``
     one row per durable cache slot: cache (kind, address), slot, write
-    stamp and key. Ordering a cache's rows by stamp gives its durable IDs
+    stamp and key. IDs a reload into a cache of size 0 left dormant
+    (``ZeroSizeCache.NO_OP``) are rows with negative slots and stamps, so
+    they sort before every live row of their cache. Ordering a cache's rows by stamp gives its durable IDs
     oldest first (the spec's ``get_durable_ids``); holes and uncommitted
     instant adds have no row. Evicting an ID overwrites its slot's row,
     which is Artemis's delete record for the evicted ID (R19).
@@ -168,8 +170,8 @@ class SqliteStore:
         self._write("DELETE FROM ids WHERE bridge = ? AND address = ? AND slot = ?", (bridge, address, slot))
 
     def drop_caches(self, address: str) -> None:
-        """Forget both caches of ``address`` (R23)."""
-        self._write("DELETE FROM ids WHERE bridge IN (0, 1) AND address = ?", (address,))
+        """Forget both caches of ``address`` (R23); dormant rows (negative slots) stay, as Artemis leaves them."""
+        self._write("DELETE FROM ids WHERE bridge IN (0, 1) AND address = ? AND slot >= 0", (address,))
 
     def drop_all_ids(self) -> None:
         """Forget every ID record (a reload writes the survivors back)."""

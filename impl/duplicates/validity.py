@@ -127,6 +127,9 @@ def _store_problems(broker: FastDuplicatesBroker) -> list[str]:
                        if (key := cache.slots[slot]) is not None and cache.is_durable(slot)]
             if entries:
                 durable[(cache.bridge, cache.address)] = entries
+    for (bridge, address), keys in broker._dormant.items():
+        dormant_rows = [(-1 - index, key) for index, key in enumerate(keys)]
+        durable[(bridge, address)] = dormant_rows + durable.get((bridge, address), [])
     for cache_key in sorted(set(rows) | set(durable)):
         if rows.get(cache_key, []) != durable.get(cache_key, []):
             label = CacheName(CacheKind.BRIDGE if cache_key[0] else CacheKind.NORMAL, cache_key[1])

@@ -79,6 +79,8 @@ class ReferenceDuplicatesBroker:
         self.storage = StorageManager()
         self.address_settings: dict[str, int] = {}
         self.bindings = Bindings()
+        self.may_have_dormant = False
+        """Set once a reload left stored IDs unloaded; until then there are none to look for."""
         self.post_office = PostOffice(self.configuration, self.options, self.storage, self.address_settings,
                                       self.bindings)
         self.sessions: dict[str, ServerSession] = {}
@@ -160,7 +162,20 @@ class ReferenceDuplicatesBroker:
             self.configuration.id_cache_size = id_cache_size
         self.post_office, dropped = restart_broker_state(
             self.configuration, self.options, self.storage, self.address_settings, self.bindings)
+        self.may_have_dormant = self.may_have_dormant or self.post_office.left_dormant
         return Restarted(len(lost), dropped)
+
+    def dormant_ids(self) -> dict[CacheName, tuple[bytes, ...]]:
+        """Stored IDs that no cache in memory holds (a reload into size 0 left them, ``ZeroSizeCache.NO_OP``)."""
+        if not self.may_have_dormant:
+            return {}
+        in_memory = {slot.record_id for cache in self.post_office.duplicate_id_caches.values() for slot in cache.ids}
+        found: dict[CacheName, tuple[bytes, ...]] = {}
+        for name, records in self.storage.load_duplicate_ids().items():
+            left = tuple(key for key, record_id in records if record_id not in in_memory)
+            if left:
+                found[name] = left
+        return found
 
     # -- observation -------------------------------------------------------------------
 
@@ -172,4 +187,4 @@ class ReferenceDuplicatesBroker:
         """The broker rendered as a spec state."""
         return render_state(self.options, self.configuration.id_cache_size, self.address_settings,
                             self.post_office.duplicate_id_caches, self.bindings, self.open_transactions(),
-                            self.storage.next_message_number)
+                            self.storage.next_message_number, self.dormant_ids())

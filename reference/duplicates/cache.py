@@ -43,10 +43,10 @@ The waiting is done by an :class:`AddDuplicateIDOperation` registered on
 the transaction, as in Artemis. ``atomic_verify`` is the bridge's check:
 "contains, else add as an instant add" in one step (R13).
 
-A cache of size 0 is disabled: it finds nothing and records nothing (R24,
-``NoOpDuplicateIDCache`` from 2.28). Artemis's no-op ``atomicVerify``
-answers "duplicate" and so drops every bridged message; the spec decided
-against that (DUP-SIZE-ZERO) and this reference follows the spec.
+A cache of size 0 finds nothing and records nothing (R24). From 2.28
+(``ZeroSizeCache.NO_OP``) it is a :class:`NoOpDuplicateIDCache`, whose
+bridge check answers "duplicate" to every ID (``atomicVerify`` returns
+false), so every bridged message is dropped (DUP-SIZE-ZERO).
 
 Journal records (R25, R26): with ``persist`` on, every write into memory has
 a ``DUPLICATE_ID`` record, inside the transaction the ID travels in, and
@@ -276,3 +276,12 @@ class AddDuplicateIDOperation(TransactionOperation):
         if not self.done:
             self.cache.add_to_cache_in_memory(self.key, self.record_id)
             self.done = True
+
+
+class NoOpDuplicateIDCache(DuplicateIDCache):
+    """A cache of size 0 from 2.28 (ARTEMIS-4115): it finds and records nothing, and its bridge check says "duplicate"."""
+
+    def atomic_verify(self, key: bytes, tx: Transaction) -> bool:
+        """``NoOpDuplicateIDCache.atomicVerify`` returns false: every bridge ID is a duplicate."""
+        tx.mark_as_rollback_only(DoomReason.BRIDGE_DUPLICATE)
+        return False

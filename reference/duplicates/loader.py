@@ -21,8 +21,10 @@ starts empty (R25).
 
 Two details follow the spec: a cache is created only for a name that has
 records (as in Artemis), and a cache whose size resolves to 0 is not
-created at all; its records are deleted and counted as dropped (Artemis
-2.28 would register an empty no-op cache in its place).
+created at all; its records count as dropped, and they are deleted, unless
+the profile's ``zero_size_cache`` is ``NO_OP`` (2.28 on): Artemis's no-op
+cache loads nothing and deletes nothing, so a later restart with a size
+above 0 finds them again.
 
 :func:`restart_broker_state` is the whole start-up as this reference sees it:
 the lost transactions' acknowledgements never happened, so their messages
@@ -32,7 +34,7 @@ settings; the caches loaded.
 
 from __future__ import annotations
 
-from brokerspec.spec import DuplicatesOptions
+from brokerspec.spec import DuplicatesOptions, ZeroSizeCache
 from brokerspec.spec.duplicates import CacheName
 
 from .journal import StorageManager
@@ -74,7 +76,11 @@ class PostOfficeJournalLoader:
         for name in sorted(duplicate_id_map):
             stored = duplicate_id_map[name]
             if self.post_office.resolve_id_cache_size(name) == 0:
-                dropped += self.delete_records(stored)
+                if self.options.zero_size_cache is ZeroSizeCache.NO_OP:
+                    dropped += len(stored)  # NoOpDuplicateIDCache.load: nothing loaded, nothing deleted
+                    self.post_office.left_dormant = True
+                else:
+                    dropped += self.delete_records(stored)
                 continue
             cache = self.post_office.get_duplicate_id_cache(name)
             dropped += cache.load(stored, self.options.reload_keeps)

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from brokerspec.spec import DuplicatesOptions
+from brokerspec.spec import DuplicatesOptions, ZeroSizeCache
 from brokerspec.spec.duplicates import (
     CacheKind,
     CacheName,
@@ -60,7 +60,7 @@ from brokerspec.spec.duplicates import (
     SendFailure,
 )
 
-from .cache import DuplicateIDCache
+from .cache import DuplicateIDCache, NoOpDuplicateIDCache
 from .journal import StorageManager
 from .queues import Bindings, DeliverOperation
 from .transaction import Transaction
@@ -139,6 +139,8 @@ class PostOffice:
         self.address_settings = address_settings
         self.bindings = bindings
         self.duplicate_id_caches: dict[CacheName, DuplicateIDCache] = {}
+        self.left_dormant = False
+        """Whether the reload that made this post office left stored IDs unloaded (``ZeroSizeCache.NO_OP``)."""
 
     # -- caches ------------------------------------------------------------------------
 
@@ -153,8 +155,10 @@ class PostOffice:
         cache = self.duplicate_id_caches.get(name)
         if cache is None:
             timing = self.options.bridge_add if name.kind is CacheKind.BRIDGE else self.options.nontx_add
-            cache = DuplicateIDCache(name, self.resolve_id_cache_size(name), self.storage,
-                                     self.configuration.persist_id_cache, timing)
+            size = self.resolve_id_cache_size(name)
+            kind = NoOpDuplicateIDCache if size == 0 and self.options.zero_size_cache is ZeroSizeCache.NO_OP \
+                else DuplicateIDCache
+            cache = kind(name, size, self.storage, self.configuration.persist_id_cache, timing)
             self.duplicate_id_caches[name] = cache
         return cache
 

@@ -98,7 +98,8 @@ def render_transaction(tx: BrokerTransaction) -> Transaction:
 
 def render_state(options: DuplicatesOptions, global_size: int, address_settings: Mapping[str, int],
                  caches: Mapping[CacheName, DuplicateIDCache], bindings: Bindings,
-                 open_transactions: Mapping[str, BrokerTransaction], next_message: int) -> DuplicatesState:
+                 open_transactions: Mapping[str, BrokerTransaction], next_message: int,
+                 dormant: Mapping[CacheName, tuple[bytes, ...]] | None = None) -> DuplicatesState:
     """The whole broker as a spec state; ``open_transactions`` maps each session to its open transaction."""
     owners = {tx: session for session, tx in open_transactions.items()}
     return DuplicatesState(
@@ -110,4 +111,5 @@ def render_state(options: DuplicatesOptions, global_size: int, address_settings:
                          for name, queue in bindings.queues.items()),
         transactions=FrozenMap((session, render_transaction(tx)) for session, tx in open_transactions.items()),
         next_message=next_message,
+        dormant=FrozenMap(dormant or {}),
     )

@@ -13,7 +13,9 @@ The state is one frozen value (STYLE point 2):
   observable;
 * ``transactions``: the open transaction of each session, with the work it
   holds until it ends (R9, R11-R15);
-* ``next_message``: the number the next accepted message gets.
+* ``next_message``: the number the next accepted message gets;
+* ``dormant``: stored IDs that a reload into a cache of size 0 left in the
+  store without loading them (``ZeroSizeCache.NO_OP``, ARTEMIS-4115).
 
 Messages are numbered in the order they are sent (a message sent inside a
 transaction gets its number at the send, and reaches its queues at the
@@ -124,6 +126,8 @@ class DuplicatesState:
     queues: FrozenMap[str, QueueState] = field(default_factory=FrozenMap)
     transactions: FrozenMap[str, Transaction] = field(default_factory=FrozenMap)
     next_message: int = 1
+    dormant: FrozenMap[CacheName, tuple[bytes, ...]] = field(default_factory=FrozenMap)
+    """``ZeroSizeCache.NO_OP``: the stored IDs of caches reloaded at size 0, kept for a later restart (oldest first)."""
 
 
 def initial_state(profile: Profile) -> DuplicatesState:

@@ -39,7 +39,7 @@ from typing import Any
 
 from ..frozen import FrozenMap
 from ..outcome import Outcome
-from ..profiles import InstantAdd, ReturnOrder
+from ..profiles import InstantAdd, ReturnOrder, ZeroSizeCache
 from .commands import (
     Begin,
     Commit,
@@ -221,7 +221,9 @@ def process_delete_queue(state: DuplicatesState, command: DeleteQueue) -> Result
 
     Open transactions' ID work for those caches is dropped with them: a
     decision (DUP-FORGET-IN-FLIGHT), since the broker would add such an ID to
-    the forgotten cache object, where no later send can see it. So are the
+    the forgotten cache object, where no later send can see it. IDs a reload
+    left dormant (``ZeroSizeCache.NO_OP``) stay: ``deleteDuplicateCache`` only
+    clears the cache object, and a no-op cache clears nothing. So are the
     messages open transactions took from the queue: their references point
     at the deleted queue, so neither a commit nor a rollback can reach a
     queue made later under the same name.
@@ -341,11 +343,15 @@ def process_send(state: DuplicatesState, command: Send) -> Result:
 
 
 def _send_bridged(state: DuplicatesState, command: Send, key: bytes) -> Result:
-    """A bridged message: only the bridge cache counts; a duplicate is dropped silently (R6, R13)."""
+    """A bridged message: only the bridge cache counts; a duplicate is dropped silently (R6, R13).
+
+    A bridge cache of size 0 under ``ZeroSizeCache.NO_OP`` answers "duplicate" to every ID (DUP-SIZE-ZERO).
+    """
     name = CacheName(CacheKind.BRIDGE, command.address)
     state = ensure_cache(state, name)
     ring = state.caches[name]
-    if not is_in_ring(ring, key):
+    no_op = ring.size == 0 and state.options.zero_size_cache is ZeroSizeCache.NO_OP
+    if not is_in_ring(ring, key) and not no_op:
         record = None if ring.size == 0 else (name, key)
         return _route(state, command, record, state.options.bridge_add)
     tx = state.transactions.get(command.session)
@@ -433,8 +439,10 @@ def process_restart(state: DuplicatesState, command: Restart | Crash) -> Result:
 
     With ``persist_id_cache`` false every cache starts empty. Otherwise a
     cache's durable IDs are its IDs in the order they entered, less holes and
-    uncommitted instant adds; they are loaded into a cache sized by the
-    settings now in force, dropping the excess as the profile says.
+    uncommitted instant adds, after any IDs an earlier reload left dormant;
+    they are loaded into a cache sized by the settings now in force,
+    dropping the excess as the profile says. Under ``ZeroSizeCache.NO_OP`` a
+    reload into size 0 keeps them dormant in the store instead of deleting them.
 
     Every queue is reloaded in arrival order, the order its messages' records
     stand in the journal: the messages the lost transactions held are back,
@@ -450,16 +458,23 @@ def process_restart(state: DuplicatesState, command: Restart | Crash) -> Result:
     if not state.options.persist_id_cache:
         return restarted, Restarted(lost, 0, rule="DUP-RESTART-NO-PERSIST")
     caches: dict[CacheName, IdRing] = {}
+    dormant: dict[CacheName, tuple[bytes, ...]] = {}
     dropped = 0
-    for name in sorted(state.caches):
-        stored = get_durable_ids(state.caches[name])
+    keeps_dormant = state.options.zero_size_cache is ZeroSizeCache.NO_OP
+    for name in sorted(set(state.caches) | set(state.dormant)):
+        ring_ids = get_durable_ids(state.caches[name]) if name in state.caches else ()
+        stored = state.dormant.get(name, ()) + ring_ids  # the records left by an earlier reload are older
         if not stored:
             continue
-        ring, excess = load_ring(stored, compute_cache_size(restarted, name), state.options.reload_keeps)
+        size = compute_cache_size(restarted, name)
+        ring, excess = load_ring(stored, size, state.options.reload_keeps)
         dropped += excess
         if ring is not None:
             caches[name] = ring
-    return _replace(restarted, caches=FrozenMap(caches)), Restarted(lost, dropped, rule="DUP-RESTART-RELOAD")
+        elif keeps_dormant:
+            dormant[name] = stored
+    return _replace(restarted, caches=FrozenMap(caches), dormant=FrozenMap(dormant)), Restarted(
+        lost, dropped, rule="DUP-RESTART-RELOAD")
 
 
 TRANSITIONS: dict[type[Any], Callable[[DuplicatesState, Any], Result]] = {

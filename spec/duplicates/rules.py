@@ -31,9 +31,11 @@ RULES: dict[str, Rule] = {
              "a rejected duplicate does not move.", "seed 001 DuplicateIDCacheImpl.addToCacheInMemory; R19", ALL),
         Rule("DUP-SIZE-FIXED", "A cache's size is fixed when it is created; later settings apply to caches created "
              "later (at the latest, at the next restart).", "PostOfficeImpl.getDuplicateIDCache; R18", ALL),
-        Rule("DUP-SIZE-ZERO", "A cache of size 0 finds nothing and records nothing: detection is off for it "
-             "(bridge caches included, where Artemis's NoOp cache would drop every bridged message).",
-             "NoOpDuplicateIDCache (ARTEMIS-4115, 2.28.0); R24", ALL),
+        Rule("DUP-SIZE-ZERO", "A cache of size 0 finds no normal ID and records nothing. From 2.28 (NO_OP) its bridge "
+             "check answers 'duplicate' to every ID, dropping every bridged message, and a reload into it leaves "
+             "the stored IDs for a later restart; before, detection is simply off (DISABLED).",
+             "NoOpDuplicateIDCache.atomicVerify and load (ARTEMIS-4115, 2.28.0), checked against real Artemis "
+             "2.40.0; R24", ALL),
         Rule("DUP-BRIDGE-FIRST", "A message carrying a bridge ID is checked against the bridge cache only; its "
              "normal ID is neither checked nor recorded on that hop.", "seed 001 PostOfficeImpl.checkDuplicateID; R6",
              ALL),

@@ -329,8 +329,9 @@ RING_CASES: tuple[Case, ...] = (
         profiles=LATEST_ONLY,
     ),
     Case(
-        name="duplicates/size-zero-bridge-cache-lets-bridged-messages-through",
-        summary="With id-cache-size 0 a bridge ID is never detected either: every bridged copy is routed.",
+        name="duplicates/size-zero-bridge-cache-drops-every-bridged-message",
+        summary="With id-cache-size 0 (2.28 on) the bridge check answers 'duplicate' to every bridge ID: every "
+                "bridged message is dropped, the first included.",
         commands=(
             cache_size(0),
             CreateQueue("orders", "q"),
@@ -340,8 +341,8 @@ RING_CASES: tuple[Case, ...] = (
             Receive("c", "q"),
         ),
         rules=("DUP-SIZE-ZERO", "DUP-ROUTED", "DUP-RECEIVE"),
-        source="the spec's decision against NoOpDuplicateIDCache (ARTEMIS-4115, 2.28.0), whose bridge check "
-               "answers 'duplicate' and would drop every bridged message; R24",
+        source="NoOpDuplicateIDCache.atomicVerify returns false (ARTEMIS-4115, 2.28.0; unchanged at 2.44) and "
+               "PostOfficeImpl.checkDuplicateID takes that as a duplicate; checked against real Artemis 2.40.0; R24",
         profiles=LATEST_ONLY,
     ),
     Case(
@@ -1222,8 +1223,9 @@ RESTART_CASES: tuple[Case, ...] = (
                "(idCacheSize read when the cache is made); R18, R26",
     ),
     Case(
-        name="duplicates/reload-into-size-zero-drops-every-id",
-        summary="A restart with id-cache-size 0 drops every stored ID and counts them; detection stays off.",
+        name="duplicates/reload-into-size-zero-keeps-the-stored-ids-for-later",
+        summary="A restart with id-cache-size 0 loads no stored ID (they count as dropped) and detection stays off, "
+                "but the records stay in the journal: a later restart with a size above 0 loads them again.",
         commands=(
             Send("p", "orders", text("a")),
             Send("p", "orders", text("b")),
@@ -1234,8 +1236,8 @@ RESTART_CASES: tuple[Case, ...] = (
             Send("p", "orders", text("b")),
         ),
         rules=("DUP-RESTART-RELOAD", "DUP-SIZE-ZERO", "DUP-NO-BINDINGS"),
-        source=f"{SEED}, DuplicateIDCacheImpl.load (every ID beyond cacheSize deleted); "
-               "NoOpDuplicateIDCache (ARTEMIS-4115, 2.28.0); R24, R26",
+        source="NoOpDuplicateIDCache.load does nothing (ARTEMIS-4115, 2.28.0), so PostOfficeJournalLoader deletes no "
+               "record; checked against real Artemis 2.40.0; R24, R26",
         profiles=LATEST_ONLY,
     ),
     Case(
