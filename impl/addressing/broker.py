@@ -292,7 +292,7 @@ class FastBroker:
         name = self._split(given)[1] if self._reads_names else given
         address = self._addresses.get(name)
         if address is None:
-            return Rejected(AddressNotFound(name))
+            return Rejected(AddressNotFound(given))
         doomed = [address.queues[q] for q in sorted(address.queues)]
         fqqns = tuple(q.fqqn for q in doomed)
         if doomed and not force:

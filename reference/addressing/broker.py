@@ -121,7 +121,7 @@ class ReferenceBroker:
         """Delete an address; with ``force`` its queues are destroyed first."""
         name = extract_address_name(given) if self.reads_names else given
         if self.manager.get_address_info(name) is None:
-            return Rejected(AddressNotFound(name))
+            return Rejected(AddressNotFound(given))
         bindings = self.manager.bindings_of(name)
         fqqns = tuple(BindingKey(b.address, b.name).fqqn() for b in bindings)
         if bindings and not force:

@@ -221,7 +221,8 @@ def delete_address(state: AddressingState, command: DeleteAddress) -> Transition
     if state.options.name_parsing is not NameParsing.STRICT:
         name = parse_name(name).address
     if name not in state.addresses:
-        return state, Rejected(AddressNotFound(name), rule="ADDR-ADDRESS-DELETE-MISSING")
+        # Artemis names the address as given (AMQ229203 "Address Does Not Exist: a::q"), FQQN and all.
+        return state, Rejected(AddressNotFound(command.address), rule="ADDR-ADDRESS-DELETE-MISSING")
     queues = get_queues_of(state, name)
     fqqns = tuple(q.fqqn for q in queues)
     if queues and not command.force:

@@ -267,7 +267,7 @@ class AddressingAdapter:
             raise UnexpectedRefusal(f"the consumer opened but {len(attached)} queues gained one: {attached}")
         queue = attached[0]
         if queue not in before and GENERATED.fullmatch(queue):
-            raise NotExpressible(f"the JMS client attached to a subscription queue it named itself ({queue})")
+            raise NotExpressible("the JMS client attached to a subscription queue it named itself (a random UUID)")
         address = after[queue][0]
         new_addresses = sorted(self.node.addresses() - before_addresses)
         created_queue = fqqn(address, queue) if queue not in before else None
