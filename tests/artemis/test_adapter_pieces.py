@@ -16,8 +16,19 @@ import pytest
 from brokerspec.artemis.addressing import AddressingAdapter
 from brokerspec.artemis.config import BrokerConfig, ClusterLink, render_acceptor_url, render_broker_xml
 from brokerspec.artemis.driver import CallFailed, Cause
-from brokerspec.artemis.fidelity import AGREE, BEGIN, DIFFER, END, NOT_EXPRESSIBLE, Mark, ReleaseRun, classify, \
-    render_markdown
+from brokerspec.artemis.fidelity import (
+    AGREE,
+    BEGIN,
+    DIFFER,
+    END,
+    NOT_EXPRESSIBLE,
+    NOT_FOR_ARTEMIS,
+    Mark,
+    ReleaseRun,
+    classify,
+    render_markdown,
+    unrun_mark,
+)
 from brokerspec.artemis.outcomes import UnexpectedRefusal
 from brokerspec.artemis.releases import RELEASES
 from brokerspec.artemis.sut import judged_profile, unexpressible_options
@@ -144,3 +155,14 @@ def test_options_a_release_cannot_have_are_named_and_configurable_ones_are_not()
         "duplicates.nontx_add=BEFORE_COMMIT (the release has IMMEDIATE)"]
     assert judged_profile("2.40.0", get_profile("artemis-latest")).label == \
         "artemis-latest+balancing.fqqn_send=LOCAL"
+
+
+def test_cases_the_adapter_does_not_run_are_marked_by_why() -> None:
+    by_domain = {case.domain: case for case in all_cases()}
+    assert unrun_mark(by_domain["addressing"], "2.40.0") is None
+    balancing = unrun_mark(by_domain["balancing"], "2.40.0")
+    assert balancing is not None and balancing.mark == NOT_EXPRESSIBLE and "cluster" in balancing.note
+    topologies = unrun_mark(by_domain["topologies"], "2.40.0")
+    assert topologies is not None and topologies.mark == NOT_FOR_ARTEMIS
+    run = ReleaseRun("2.40.0", "p", [balancing, topologies, Mark("a", "2.40.0", AGREE)], seconds=60.0)
+    assert run.cases_per_minute == 1.0

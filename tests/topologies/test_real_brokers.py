@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,7 +85,7 @@ def describe(commands: list[t.TopologyCommand]) -> str:
     return "\n  ".join(["scenario:", *lines])
 
 
-def apply_all(state: t.TopologyState, commands: list[t.TopologyCommand]) -> t.TopologyState:
+def apply_all(state: t.TopologyState, commands: Sequence[t.TopologyCommand]) -> t.TopologyState:
     """Run ``commands`` through the spec; every one must be applied."""
     for command in commands:
         state, outcome = t.apply(state, command)
@@ -215,8 +215,8 @@ def test_a_conduit_subscription_keeps_the_path_of_the_consumer_that_arrived_firs
     commands = build_commands(CHAIN3_BROKERS, CHAIN3_LINKS, config)
     far_first = [t.Subscribe("far", "b3", TOPIC), t.Subscribe("near", "b2", TOPIC)]
     start = apply_all(t.initial_state(get_profile("artemis-latest")), commands)
-    predicted = apply_all(start, far_first)
-    near_first = apply_all(start, list(reversed(far_first)))
+    predicted = apply_all(start, [*far_first])
+    near_first = apply_all(start, [*reversed(far_first)])
     assert ("b1", ("b3", "b2")) in {(b, p) for b, p, _ in spec_paths(predicted, TOPIC)}
     assert spec_paths(predicted, TOPIC) != spec_paths(near_first, TOPIC), "the scenario no longer reveals the order"
     base_port = get_base_port() + 20 * (len(SETTINGS) + 1)

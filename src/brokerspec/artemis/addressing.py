@@ -133,6 +133,10 @@ class AddressingAdapter:
         if left:
             raise UnexpectedRefusal(f"the broker still holds {sorted(left)} after the reset")
 
+    def leave(self) -> None:
+        """Another domain's cases come next: close this adapter's consumers."""
+        self.close_consumers()
+
     def close_consumers(self) -> None:
         """Close every consumer this adapter opened."""
         for consumer in self.consumers:

@@ -157,6 +157,10 @@ class DuplicatesAdapter:
         if wanted != config:
             self.node.reconfigure(wanted, restart=True)
 
+    def leave(self) -> None:
+        """Another domain's cases come next: close this adapter's sessions."""
+        self.close_sessions()
+
     def close_sessions(self) -> None:
         """Close every core session this adapter opened."""
         for session in self.sessions.values():

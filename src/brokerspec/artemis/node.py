@@ -127,6 +127,11 @@ class Node:
         """The routing types ``address`` allows."""
         return set(self.manage("getRoutingTypes", resource=f"address.{address}"))
 
+    def settled_config(self) -> BrokerConfig:
+        """The configuration without the reload sentinels (which only mark that a rewrite was read)."""
+        settings = tuple(s for s in self.config.address_settings if not s[0].startswith(RELOAD_SENTINEL))
+        return dataclasses.replace(self.config, address_settings=settings)
+
     def reconfigure(self, config: BrokerConfig, restart: bool) -> None:
         """Apply ``config``: by a restart when ``restart``, else by waiting for the broker to re-read it."""
         self.reloads += 1

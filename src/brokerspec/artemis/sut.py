@@ -87,6 +87,8 @@ class ArtemisSut:
         self.node: Node | None = None
         self.adapter: Any = None
         self.domain = ""
+        self.base_config: BrokerConfig | None = None
+        """The node's configuration as first started: what every domain starts from."""
         self.started_in = 0.0
 
     def hello(self, profile: Profile, domains: tuple[str, ...]) -> Hello:
@@ -108,6 +110,7 @@ class ArtemisSut:
         except (ArtemisUnavailable, BrokerFailed, CallFailed, DriverLost) as error:
             raise SutFailure(FailureKind.CRASHED, "hello", f"Artemis {self.version} did not start: {error}") from None
         self.node = node
+        self.base_config = node.settled_config()
 
     def reset(self, domain: str, profile: Profile) -> None:
         """An empty broker for ``domain`` under ``profile``; NotExpressible for a profile the release cannot be."""
@@ -119,6 +122,7 @@ class ArtemisSut:
             raise NotExpressible(f"Artemis {self.version} cannot be configured to have "
                                  f"{'; '.join(unexpressible)}")
         if domain != self.domain:
+            self._leave_domain()
             self.adapter = {"addressing": AddressingAdapter, "duplicates": DuplicatesAdapter}[domain](self.node)
             self.domain = domain
         try:
@@ -126,6 +130,19 @@ class ArtemisSut:
         except (CallFailed, DriverLost, BrokerFailed, SutFailure):
             self._start_clean(domain)
             self._guard(lambda: self.adapter.reset(profile), "reset")
+
+    def _leave_domain(self) -> None:
+        """Before another domain's cases: the last adapter's clients closed, the broker's first configuration back.
+
+        One domain's settings (prefixes, address settings, cache sizes) must not
+        reach the next: an empty prefix left by an addressing case would strip
+        and retype every name the duplicate-detection cases use.
+        """
+        assert self.node is not None
+        if self.adapter is not None:
+            self._guard(self.adapter.leave, "reset")
+        if self.base_config is not None and self.node.settled_config() != self.base_config:
+            self._guard(lambda: self.node.reconfigure(self.base_config, restart=True), "reset")
 
     def _start_clean(self, domain: str) -> None:
         """The way out of a broker that cannot be emptied: stopped, its journal deleted, started again."""
