@@ -9,6 +9,7 @@
 #                    the whole catalogue against every Artemis release, and the mutation score
 #   make artemis     the whole catalogue against every Artemis release in the table: agree, differ or not
 #                    expressible, case by case, written into docs/artemis-fidelity.md
+#   make artemis-fuzz  fuzzing against every Artemis release, FUZZ_BUDGET (10m) per domain and release
 #   make mutation    the conformance suite's mutation score: every cosmic-ray mutant of impl/ and every planted
 #                    bug (report in brokerspec-mutation/); fails below 90% or when a planted bug survives
 #   make bench       the benchmark (figures only, no timed assertions)
@@ -32,8 +33,9 @@ REPORT ?= brokerspec-audit
 COVERED := spec/*,reference/*,impl/*
 
 ARTEMIS_SMOKE ?= 2.40.0
+FUZZ_BUDGET ?= 10m
 
-.PHONY: install run test test-deep mutation typecheck bench docs clean artemis artemis-fetch
+.PHONY: install run test test-deep mutation typecheck bench docs clean artemis artemis-fetch artemis-fuzz
 
 $(STAMP): $(SOURCES)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -61,6 +63,13 @@ artemis: $(STAMP)
 	$(BIN)/brokerspec artemis fetch
 	$(BIN)/brokerspec artemis fidelity --page docs/artemis-fidelity.md --json brokerspec-fidelity/fidelity.json
 
+artemis-fuzz: $(STAMP)
+	$(BIN)/brokerspec artemis fetch
+	$(BIN)/brokerspec fuzz --sut artemis:2.40.0 --profile artemis-latest --domain addressing --budget $(FUZZ_BUDGET) --seed 1
+	$(BIN)/brokerspec fuzz --sut artemis:2.40.0 --profile artemis-latest --domain duplicates --budget $(FUZZ_BUDGET) --seed 1
+	$(BIN)/brokerspec fuzz --sut artemis:2.11.0 --profile artemis-2.11 --domain addressing --budget $(FUZZ_BUDGET) --seed 1
+	$(BIN)/brokerspec fuzz --sut artemis:2.11.0 --profile artemis-2.11 --domain duplicates --budget $(FUZZ_BUDGET) --seed 1
+
 test: typecheck artemis-fetch
 	$(BIN)/pytest --cov=brokerspec --cov-branch --cov-report=term --cov-report=xml
 	$(BIN)/coverage report --include='$(COVERED)' --fail-under=95
@@ -69,6 +78,7 @@ test-deep: typecheck
 	BROKERSPEC_DEEP=1 BROKERSPEC_REAL8=1 $(BIN)/pytest
 	$(BIN)/brokerspec check --budget 10m
 	-$(MAKE) artemis
+	$(MAKE) artemis-fuzz
 	$(MAKE) mutation
 
 mutation: $(STAMP)

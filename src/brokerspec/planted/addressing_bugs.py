@@ -15,7 +15,7 @@ from brokerspec.impl.addressing import FastBroker
 from brokerspec.impl.addressing.broker import _Queue
 from brokerspec.impl.addressing.lookup import lookup_two_on
 from brokerspec.spec import Profile
-from brokerspec.spec.addressing import LookupOutcome, RoutingType
+from brokerspec.spec.addressing import LookupOutcome, NotFound, Resolved, RoutingType
 from brokerspec.spec.addressing.samples import SampleAddress, SampleName, SampleQueue
 
 # --- the mistakes -------------------------------------------------------------------
@@ -29,6 +29,15 @@ class CountKeptOnDelete(FastBroker):
         if self._check_fqqn:
             del self._names[queue.fqqn]
         # The mistake: _by_name (whose size is the count) and the bare-name entry are left alone.
+
+    def _resolve_queue(self, name: str) -> _Queue | LookupOutcome:
+        """The stale index still names a deleted queue; the queue itself is gone, so it is not found there."""
+        found = self._lookup_stripped(name)
+        if not isinstance(found, Resolved):
+            return found
+        address = self._addresses.get(found.address)
+        queue = address.queues.get(found.queue) if address is not None else None
+        return queue if queue is not None else NotFound(name)
 
 
 def split_at_last(name: str) -> tuple[bool, str, str]:
