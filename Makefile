@@ -3,8 +3,9 @@
 #   make run         the main job on embedded defaults: the differential check of every domain and profile,
 #                    then a generated corpus with planted faults audited on local Spark (report in
 #                    brokerspec-audit/report.html)
-#   make test        mypy --strict, then the fast test tier with branch coverage gated at 95% (it fetches the
-#                    Artemis release of the real-broker smoke first, when Maven and a JDK are there)
+#   make test        mypy --strict, then the fast test tier on WORKERS processes (2) with branch coverage gated
+#                    at 95% (it fetches the Artemis release of the real-broker smoke first, when Maven and a
+#                    JDK are there)
 #   make test-deep   the deep tier: larger Hypothesis runs and CrossHair budgets, a long check, 8 real brokers,
 #                    the whole catalogue against every Artemis release, and the mutation score
 #   make artemis     the whole catalogue against every Artemis release in the table: agree, differ or not
@@ -33,6 +34,9 @@ REPORT ?= brokerspec-audit
 COVERED := spec/*,reference/*,impl/*
 
 ARTEMIS_SMOKE ?= 2.40.0
+# Test files are shared out to WORKERS processes, a whole file to one worker (--dist loadfile), so each
+# module's expensive fixture (a Spark session, a broker network, an Artemis broker) is built once.
+WORKERS ?= 2
 FUZZ_BUDGET ?= 10m
 
 .PHONY: install run test test-deep mutation typecheck bench docs clean artemis artemis-fetch artemis-fuzz
@@ -71,11 +75,11 @@ artemis-fuzz: $(STAMP)
 	$(BIN)/brokerspec fuzz --sut artemis:2.11.0 --profile artemis-2.11 --domain duplicates --budget $(FUZZ_BUDGET) --seed 1
 
 test: typecheck artemis-fetch
-	$(BIN)/pytest --cov=brokerspec --cov-branch --cov-report=term --cov-report=xml
+	$(BIN)/pytest -n $(WORKERS) --dist loadfile --cov=brokerspec --cov-branch --cov-report=term --cov-report=xml
 	$(BIN)/coverage report --include='$(COVERED)' --fail-under=95
 
 test-deep: typecheck
-	BROKERSPEC_DEEP=1 BROKERSPEC_REAL8=1 $(BIN)/pytest
+	BROKERSPEC_DEEP=1 BROKERSPEC_REAL8=1 $(BIN)/pytest -n $(WORKERS) --dist loadfile
 	$(BIN)/brokerspec check --budget 10m
 	-$(MAKE) artemis
 	$(MAKE) artemis-fuzz

@@ -1,4 +1,4 @@
-"""One local Spark session for the whole test run (starting one costs several seconds)."""
+"""One local Spark session per test process (the run, or each `pytest -n` worker): one costs several seconds to start."""
 
 from __future__ import annotations
 
