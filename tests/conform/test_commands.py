@@ -7,17 +7,20 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from brokerspec.cli import main
 from brokerspec.conform.diff import Pair, Distinguished
 from brokerspec.conform.fuzz import fuzz
+from brokerspec.conform.protocol import FailureKind, Unsupported
 from brokerspec.conform.serve import Server, serve
 from brokerspec.conform.sut import InProcessSut, SubprocessSut
 from brokerspec.explain import explain_trace, show
 from brokerspec.spec import get_profile
-from brokerspec.spec.addressing import CreateAddress, CreateQueue, RoutingType
+from brokerspec.spec import Outcome
+from brokerspec.spec.addressing import CreateAddress, CreateQueue, RoutingType, SetPrefix
 from brokerspec.trace import Trace, TraceStep, read_trace
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,6 +62,24 @@ def test_fuzz_of_a_crashing_sut_reports_the_failure_and_writes_the_script(tmp_pa
     assert report.failure_trace is not None
     assert len(read_trace(report.failure_trace).steps) == 5, "the script up to the failing op"
     assert sut.starts <= 3, "no restart storm while Hypothesis gives up"
+
+
+class CannotSetPrefixes(InProcessSut):
+    """The fast implementation, but it cannot perform ``set_prefix``, as a wire adapter may not."""
+
+    def execute(self, command: Any) -> Outcome:
+        if isinstance(command, SetPrefix):
+            raise Unsupported(FailureKind.ERROR_REPLY, "op", "not expressible over the wire: no prefixes here")
+        return super().execute(command)
+
+
+def test_fuzz_discards_and_counts_what_the_sut_cannot_do_and_still_finds_nothing_wrong(tmp_path: Path) -> None:
+    sut = CannotSetPrefixes("impl")
+    report = fuzz(sut, get_profile("artemis-latest"), ("addressing",), 4.0, tmp_path, run_seed=3)
+    assert report.failure is None and not report.divergences
+    assert report.results and report.results[0].examples > 0
+    assert sum(report.unsupported.values()) > 0
+    assert all("no prefixes here" in why for why in report.unsupported)
 
 
 def test_fuzz_exit_code_for_a_sut_failure_is_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

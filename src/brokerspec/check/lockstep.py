@@ -35,6 +35,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from hypothesis.errors import UnsatisfiedAssumption
+
 from brokerspec.spec import BrokerspecError, Outcome, Profile
 
 from ..codec import encode_command
@@ -130,7 +132,7 @@ class Lockstep:
         for name, subject in self.subjects.items():
             try:
                 actual = subject.execute(command)
-            except SubjectFailure:
+            except (SubjectFailure, UnsatisfiedAssumption):  # the latter: the fuzzer discards a scenario
                 raise
             except Exception as error:  # a crash in a subject is a finding, not a harness error
                 self.observed[name].append(None)
