@@ -171,7 +171,7 @@ class ReferenceDuplicatesBroker:
             return {}
         in_memory = {slot.record_id for cache in self.post_office.duplicate_id_caches.values() for slot in cache.ids}
         found: dict[CacheName, tuple[bytes, ...]] = {}
-        for name, records in self.storage.load_duplicate_ids().items():
+        for name, records in self.storage.read_duplicate_ids().items():
             left = tuple(key for key, record_id in records if record_id not in in_memory)
             if left:
                 found[name] = left

@@ -122,6 +122,10 @@ class Journal:
 
     # -- reading -----------------------------------------------------------------
 
+    def committed(self) -> list[DuplicateIdRecord]:
+        """The committed live records in written order, read without touching open transactions."""
+        return [self.records[record_id] for record_id in sorted(self.records)]
+
     def load(self) -> list[DuplicateIdRecord]:
         """Start-up: forget every transaction with no commit record, return the live records in written order."""
         for tx_id in list(self.transactions):
@@ -182,5 +186,13 @@ class StorageManager:
         """
         grouped: dict[CacheName, list[tuple[bytes, int]]] = defaultdict(list)
         for record in self.journal.load():
+            grouped[record.cache_name].append((record.key, record.record_id))
+        return dict(grouped)
+
+    def read_duplicate_ids(self) -> dict[CacheName, list[tuple[bytes, int]]]:
+        """The committed ``DUPLICATE_ID`` records by cache, as :meth:`load_duplicate_ids` groups them, without a
+        start-up: open transactions keep their records (an observer's read, for snapshots)."""
+        grouped: dict[CacheName, list[tuple[bytes, int]]] = defaultdict(list)
+        for record in self.journal.committed():
             grouped[record.cache_name].append((record.key, record.record_id))
         return dict(grouped)
