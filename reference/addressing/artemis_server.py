@@ -96,7 +96,7 @@ class ArtemisServer:
     def check_auto_create(self, address: str, routing_type: RoutingType | None) -> Rejected | None:
         """``checkAutoCreate`` for a queue named ``address`` with ``routing_type``; NOT_FOUND is a missing address."""
         if routing_type is None:
-            return None  # "TODO: figure out how to get rid of this": no routing type means EXISTED
+            return None  # Artemis answers EXISTED at once for a message without a routing type
         settings = self.settings_for(address)
         info = self.manager.get_address_info(address)
         if info is None or routing_type not in info.routing_types:

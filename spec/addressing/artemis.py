@@ -44,7 +44,7 @@ Theory of operation:
 from __future__ import annotations
 
 from ..profiles import NameParsing, SendCreation
-from .bindings import add_queue, put_address
+from .bindings import add_queue, put_address, route_message
 from .model import AddressingState, Queue, get_queues_of, get_settings
 from .names import RoutingType, parse_name
 from .outcomes import (
@@ -273,14 +273,5 @@ def send_core(state: AddressingState, name: str, routing_type: RoutingType | Non
     created_address = address if address in state.addresses and address not in before.addresses else None
     new = [q.fqqn for q in state.queues.values() if (q.address, q.name) not in before.queues]
     created_queue = new[0] if new else None
-    if parsed.is_fqqn:
-        target = state.queues.get((address, parsed.queue))
-        hit = target is not None and routing_type in (None, target.routing_type)
-        reached = (target.fqqn,) if target is not None and hit else ()
-        return state, Routed(address, reached, (), created_address, created_queue, rule="ADDR-SEND-FQQN")
-    queues = get_queues_of(state, address)
-    copies = tuple(q.fqqn for q in queues
-                   if q.routing_type is RoutingType.MULTICAST and routing_type is not RoutingType.ANYCAST)
-    anycast = tuple(q.fqqn for q in queues
-                    if q.routing_type is RoutingType.ANYCAST and routing_type is not RoutingType.MULTICAST)
-    return state, Routed(address, copies, anycast, created_address, created_queue, rule="ADDR-SEND-ROUTE")
+    return state, route_message(state, address, parsed.queue if parsed.is_fqqn else None, routing_type,
+                                created_address, created_queue)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import dataclasses
 
 from ..profiles import QueueNameScope
-from .model import Address, AddressingState, Queue, get_queues_named
+from .model import Address, AddressingState, Queue, get_queues_named, get_queues_of
+from .outcomes import Routed
 from .names import RoutingType
 
 
@@ -55,3 +56,25 @@ def put_address(state: AddressingState, name: str, routing_types: frozenset[Rout
     address = (Address(name, routing_types, auto_created) if existing is None
                else dataclasses.replace(existing, routing_types=existing.routing_types | routing_types))
     return dataclasses.replace(state, addresses=state.addresses.set(name, address))
+
+
+def route_message(state: AddressingState, address: str, queue: str | None, routing_type: RoutingType | None,
+                  created_address: str | None, created_queue: str | None) -> Routed:
+    """Where a send to ``address`` (``queue``: an FQQN's queue part, else None) may go, and what it created.
+
+    Rules ADDR-SEND-FQQN (that one queue, if its routing type matches, else
+    nowhere) and ADDR-SEND-ROUTE (copies to the MULTICAST queues, one of the
+    ANYCAST ones; a message without a routing type does both).
+    """
+    if queue is not None:
+        target = state.queues.get((address, queue))
+        hit = target is not None and routing_type in (None, target.routing_type)
+        reached: tuple[str, ...] = (target.fqqn,) if target is not None and hit else ()
+        return Routed(address, reached, (), created_address, created_queue, rule="ADDR-SEND-FQQN")
+    queues = get_queues_of(state, address)
+    copies = tuple(q.fqqn for q in queues
+                   if q.routing_type is RoutingType.MULTICAST and routing_type is not RoutingType.ANYCAST)
+    anycast = tuple(q.fqqn for q in queues
+                    if q.routing_type is RoutingType.ANYCAST and routing_type is not RoutingType.MULTICAST)
+    return Routed(address, copies, anycast, created_address, created_queue, rule="ADDR-SEND-ROUTE")
+

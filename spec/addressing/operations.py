@@ -31,7 +31,7 @@ from typing import Any
 
 from ..profiles import ConsumerModel, NameParsing, PrefixMatch, SendCreation
 from .artemis import compute_management_names, consume_jms, get_queried_queue, send_core, server_create_queue
-from .bindings import add_queue, find_existing_queue, remove_queue
+from .bindings import add_queue, find_existing_queue, remove_queue, route_message
 from .commands import (
     AddressingCommand,
     Consume,
@@ -354,17 +354,8 @@ def send(state: AddressingState, command: Send) -> Transition:
             return state, rejection
         created_queue = grown.queues[(address, wanted)].fqqn
     created = address if created_address else None
-    if parsed.is_fqqn:
-        target = grown.queues.get((address, parsed.queue))
-        hit = target is not None and routing_type in (None, target.routing_type)
-        reached: tuple[str, ...] = (target.fqqn,) if target is not None and hit else ()
-        return grown, Routed(address, reached, (), created, created_queue, rule="ADDR-SEND-FQQN")
-    queues = get_queues_of(grown, address)
-    copies = tuple(q.fqqn for q in queues
-                   if q.routing_type is RoutingType.MULTICAST and routing_type is not RoutingType.ANYCAST)
-    anycast = tuple(q.fqqn for q in queues
-                    if q.routing_type is RoutingType.ANYCAST and routing_type is not RoutingType.MULTICAST)
-    return grown, Routed(address, copies, anycast, created, created_queue, rule="ADDR-SEND-ROUTE")
+    return grown, route_message(grown, address, parsed.queue if parsed.is_fqqn else None, routing_type, created,
+                                created_queue)
 
 
 def is_seed_consume(state: AddressingState) -> bool:
