@@ -161,3 +161,27 @@ class AddressManager:
             return Ambiguous(name, tuple(BindingKey(b.address, b.name).fqqn() for b in candidates))
         only = candidates[0]
         return Resolved(only.address, only.name, only.routing_type)
+
+    def get_routing_targets(self, address: str, queue: str | None,
+                            routing_type: RoutingType | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The FQQNs a message to ``address`` is copied to and the ANYCAST ones it may go to (``LocalQueueBinding``).
+
+        With ``queue`` (an FQQN's queue part) only that queue, and only if its
+        routing type matches; else every MULTICAST queue takes a copy and one
+        ANYCAST queue the message, a message without a routing type doing both.
+        """
+        if queue is not None:
+            target = self.name_map.get(BindingKey(address, queue))
+            if target is None or routing_type not in (None, target.routing_type):
+                return (), ()
+            return (BindingKey(address, queue).fqqn(),), ()
+        copies: list[str] = []
+        anycast: list[str] = []
+        for binding in self.bindings_of(address):
+            fqqn = BindingKey(binding.address, binding.name).fqqn()
+            if binding.routing_type is RoutingType.MULTICAST and routing_type is not RoutingType.ANYCAST:
+                copies.append(fqqn)
+            if binding.routing_type is RoutingType.ANYCAST and routing_type is not RoutingType.MULTICAST:
+                anycast.append(fqqn)
+        return tuple(copies), tuple(anycast)
+

@@ -135,21 +135,9 @@ class ArtemisServer:
             else None
         made = [key.fqqn() for key in self.manager.name_map if key not in queues_before]
         created_queue = made[0] if made else None
-        if is_fully_qualified(name):
-            target = self.manager.name_map.get(BindingKey(address, extract_queue_name(name)))
-            if target is None or routing_type not in (None, target.routing_type):
-                return Routed(address, (), (), created_address, created_queue)
-            return Routed(address, (BindingKey(target.address, target.name).fqqn(),), (), created_address,
-                          created_queue)
-        copies: list[str] = []
-        anycast: list[str] = []
-        for binding in self.manager.bindings_of(address):
-            fqqn = BindingKey(binding.address, binding.name).fqqn()
-            if binding.routing_type is RoutingType.MULTICAST and routing_type is not RoutingType.ANYCAST:
-                copies.append(fqqn)
-            if binding.routing_type is RoutingType.ANYCAST and routing_type is not RoutingType.MULTICAST:
-                anycast.append(fqqn)
-        return Routed(address, tuple(copies), tuple(anycast), created_address, created_queue)
+        queue = extract_queue_name(name) if is_fully_qualified(name) else None
+        copies, anycast = self.manager.get_routing_targets(address, queue, routing_type)
+        return Routed(address, copies, anycast, created_address, created_queue)
 
     def jms_consumer(self, name: str, prefix_type: RoutingType | None, consumer_type: RoutingType | None,
                      given: str) -> Outcome:

@@ -300,19 +300,8 @@ class ReferenceBroker:
             self.manager.add_binding(Binding(address, wanted, queue_type, auto_created=True))
             created_queue = BindingKey(address, wanted).fqqn()
         created = address if created_address else None
-        if is_fqqn:
-            target = self.manager.name_map.get(BindingKey(address, queue))
-            if target is None or routing_type not in (None, target.routing_type):
-                return Routed(address, (), (), created, created_queue)
-            return Routed(address, (BindingKey(address, queue).fqqn(),), (), created, created_queue)
-        copies, anycast = [], []
-        for binding in self.manager.bindings_of(address):
-            fqqn = BindingKey(binding.address, binding.name).fqqn()
-            if binding.routing_type is RoutingType.MULTICAST and routing_type is not RoutingType.ANYCAST:
-                copies.append(fqqn)
-            if binding.routing_type is RoutingType.ANYCAST and routing_type is not RoutingType.MULTICAST:
-                anycast.append(fqqn)
-        return Routed(address, tuple(copies), tuple(anycast), created, created_queue)
+        copies, anycast = self.manager.get_routing_targets(address, queue if is_fqqn else None, routing_type)
+        return Routed(address, copies, anycast, created, created_queue)
 
     def plan_after_address(self, address: str, address_plan: str | None, address_type: RoutingType,
                            queue_type: RoutingType, settings: AddressSettings) -> Rejected | str | None:
