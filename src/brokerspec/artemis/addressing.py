@@ -315,7 +315,7 @@ class AddressingAdapter:
         """Every queue's address and consumer count."""
         counts: dict[str, tuple[str, int]] = {}
         for name, (address, _) in self.node.queues().items():
-            counts[name] = (address, int(self.node.call("queue_query", name=name)["consumers"]))
+            counts[name] = (address, self.node.consumer_count(name))
         return counts
 
     def reason(self, failure: CallFailed, name: str, address: str | None = None,

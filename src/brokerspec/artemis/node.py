@@ -35,6 +35,9 @@ from .driver import CallFailed, Cause, Driver
 SYSTEM_PREFIXES = ("activemq.", "$sys.", "$bs.")
 """Names of the broker's own addresses and queues (management, notifications, MQTT sessions) and brokerspec's."""
 
+FQQN_SEPARATOR = "::"
+"""What a queue query splits a name at (``CompositeAddress``)."""
+
 RELOAD_SENTINEL = "brokerspec-reload"
 """The match of the sentinel address setting (a name without ``$``: 2.11 never matches a setting that starts with one)."""
 
@@ -113,15 +116,32 @@ class Node:
         return {name for name in listed if self.call("address_query", name=name)["exists"]}
 
     def queues(self) -> dict[str, tuple[str, str]]:
-        """Every queue the broker holds (its own left out): name -> (address, routing type)."""
+        """Every queue the broker holds (its own left out): name -> (address, routing type).
+
+        A queue query reads its argument as an FQQN (and strips it twice), so a
+        queue whose own name holds ``::`` (``createQueue`` on the address
+        ``a1::q1::x`` makes ``q1::x`` on ``a1``) cannot be queried by name: the
+        query looks for ``x``. Such a queue is read through its management
+        control instead, which is registered under the exact name.
+        """
         found: dict[str, tuple[str, str]] = {}
         for name in self.manage("getQueueNames"):
             if is_system_name(name):
+                continue
+            if FQQN_SEPARATOR in name:
+                found[name] = (self.manage("getAddress", resource=f"queue.{name}"),
+                               self.manage("getRoutingType", resource=f"queue.{name}"))
                 continue
             query = self.call("queue_query", name=name)
             if query["exists"]:
                 found[name] = (query["address"], query["routing_type"])
         return found
+
+    def consumer_count(self, queue: str) -> int:
+        """How many consumers ``queue`` (a name the broker lists, not an FQQN) has."""
+        if FQQN_SEPARATOR in queue:
+            return int(self.manage("getConsumerCount", resource=f"queue.{queue}"))
+        return int(self.call("queue_query", name=queue)["consumers"])
 
     def routing_types(self, address: str) -> set[str]:
         """The routing types ``address`` allows."""
