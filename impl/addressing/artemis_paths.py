@@ -93,8 +93,8 @@ def server_create_queue(broker: FastBroker, address: str, name: str, routing_typ
     if not name:
         return Rejected(InvalidName(shown[1] if shown else name, "AMQ229216"))
     clash = bound(broker, name)
-    if clash is not None:
-        return Rejected(QueueExists(clash.name, clash.address))
+    if clash is not None:  # AMQ229019: the name asked for, the blocking queue's address
+        return Rejected(QueueExists(name, clash.address))
     record = broker._addresses.get(address)
     if may_create_address:
         if record is None:

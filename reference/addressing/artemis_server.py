@@ -73,8 +73,8 @@ class ArtemisServer:
         if not name:
             return Rejected(InvalidName(shown_name, "AMQ229216: Invalid queue name"))
         clash = self.binding_for(name)
-        if clash is not None:
-            return Rejected(QueueExists(clash.name, clash.address))
+        if clash is not None:  # AMQ229019 names the queue asked for, on the blocking queue's address
+            return Rejected(QueueExists(name, clash.address))
         info = self.manager.get_address_info(address)
         if may_create_address:
             if info is None:

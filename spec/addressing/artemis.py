@@ -120,8 +120,10 @@ def server_create_queue(state: AddressingState, address: str, name: str, routing
     """``ActiveMQServerImpl.createQueue`` for queue ``name`` on ``address`` (names already read).
 
     Rules ADDR-NAME-EMPTY (AMQ229216), ADDR-QUEUE-EXISTS (AMQ229019, naming
-    the address that holds it), ADDR-AUTO-ADDRESS / ADDR-QUEUE-NO-ADDRESS
-    (AMQ229203), ADDR-AUTO-ROUTING-TYPE / ADDR-QUEUE-ROUTING-TYPE
+    the queue asked for and the address of the queue that blocks it,
+    ``queueAlreadyExists(queueConfiguration.getName(), binding.getAddress())``:
+    asked for ``q1::x``, the blocking queue is ``x``), ADDR-AUTO-ADDRESS /
+    ADDR-QUEUE-NO-ADDRESS (AMQ229203), ADDR-AUTO-ROUTING-TYPE / ADDR-QUEUE-ROUTING-TYPE
     (AMQ229207), ADDR-ADDRESS-EMPTY (the queue factory's "address can't be
     null or empty", after the address steps: an address created on the way
     stays), ADDR-QUEUE-CREATE. A name holding ``::`` escapes the first
@@ -135,7 +137,7 @@ def server_create_queue(state: AddressingState, address: str, name: str, routing
         return state, Rejected(InvalidName(shown_name, "AMQ229216 invalid queue name"), rule="ADDR-NAME-EMPTY")
     existing = get_binding(state, name)
     if existing is not None:
-        return state, Rejected(QueueExists(existing.name, existing.address), rule="ADDR-QUEUE-EXISTS")
+        return state, Rejected(QueueExists(name, existing.address), rule="ADDR-QUEUE-EXISTS")
     info = state.addresses.get(address)
     if may_create_address:
         if info is None or routing_type not in info.routing_types:

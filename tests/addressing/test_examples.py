@@ -179,6 +179,17 @@ EXAMPLES = (
     Example("a send never refuses over a taken queue name", ("artemis-latest",), SEED_BROKER + (
         (Send("q1", ANY), Routed("q1", created_address="q1")),
     )),
+    # Found fuzzing 2.40.0: an FQQN address makes a queue whose own name holds "::". The existence check
+    # strips that name (getBinding) and AMQ229019 names the queue asked for on the blocking queue's address;
+    # the same name again passes that check and meets the name map's guard (AMQ229018).
+    Example("a queue named with the separator is checked by its last part", ("artemis-latest",), (
+        (CreateAddress("a1", BOTH), AddressCreated("a1")),
+        (CreateQueue("a1::q1::y", "q2", ANY), QueueCreated("a1", "q1::y")),
+        (CreateQueue("a1::q1::y", "q2", MULTI), Rejected(QueueExists("q1::y", "a1"))),
+        (CreateQueue("a1", "x", ANY), QueueCreated("a1", "x")),
+        (CreateQueue("a1::q1::x", "q2", ANY), Rejected(QueueExists("q1::x", "a1"))),
+        (Lookup("q1::y"), NotFound("y")),
+    )),
 )
 
 CASES = [(e, p) for e in EXAMPLES for p in e.profiles]
