@@ -86,7 +86,7 @@ from brokerspec.spec.addressing.outcomes import (
 )
 
 from .driver import CallFailed, Cause
-from .node import Node
+from .node import RELOAD_SENTINEL, Node
 from .outcomes import NotExpressible, UnexpectedRefusal, new_tag
 
 SEPARATOR = "::"
@@ -97,6 +97,11 @@ GENERATED = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 def fqqn(address: str, queue: str) -> str:
     """``address::queue``."""
     return f"{address}{SEPARATOR}{queue}"
+
+
+def settled_settings(settings: tuple[tuple[str, Any], ...]) -> tuple[tuple[str, Any], ...]:
+    """Address settings without the reload sentinels, which differ on every rewrite and mean nothing to a domain."""
+    return tuple(s for s in settings if not s[0].startswith(RELOAD_SENTINEL))
 
 
 def quoted_after(message: str, pattern: str) -> str | None:
@@ -122,11 +127,14 @@ class AddressingAdapter:
         self.profile = profile
         self.close_consumers()
         config = self.node.config
+        settings = settled_settings(self.base.address_settings)
         if dict(config.prefixes) != dict(self.base.prefixes):
-            self.node.reconfigure(dataclasses.replace(config, prefixes=self.base.prefixes), restart=True)
-        elif config.address_settings != self.base.address_settings:
-            self.node.reconfigure(dataclasses.replace(config, address_settings=self.base.address_settings),
-                                  restart=False)
+            # the restart re-reads broker.xml whole: the settings go back with the prefixes, or a scenario
+            # that changed both would leave its settings (auto-creation off, say) to every later one
+            self.node.reconfigure(dataclasses.replace(config, prefixes=self.base.prefixes, address_settings=settings),
+                                  restart=True)
+        elif settled_settings(config.address_settings) != settings:
+            self.node.reconfigure(dataclasses.replace(config, address_settings=settings), restart=False)
         for address in sorted(self.node.addresses()):
             self.node.manage("deleteAddress", address, True)
         left = self.node.addresses() | set(self.node.queues())

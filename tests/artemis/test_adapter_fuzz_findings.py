@@ -1,0 +1,82 @@
+"""Adapter fixes found by fuzzing real Artemis, checked without a broker.
+
+A fuzzing run plays hundreds of scenarios on one broker, so a setting a
+reset fails to undo shows up as a wrong outcome at the first step of some
+later scenario, one that a fresh broker (a replay) never reproduces. The
+refusals are the broker's own words, as the driver reports them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from brokerspec.artemis.addressing import AddressingAdapter
+from brokerspec.artemis.config import BrokerConfig
+from brokerspec.artemis.node import RELOAD_SENTINEL
+from brokerspec.spec import get_profile
+from brokerspec.spec.addressing import RoutingType, SetAddressSettings, SetPrefix
+
+
+class ConfigOnlyNode:
+    """A node that only holds a configuration: no addresses, no queues, reconfigurations recorded."""
+
+    def __init__(self, config: BrokerConfig) -> None:
+        self.config = config
+        self.reloads = 0
+        self.reconfigured: list[tuple[BrokerConfig, bool]] = []
+
+    def reconfigure(self, config: BrokerConfig, restart: bool) -> None:
+        self.reloads += 1
+        sentinel = (f"{RELOAD_SENTINEL}-{self.reloads}", {"redistribution_delay": str(1000 + self.reloads)})
+        settings = tuple(s for s in config.address_settings if not s[0].startswith(RELOAD_SENTINEL))
+        self.config = dataclasses.replace(config, address_settings=(*settings, sentinel))
+        self.reconfigured.append((self.config, restart))
+
+    def addresses(self) -> set[str]:
+        return set()
+
+    def queues(self) -> dict[str, Any]:
+        return {}
+
+
+def adapter_on(node: ConfigOnlyNode) -> AddressingAdapter:
+    return AddressingAdapter(node)  # type: ignore[arg-type]
+
+
+def without_sentinels(config: BrokerConfig) -> BrokerConfig:
+    settings = tuple(s for s in config.address_settings if not s[0].startswith(RELOAD_SENTINEL))
+    return dataclasses.replace(config, address_settings=settings)
+
+
+def test_a_reset_after_prefix_and_settings_restores_both() -> None:
+    """A scenario that set a prefix and turned auto-creation off: the next one starts with neither."""
+    base = BrokerConfig("n1", 1, "p")
+    node = ConfigOnlyNode(base)
+    adapter = adapter_on(node)
+    profile = get_profile("artemis-2.11")
+    adapter.reset(profile)
+    adapter.execute(SetAddressSettings("#", auto_create_addresses=False, auto_create_queues=False,
+                                       default_address_routing_type=RoutingType.MULTICAST,
+                                       default_queue_routing_type=RoutingType.MULTICAST))
+    adapter.execute(SetPrefix("any://", RoutingType.ANYCAST))
+    adapter.reset(profile)
+    assert without_sentinels(node.config) == base
+
+
+def test_a_reset_of_an_untouched_broker_rewrites_nothing() -> None:
+    """Only the sentinel differs after an earlier rewrite: no reload is waited for on every reset."""
+    node = ConfigOnlyNode(BrokerConfig("n1", 1, "p"))
+    node.reconfigure(node.config, restart=False)
+    adapter = adapter_on(node)
+    profile = get_profile("artemis-latest")
+    adapter.reset(profile)
+    adapter.execute(SetAddressSettings("a1", auto_create_addresses=False, auto_create_queues=True,
+                                       default_address_routing_type=RoutingType.ANYCAST,
+                                       default_queue_routing_type=RoutingType.ANYCAST))
+    adapter.reset(profile)
+    rewrites = len(node.reconfigured)
+    adapter.reset(profile)
+    adapter.reset(profile)
+    assert len(node.reconfigured) == rewrites
+
