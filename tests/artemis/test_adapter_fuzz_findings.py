@@ -13,9 +13,10 @@ from typing import Any
 
 from brokerspec.artemis.addressing import AddressingAdapter
 from brokerspec.artemis.config import BrokerConfig
+from brokerspec.artemis.driver import CallFailed, Cause
 from brokerspec.artemis.node import RELOAD_SENTINEL
 from brokerspec.spec import get_profile
-from brokerspec.spec.addressing import RoutingType, SetAddressSettings, SetPrefix
+from brokerspec.spec.addressing import QueueExists, RoutingType, SetAddressSettings, SetPrefix
 
 
 class ConfigOnlyNode:
@@ -80,3 +81,12 @@ def test_a_reset_of_an_untouched_broker_rewrites_nothing() -> None:
     adapter.reset(profile)
     assert len(node.reconfigured) == rewrites
 
+
+def test_a_second_queue_whose_name_holds_the_separator_is_refused_as_existing() -> None:
+    """AMQ229018 from the name map: the queue named in the binding, on the binding's address."""
+    message = ("AMQ229018: Binding already exists LocalQueueBinding [address=a1, queue=QueueImpl[name=q1::x, "
+               "postOffice=PostOfficeImpl [server=ActiveMQServerImpl::name=n1], temp=false]@5f6ba99e, filter=null, "
+               "name=q1::x, clusterName=q1::xff0d5cd9-e9a4-11f1-9d4a-02fc00000001]")
+    failure = CallFailed("manage createQueue", (Cause("management", message, None),))
+    adapter = AddressingAdapter.__new__(AddressingAdapter)
+    assert adapter.reason(failure, "a1:", address="a1::q1::x") == QueueExists("q1::x", "a1")

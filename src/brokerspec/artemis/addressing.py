@@ -343,6 +343,12 @@ class AddressingAdapter:
         if failure.has_code("AMQ229019"):
             queue = quoted_after(text, r"Queue (\S+) already exists") or name
             return QueueExists(queue, quoted_after(text, r"on address (\S*)") or (address or ""))
+        if failure.has_code("AMQ229018"):
+            # the name map's own guard (SimpleAddressManager.addBinding): a queue whose name holds "::" slips past
+            # the existence check, which strips the name as an FQQN, and is refused here as the same queue
+            queue = quoted_after(text, r", filter=\S*, name=(.*?), clusterName=") or name
+            holder = quoted_after(text, r"LocalQueueBinding \[address=(.*?), queue=") or (address or "")
+            return QueueExists(queue, holder)
         if failure.has_code("AMQ229203"):
             return AddressNotFound(self.after(text, "Address Does Not Exist: ", address or name))
         if failure.has_code("AMQ229216") or failure.mentions("can't be null or empty"):
