@@ -1,0 +1,88 @@
+"""What fuzzing real Artemis found, replayed on a real broker (the release ``artemis-latest`` stands for).
+
+Each script is one a fuzzing run shrank to (or its shape), played through
+the same SUT as ``brokerspec fuzz --sut artemis``: every outcome must be
+the spec's, and an input the broker cannot be faithfully asked must be
+refused as not expressible rather than reported as a difference.
+
+Skipped without a fetched distribution, unless ``BROKERSPEC_REQUIRE_ARTEMIS=1``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from brokerspec.artemis.outcomes import NotExpressible
+from brokerspec.artemis.releases import DEFAULT_RELEASE, RELEASES, distribution_home
+from brokerspec.artemis.sut import ArtemisSut, release_profile
+from brokerspec.spec import Profile
+from brokerspec.spec.addressing import CreateAddress, CreateQueue, DeleteAddress, DeleteQueue, Lookup, RoutingType
+from brokerspec.spec.addressing import apply as apply_addressing
+from brokerspec.spec.addressing import initial_state as addressing_state
+
+VERSION = DEFAULT_RELEASE
+REQUIRED = os.environ.get("BROKERSPEC_REQUIRE_ARTEMIS", "") == "1"
+LACKING = [tool for tool in ("java", "javac", "jar") if shutil.which(tool) is None]
+if not (distribution_home(VERSION) / "bin" / "artemis").is_file():
+    LACKING.append(f"the Artemis {VERSION} distribution (run `brokerspec artemis fetch`)")
+
+pytestmark = [
+    pytest.mark.artemis,
+    pytest.mark.skipif(bool(LACKING) and not REQUIRED, reason="real Artemis cannot run here: " + "; ".join(LACKING)),
+]
+
+ANY = RoutingType.ANYCAST
+MULTI = RoutingType.MULTICAST
+BOTH = frozenset(RoutingType)
+
+
+@pytest.fixture(scope="module")
+def sut() -> Iterator[ArtemisSut]:
+    assert not LACKING, "; ".join(LACKING)
+    broker = ArtemisSut(VERSION)
+    try:
+        broker.hello(release_profile(RELEASES[VERSION]), ("addressing",))
+        yield broker
+    finally:
+        broker.close()
+
+
+def spec_outcomes(profile: Profile, commands: list[Any]) -> list[Any]:
+    state, outcomes = addressing_state(profile), []
+    for command in commands:
+        state, outcome = apply_addressing(state, command)
+        outcomes.append(outcome)
+    return outcomes
+
+
+def test_a_queue_named_with_the_separator_is_seen_and_refused_again(sut: ArtemisSut) -> None:
+    """createQueue on ``a1::q1::y`` makes ``q1::y``, which a queue query cannot reach by name."""
+    profile = release_profile(RELEASES[VERSION])
+    commands = [
+        CreateAddress("a1", BOTH),
+        CreateQueue("a1::q1::y", "q2", ANY),
+        CreateQueue("a1::q1::y", "a1:", MULTI),  # AMQ229018, the name map's guard
+        CreateQueue("a1", "x", ANY),
+        CreateQueue("a1::q1::x", "q2", ANY),  # AMQ229019 names q1::x, blocked by x
+        Lookup("q1::y"),
+    ]
+    sut.reset("addressing", profile)
+    assert [sut.execute(c) for c in commands] == spec_outcomes(profile, commands)
+
+
+def test_deleting_a_queue_named_with_the_separator_is_not_expressible(sut: ArtemisSut) -> None:
+    """Artemis half-removes such a queue and throws; the adapter does not ask, and the next reset still empties."""
+    profile = release_profile(RELEASES[VERSION])
+    for deletion in (DeleteQueue("a1::q1::y"), DeleteAddress("a1", True)):
+        sut.reset("addressing", profile)
+        sut.execute(CreateAddress("a1", BOTH))
+        sut.execute(CreateQueue("a1::q1::y", "q2", ANY))
+        with pytest.raises(NotExpressible, match="holds '::'"):
+            sut.execute(deletion)
+    sut.reset("addressing", profile)
+    assert sut.node is not None and not sut.node.queues() and not sut.node.addresses()
