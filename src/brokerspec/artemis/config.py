@@ -47,7 +47,7 @@ SETTING_ELEMENTS = {
 
 @dataclass(frozen=True)
 class ClusterLink:
-    """A cluster connection for one address match, with its load-balancing type, to the other nodes."""
+    """A cluster connection for one address match ("": every address), with its load-balancing type."""
 
     address: str
     lb_type: str
@@ -115,7 +115,7 @@ def render_cluster(config: BrokerConfig) -> str:
     for index, link in enumerate(config.cluster):
         lines.extend([
             f'         <cluster-connection name="c{index}">',
-            f"            <address>{escape(link.address)}</address>",
+            *([f"            <address>{escape(link.address)}</address>"] if link.address else []),
             "            <connector-ref>self</connector-ref>",
             "            <retry-interval>200</retry-interval>",
             "            <use-duplicate-detection>true</use-duplicate-detection>",

@@ -32,7 +32,9 @@ from brokerspec.conform.protocol import FailureKind, Hello, SutFailure
 from brokerspec.spec import Outcome, Profile, get_profile
 
 from .addressing import AddressingAdapter
+from .balancing import BalancingAdapter
 from .broker import ArtemisBroker, BrokerFailed, find_free_port
+from .cluster import ArtemisCluster
 from .config import BrokerConfig
 from .driver import CallFailed, Driver, DriverLost
 from .duplicates import DuplicatesAdapter
@@ -40,7 +42,7 @@ from .node import Node, ProbeLog
 from .outcomes import NotExpressible
 from .releases import ArtemisUnavailable, Release, get_release
 
-DOMAINS = ("addressing", "duplicates")
+DOMAINS = ("addressing", "duplicates", "balancing")
 
 CONFIGURABLE = {
     "duplicates.id_cache_size",
@@ -90,6 +92,8 @@ class ArtemisSut:
         self.base_config: BrokerConfig | None = None
         """The node's configuration as first started: what every domain starts from."""
         self.started_in = 0.0
+        self.cluster: ArtemisCluster | None = None
+        """The three-node cluster of the load-balancing domain, started by its first case."""
 
     def hello(self, profile: Profile, domains: tuple[str, ...]) -> Hello:
         """Create and start the broker (once); the domains and the one profile this release implements."""
@@ -123,13 +127,29 @@ class ArtemisSut:
                                  f"{'; '.join(unexpressible)}")
         if domain != self.domain:
             self._leave_domain()
-            self.adapter = {"addressing": AddressingAdapter, "duplicates": DuplicatesAdapter}[domain](self.node)
+            self.adapter = self._adapter(domain)
             self.domain = domain
         try:
             self.adapter.reset(profile)
         except (CallFailed, DriverLost, BrokerFailed, SutFailure):
             self._start_clean(domain)
             self._guard(lambda: self.adapter.reset(profile), "reset")
+
+    def _adapter(self, domain: str) -> Any:
+        """The domain's adapter; the load-balancing one on the cluster, started on first use."""
+        assert self.node is not None
+        if domain != "balancing":
+            return {"addressing": AddressingAdapter, "duplicates": DuplicatesAdapter}[domain](self.node)
+        if self.cluster is None:
+            cluster = ArtemisCluster(self.version, self.workdir, self.node.driver)
+            try:
+                cluster.start()
+            except (ArtemisUnavailable, BrokerFailed, CallFailed, DriverLost) as error:
+                cluster.close()
+                raise SutFailure(FailureKind.CRASHED, "reset",
+                                 f"the Artemis {self.version} cluster did not start: {error}") from None
+            self.cluster = cluster
+        return BalancingAdapter(self.cluster)
 
     def _leave_domain(self) -> None:
         """Before another domain's cases: the last adapter's clients closed, the broker's first configuration back.
@@ -154,7 +174,10 @@ class ArtemisSut:
         node.broker.start()
         node.probe = ProbeLog(node.probe.path)
         node.connect()
-        self.adapter = {"addressing": AddressingAdapter, "duplicates": DuplicatesAdapter}[domain](node)
+        if domain == "balancing" and self.cluster is not None:
+            self.cluster.close()
+            self.cluster = None
+        self.adapter = self._adapter(domain)
 
     def execute(self, command: Any) -> Outcome:
         """Perform one operation on the broker."""
@@ -184,16 +207,26 @@ class ArtemisSut:
             node.connect()
         except (DriverLost, BrokerFailed, CallFailed):
             node.broker.kill()
+        if self.cluster is not None and self.domain == "balancing":
+            # its connections may have gone with the driver: the next case starts it afresh
+            self.cluster.close()
+            self.cluster = None
         self.domain = ""
         self.adapter = None
 
     def resident_megabytes(self) -> float | None:
-        """The broker JVM's resident memory now."""
-        return None if self.node is None else self.node.broker.resident_megabytes()
+        """The broker JVM's resident memory now (the cluster's nodes' together while it runs)."""
+        if self.node is None:
+            return None
+        own = self.node.broker.resident_megabytes()
+        return own if self.cluster is None or self.domain != "balancing" else self.cluster.resident_megabytes()
 
     def close(self) -> None:
         """Stop the broker and the driver; remove the scratch folder unless ``keep``."""
         node, self.node = self.node, None
+        cluster, self.cluster = self.cluster, None
+        if cluster is not None:
+            cluster.close()
         if node is not None:
             node.driver.close()
             node.broker.stop()

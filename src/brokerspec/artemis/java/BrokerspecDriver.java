@@ -308,6 +308,17 @@ public final class BrokerspecDriver {
          }
          case "jms_consumer":
             return jmsConsumer(request);
+         case "lb_type": {
+            // whether the release's MessageLoadBalancingType has the value: what its broker.xml accepts
+            Map<String, Object> reply = ok();
+            Class<?> type = Class.forName("org.apache.activemq.artemis.core.server.cluster.impl.MessageLoadBalancingType");
+            boolean exists = false;
+            for (Object constant : type.getEnumConstants()) {
+               exists |= constant.toString().equals(str(request, "name"));
+            }
+            reply.put("exists", exists);
+            return reply;
+         }
          default:
             throw new IllegalArgumentException("unknown command " + cmd);
       }

@@ -23,6 +23,12 @@
  *   tx      the state of the sending session's transaction, without ending it
  *   caches  every duplicate-ID cache of the post office, with its IDs in slot order (read through
  *           reflection from PostOfficeImpl.duplicateIDCaches, the map every release keeps them in)
+ *   state   the node's view of the cluster for the load-balancing adapter: its node ID and, for every
+ *           address outside the broker's own, each binding in the post office's order: a local queue
+ *           with its consumer count, its message and delivering counts and the tags of the messages
+ *           waiting in it (browsed in queue order), or a remote binding with the consumer count its
+ *           node was told of (RemoteQueueBindingImpl.toString, the one place 2.11 shows it), whether it
+ *           is connected, and the messages still in its store-and-forward queue
  *
  * The same source compiles against every Artemis release brokerspec runs (2.11 to 2.40): it uses only
  * the plugin methods and RoutingContext calls those releases share.
@@ -36,19 +42,26 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 import java.lang.reflect.Field;
+import java.util.Iterator;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.apache.activemq.artemis.api.core.ActiveMQException;
 import org.apache.activemq.artemis.api.core.ActiveMQExceptionType;
 import org.apache.activemq.artemis.api.core.Pair;
 import org.apache.activemq.artemis.api.core.Message;
 import org.apache.activemq.artemis.api.core.SimpleString;
+import org.apache.activemq.artemis.core.postoffice.Binding;
+import org.apache.activemq.artemis.core.postoffice.Bindings;
 import org.apache.activemq.artemis.core.postoffice.DuplicateIDCache;
 import org.apache.activemq.artemis.core.postoffice.RoutingStatus;
 import org.apache.activemq.artemis.core.server.ActiveMQServer;
+import org.apache.activemq.artemis.core.server.MessageReference;
 import org.apache.activemq.artemis.core.server.Queue;
 import org.apache.activemq.artemis.core.server.RouteContextList;
 import org.apache.activemq.artemis.core.server.RoutingContext;
+import org.apache.activemq.artemis.core.server.cluster.RemoteQueueBinding;
 import org.apache.activemq.artemis.core.server.ServerSession;
 import org.apache.activemq.artemis.core.server.plugin.ActiveMQServerPlugin;
 import org.apache.activemq.artemis.core.transaction.Transaction;
@@ -159,6 +172,9 @@ public final class BrokerspecProbe implements ActiveMQServerPlugin {
                   + (tx == null ? "null" : quote(tx.getState().name())) + "}");
       } else if ("caches".equals(question.toString())) {
          write("{\"event\":\"caches\",\"tag\":" + quote(tag) + ",\"caches\":" + caches() + "}");
+      } else if ("state".equals(question.toString())) {
+         write("{\"event\":\"state\",\"tag\":" + quote(tag) + ",\"node_id\":" + quote(String.valueOf(server.getNodeID()))
+                  + ",\"bindings\":" + bindings() + "}");
       }
       throw new ActiveMQException(ActiveMQExceptionType.GENERIC_EXCEPTION, "brokerspec probe answered " + question);
    }
@@ -217,5 +233,72 @@ public final class BrokerspecProbe implements ActiveMQServerPlugin {
       }
       write("{\"event\":\"error\",\"tag\":" + quote(tag) + ",\"error\":" + quote(e.getClass().getName())
                + ",\"tx\":" + (tx == null ? "null" : quote(tx.getState().name())) + "}");
+   }
+
+   private static final Pattern CONSUMER_COUNT = Pattern.compile("consumerCount=(\\d+)");
+
+   /** Every binding of every address that is not the broker's own, as a JSON array (the "state" answer). */
+   private String bindings() {
+      StringBuilder out = new StringBuilder("[");
+      boolean first = true;
+      for (SimpleString address : server.getPostOffice().getAddresses()) {
+         String name = address.toString();
+         if (name.startsWith("activemq.") || name.startsWith("$.") || name.startsWith("$bs.")) {
+            continue;
+         }
+         Bindings bindings;
+         try {
+            bindings = server.getPostOffice().lookupBindingsForAddress(address);
+         } catch (Exception e) {
+            continue;
+         }
+         if (bindings == null) {
+            continue;
+         }
+         for (Binding binding : bindings.getBindings()) {
+            out.append(first ? "" : ",").append(describe(name, binding));
+            first = false;
+         }
+      }
+      return out.append(']').toString();
+   }
+
+   private static String describe(String address, Binding binding) {
+      StringBuilder out = new StringBuilder("{\"address\":").append(quote(address))
+         .append(",\"name\":").append(quote(binding.getUniqueName().toString()))
+         .append(",\"routing\":").append(quote(binding.getRoutingName().toString()));
+      if (binding instanceof RemoteQueueBinding) {
+         RemoteQueueBinding remote = (RemoteQueueBinding) binding;
+         Matcher count = CONSUMER_COUNT.matcher(remote.toString());
+         out.append(",\"kind\":\"remote\",\"consumers\":").append(count.find() ? count.group(1) : "-1")
+            .append(",\"connected\":").append(remote.isConnected())
+            .append(",\"sf\":").append(remote.getQueue().getMessageCount());
+      } else if (binding.getBindable() instanceof Queue) {
+         Queue queue = (Queue) binding.getBindable();
+         out.append(",\"kind\":\"local\",\"consumers\":").append(queue.getConsumerCount())
+            .append(",\"messages\":").append(queue.getMessageCount())
+            .append(",\"delivering\":").append(queue.getDeliveringCount())
+            .append(",\"tags\":[");
+         Iterator<MessageReference> refs = queue.browserIterator();
+         boolean first = true;
+         try {
+            while (refs.hasNext()) {
+               out.append(first ? "" : ",").append(quote(String.valueOf(tag(refs.next().getMessage()))));
+               first = false;
+            }
+         } finally {
+            if (refs instanceof AutoCloseable) {
+               try {
+                  ((AutoCloseable) refs).close();
+               } catch (Exception ignored) {
+                  // a browser that cannot close has nothing left to say
+               }
+            }
+         }
+         out.append(']');
+      } else {
+         out.append(",\"kind\":").append(quote(binding.getClass().getSimpleName()));
+      }
+      return out.append('}').toString();
    }
 }

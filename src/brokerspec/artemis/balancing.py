@@ -1,0 +1,417 @@
+"""The load-balancing domain on a real Artemis cluster: each spec operation as client and management calls.
+
+Introduction
+------------
+The cluster (:class:`~.cluster.ArtemisCluster`) has nodes n1..n3 running
+from the start; the spec's ``add_node`` makes a running node part of the
+case, and an operation naming a node the case has not added is refused the
+way the spec refuses it, without asking the broker (a node's membership is
+the script's bookkeeping, as are consumer names, which Artemis does not
+have). Everything else is asked of the broker:
+
+* ``create_queue``: the address is created on every node first (a
+  symmetric cluster: a node drops the notice of a queue whose address it
+  lacks, ``ClusterConnectionImpl.doBindingAdded``), then the queue on its
+  node, with the filter ``color = '<colour>'``; Artemis's QUEUE_EXISTS is
+  the spec's QUEUE_EXISTS.
+* ``delete_queue``: ``destroyQueue`` without removing consumers; AMQ229017
+  is QUEUE_NOT_FOUND, AMQ229025 (consumers present) QUEUE_IN_USE.
+* ``attach``, ``close``, ``pause``, ``resume``: a core consumer on its own
+  session with a message listener that acknowledges; pause and resume stop
+  and start that session (the consumer stays registered, so it still counts
+  for routing, as the spec says).
+* ``send``: a core message tagged for the probe, with the property
+  ``color`` and, when grouped, a group ID of its own; the status is the
+  one the probe saw the session's send return.
+* ``configure``: the load-balancing type is the cluster connection's
+  ``message-load-balancing`` (one per cluster connection, so one per case,
+  changed by restarting the cluster while the case has no queue yet); the
+  delay is the address's ``redistribution-delay``. A type the release's
+  ``MessageLoadBalancingType`` lacks is NOT_SUPPORTED.
+* ``tick``: the logical clock only matters with a positive redistribution
+  delay, which is wall-clock time in Artemis and not mapped (not
+  expressible); otherwise a tick changes nothing and only lets the cluster
+  settle. ``set_link`` cannot cut one bridge over a client protocol (not
+  expressible).
+
+After each operation the adapter waits until the cluster has settled (every
+node's remote bindings show the queues and consumer counts of the case,
+nothing is in a store-and-forward queue or being delivered, and two
+snapshots agree), then tells where every message went (:mod:`.placement`).
+Each case runs under fresh names (``bsN-`` before every address, queue and
+consumer) so that nothing a case leaves can reach the next.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from brokerspec.spec import Outcome, Profile
+from brokerspec.spec.addressing import RoutingType
+from brokerspec.spec.balancing import (
+    AddNode,
+    Attach,
+    Close,
+    Configure,
+    CreateQueue,
+    DeleteQueue,
+    Done,
+    LbType,
+    Pause,
+    Refusal,
+    Refused,
+    Resume,
+    RoutingStatus,
+    Send,
+    Sent,
+    SetLink,
+    Tick,
+)
+
+from .cluster import ArtemisCluster, Snapshot
+from .driver import CallFailed
+from .outcomes import NotExpressible, UnexpectedRefusal
+from .placement import Instance, Place, Primary, QueueKey, reconcile
+
+OURS = re.compile(r"^bs\d+-")
+"""The names this adapter gives: every case's own prefix."""
+
+SETTLE_TIMEOUT = 15.0
+"""Seconds a step may take to settle before the adapter gives up on it."""
+
+
+@dataclass
+class QueueInfo:
+    """A queue the case created: its address, routing name and creation order."""
+
+    address: str
+    routing_name: str
+    serial: int
+
+
+@dataclass
+class ConsumerInfo:
+    """A consumer of the case: its broker-side ID and session, and its queue."""
+
+    real: str
+    session: str
+    key: QueueKey
+
+
+def color_filter(color: str | None) -> str | None:
+    """The filter expression for a spec filter (a colour), or None."""
+    return None if color is None else "color = '" + color.replace("'", "''") + "'"
+
+
+class BalancingAdapter:
+    """The load-balancing domain on ``cluster``."""
+
+    def __init__(self, cluster: ArtemisCluster) -> None:
+        self.cluster = cluster
+        self.runs = 0
+        self.prefix = ""
+        self.nodes: list[str] = []
+        self.queues: dict[QueueKey, QueueInfo] = {}
+        self.consumers: dict[str, ConsumerInfo] = {}
+        self.waiting: dict[QueueKey, tuple[Instance, ...]] = {}
+        self.lb_types: dict[str, LbType] = {}
+        self.delays: dict[str, int] = {}
+        self.sessions: set[str] = set()
+        self.next_id = 1
+        self.serials = 0
+
+    # --- lifecycle -------------------------------------------------------------------------------
+
+    def reset(self, profile: Profile) -> None:
+        """A fresh case: the last one's consumers closed and its queues and settings removed, new names."""
+        self.leave()
+        for node in self.cluster.nodes.values():
+            for name in node.manage("getQueueNames"):
+                if OURS.match(name):
+                    node.manage("destroyQueue", name, True)
+        if self.delays:
+            self.cluster.set_address_settings(())
+        self.runs += 1
+        self.prefix = f"bs{self.runs}-"
+        self.nodes = ["n1"]
+        self.queues, self.waiting, self.lb_types, self.delays = {}, {}, {}, {}
+        self.next_id, self.serials = 1, 0
+
+    def leave(self) -> None:
+        """Close the case's consumers and sessions."""
+        for consumer in self.consumers.values():
+            self._quietly("close_session", id=consumer.session)
+        for session in self.sessions:
+            self._quietly("close_session", id=session)
+        self.consumers, self.sessions = {}, set()
+        self.cluster.driver.call("deliveries")
+
+    def _quietly(self, command: str, **fields: Any) -> None:
+        try:
+            self.cluster.driver.call(command, **fields)
+        except CallFailed:
+            pass
+
+    def real(self, name: str) -> str:
+        """The broker's name for the spec's address, queue or consumer ``name`` in this case."""
+        return self.prefix + name
+
+    def execute(self, command: Any) -> Outcome:
+        """Perform ``command`` on the cluster; what it did, as an outcome."""
+        handlers: dict[type[Any], Callable[[Any], Outcome]] = {
+            AddNode: self.add_node, CreateQueue: self.create_queue, DeleteQueue: self.delete_queue,
+            Attach: self.attach, Close: self.close, Pause: self.pause, Resume: self.resume, Send: self.send,
+            Configure: self.configure, SetLink: self.set_link, Tick: self.tick,
+        }
+        return handlers[type(command)](command)
+
+    # --- the cluster settling ----------------------------------------------------------------------
+
+    def expected_remotes(self) -> dict[tuple[str, str], int]:
+        """(node, remote binding name) -> consumer count, for every queue of the case on every other node."""
+        counts = {key: 0 for key in self.queues}
+        for consumer in self.consumers.values():
+            counts[consumer.key] += 1
+        ids = self.cluster.node_ids
+        return {(other, self.real(queue) + ids[node]): count for (node, queue), count in counts.items()
+                for other in self.cluster.names if other != node}
+
+    def settle(self) -> tuple[Snapshot, list[dict[str, Any]]]:
+        """Wait until the cluster is at rest; the last snapshot and every delivery meanwhile."""
+        expected = self.expected_remotes()
+        deliveries: list[dict[str, Any]] = []
+        previous: Snapshot | None = None
+        deadline = time.monotonic() + SETTLE_TIMEOUT
+        problem = ""
+        while time.monotonic() < deadline:
+            snapshot = self.cluster.snapshot()
+            fresh = self.cluster.driver.call("deliveries")["deliveries"]
+            deliveries.extend(fresh)
+            remotes = {(r.node, r.name): r.consumers for r in snapshot.remotes if OURS.match(r.name)}
+            if remotes != expected:
+                problem = f"remote bindings {remotes}, expected {expected}"
+            elif snapshot.in_flight or any(q.messages != len(q.tags) for q in snapshot.queues):
+                problem = "messages still in flight"
+            elif previous is not None and snapshot == previous and not fresh:
+                return snapshot, deliveries
+            else:
+                problem = ""
+            previous = snapshot if not problem else None
+            time.sleep(0.06)
+        raise UnexpectedRefusal(f"the cluster did not settle within {SETTLE_TIMEOUT:g} s: {problem}")
+
+    def step_events(self, primary: Primary = Primary(), landings: tuple[Instance, ...] = ()) -> tuple[Any, ...]:
+        """Settle, then tell where every message went; the adapter's picture moves on."""
+        snapshot, deliveries = self.settle()
+        for name in self.cluster.names:
+            self.cluster.events(name)
+        return self.account(snapshot, deliveries, primary, landings)
+
+    def account(self, snapshot: Snapshot, deliveries: list[dict[str, Any]], primary: Primary,
+                landings: tuple[Instance, ...]) -> tuple[Any, ...]:
+        """The events of a settled step (:func:`~.placement.reconcile`)."""
+        by_real = {c.real: (name, c.key) for name, c in self.consumers.items()}
+        places: list[Place] = []
+        for delivery in deliveries:
+            name, key = by_real.get(delivery["consumer"], (delivery["consumer"], ("?", "?")))
+            places.append(Place(str(delivery["properties"].get("_BS_TAG")), key, name))
+        order: dict[QueueKey, tuple[str, ...]] = {}
+        for queue in snapshot.queues:
+            if queue.name.startswith(self.prefix):
+                key = (queue.node, queue.name[len(self.prefix):])
+                order[key] = queue.tags
+                places.extend(Place(tag, key, None) for tag in queue.tags)
+        known = dict(self.queues)
+
+        def group(key: QueueKey) -> object:
+            info = known.get(key)
+            return key if info is None else (info.address, info.routing_name)
+
+        def serial(key: QueueKey) -> int:
+            info = known.get(key)
+            return 0 if info is None else info.serial
+
+        result = reconcile(self.waiting, landings, places, order, primary, group, serial, self.next_id)
+        self.waiting, self.next_id = result.waiting, result.next_id
+        return result.events
+
+    # --- operations ------------------------------------------------------------------------------
+
+    def add_node(self, command: AddNode) -> Outcome:
+        if command.node in self.nodes:
+            return Refused(Refusal.NODE_EXISTS)
+        if command.node not in self.cluster.names:
+            raise NotExpressible(f"the cluster has {len(self.cluster.names)} nodes, {', '.join(self.cluster.names)}")
+        self.nodes.append(command.node)
+        return Done(self.step_events())
+
+    def ensure_type(self, address: str) -> None:
+        """The cluster connection has ``address``'s load-balancing type (a restart while the case has no queue)."""
+        wanted = self.lb_types.get(address, LbType.ON_DEMAND)
+        if self.cluster.lb_type == wanted.value:
+            return
+        if self.queues or self.consumers:
+            raise NotExpressible(f"{address} needs the load-balancing type {wanted.value} while the cluster "
+                                 f"connection has {self.cluster.lb_type}: Artemis sets the type per cluster "
+                                 "connection, and changing it restarts the cluster under the case's queues")
+        self.leave()
+        self.cluster.set_lb_type(wanted.value)
+
+    def create_queue(self, command: CreateQueue) -> Outcome:
+        if command.node not in self.nodes:
+            return Refused(Refusal.UNKNOWN_NODE)
+        self.ensure_type(command.address)
+        address = self.real(command.address)
+        for node in self.cluster.nodes.values():
+            if not node.call("address_query", name=address)["exists"]:
+                node.manage("createAddress", address, "ANYCAST,MULTICAST")
+        try:
+            self.cluster.nodes[command.node].call(
+                "create_queue", address=address, routing_type=command.routing_type.value,
+                name=self.real(command.queue), filter=color_filter(command.filter), durable=True)
+        except CallFailed as failure:
+            if failure.has_type("QUEUE_EXISTS"):
+                return Refused(Refusal.QUEUE_EXISTS)
+            raise UnexpectedRefusal(str(failure)) from None
+        self.serials += 1
+        routing_name = command.address if command.routing_type is RoutingType.ANYCAST else command.queue
+        self.queues[(command.node, command.queue)] = QueueInfo(command.address, routing_name, self.serials)
+        return Done(self.step_events())
+
+    def delete_queue(self, command: DeleteQueue) -> Outcome:
+        key = (command.node, command.queue)
+        if command.node not in self.nodes:
+            return Refused(Refusal.QUEUE_NOT_FOUND)
+        try:
+            self.cluster.nodes[command.node].manage("destroyQueue", self.real(command.queue), False)
+        except CallFailed as failure:
+            if failure.has_code("AMQ229017"):
+                return Refused(Refusal.QUEUE_NOT_FOUND)
+            if failure.has_code("AMQ229025"):
+                return Refused(Refusal.QUEUE_IN_USE)
+            raise UnexpectedRefusal(str(failure)) from None
+        self.queues.pop(key, None)
+        return Done(self.step_events(Primary("drop", key)))
+
+    def attach(self, command: Attach) -> Outcome:
+        if command.node not in self.nodes:
+            return Refused(Refusal.UNKNOWN_NODE)
+        key = (command.node, command.queue)
+        node = self.cluster.nodes[command.node]
+        if command.consumer in self.consumers:
+            exists = node.call("queue_query", name=self.real(command.queue))["exists"]
+            return Refused(Refusal.CONSUMER_EXISTS if exists else Refusal.QUEUE_NOT_FOUND)
+        real = f"{self.real(command.consumer)}@{len(self.sessions)}-{time.monotonic_ns() % 10**9}"
+        session = f"{real}-session"
+        node.call("session", id=session)
+        try:
+            node.driver.call("consumer", session=session, id=real, queue=self.real(command.queue),
+                             filter=color_filter(command.filter), listen=True)
+        except CallFailed as failure:
+            self._quietly("close_session", id=session)
+            if failure.has_type("QUEUE_DOES_NOT_EXIST"):
+                return Refused(Refusal.QUEUE_NOT_FOUND)
+            raise UnexpectedRefusal(str(failure)) from None
+        self.consumers[command.consumer] = ConsumerInfo(real, session, key)
+        return Done(self.step_events(Primary("offer", key)))
+
+    def close(self, command: Close) -> Outcome:
+        consumer = self.consumers.pop(command.consumer, None)
+        if consumer is None:
+            return Refused(Refusal.CONSUMER_NOT_FOUND)
+        self.cluster.driver.call("close_session", id=consumer.session)
+        return Done(self.step_events())
+
+    def pause(self, command: Pause) -> Outcome:
+        consumer = self.consumers.get(command.consumer)
+        if consumer is None:
+            return Refused(Refusal.CONSUMER_NOT_FOUND)
+        self.cluster.driver.call("stop_session", session=consumer.session)
+        return Done(self.step_events())
+
+    def resume(self, command: Resume) -> Outcome:
+        consumer = self.consumers.get(command.consumer)
+        if consumer is None:
+            return Refused(Refusal.CONSUMER_NOT_FOUND)
+        self.cluster.driver.call("start_session", session=consumer.session)
+        return Done(self.step_events(Primary("offer", consumer.key)))
+
+    def send(self, command: Send) -> Outcome:
+        if command.node not in self.nodes:
+            return Refused(Refusal.UNKNOWN_NODE)
+        self.ensure_type(command.address)
+        node = self.cluster.nodes[command.node]
+        session = f"{self.prefix}producer-{command.node}"
+        if session not in self.sessions:
+            node.call("session", id=session)
+            self.sessions.add(session)
+        message, tag = self.next_id, f"{self.prefix}{self.next_id}"
+        self.next_id += 1
+        properties: dict[str, Any] = {"_BS_TAG": {"kind": "string", "value": tag}}
+        if command.color is not None:
+            properties["color"] = {"kind": "string", "value": command.color}
+        if command.grouped:
+            properties["_AMQ_GROUP_ID"] = {"kind": "simple_string", "value": f"group-{tag}"}
+        address = self.real(command.address)
+        if command.fqqn_queue is not None:
+            address = f"{address}::{self.real(command.fqqn_queue)}"
+        routing_type = None if command.routing_type is None else command.routing_type.value
+        self.cluster.driver.call("send", session=session, address=address, properties=properties,
+                                 routing_type=routing_type)
+        snapshot, deliveries = self.settle()
+        records = {name: self.cluster.events(name) for name in self.cluster.names}
+        status = next((r["status"] for r in records[command.node] if r.get("tag") == tag and r["event"] == "send"),
+                      None)
+        if status not in ("OK", "NO_BINDINGS"):
+            raise UnexpectedRefusal(f"the send of {tag} ended {status}")
+        landings = tuple(Instance(message, tag, key) for key in self.landings(command.node, tag, records))
+        events = self.account(snapshot, deliveries, Primary("send"), landings)
+        return Sent(message, RoutingStatus(status), events)
+
+    def landings(self, node: str, tag: str, records: dict[str, list[dict[str, Any]]]) -> list[QueueKey]:
+        """The queues the send of ``tag`` on ``node`` reached first: local ones, and across each bridge."""
+        routes = [r for r in records[node] if r.get("tag") == tag and r["event"] == "route"]
+        if not routes:
+            return []
+        peers = {f"$.artemis.internal.sf.c0.{node_id}": name for name, node_id in self.cluster.node_ids.items()}
+        found: list[QueueKey] = []
+        for queue in dict.fromkeys(routes[0]["queues"]):
+            if queue in peers:
+                there = [r for r in records[peers[queue]] if r.get("tag") == tag and r["event"] == "route"]
+                found.extend((peers[queue], q[len(self.prefix):]) for q in (there[0]["queues"] if there else ()))
+            elif queue.startswith(self.prefix):
+                found.append((node, queue[len(self.prefix):]))
+        return found
+
+    def configure(self, command: Configure) -> Outcome:
+        if not self.cluster.driver.call("lb_type", name=command.lb_type.value)["exists"]:
+            return Refused(Refusal.NOT_SUPPORTED)
+        if command.redistribution_delay > 0:
+            raise NotExpressible("a positive redistribution delay is wall-clock time in Artemis; the adapter "
+                                 "does not map the spec's logical ticks onto it")
+        others = {t for a, t in self.lb_types.items() if a != command.address}
+        if others - {command.lb_type}:
+            raise NotExpressible("two load-balancing types in one case: Artemis has one type per cluster "
+                                 "connection, and the adapter runs one")
+        self.lb_types[command.address] = command.lb_type
+        self.ensure_type(command.address)
+        self.delays[command.address] = command.redistribution_delay
+        self.cluster.set_address_settings(tuple(
+            (self.real(address), {"redistribution_delay": str(delay)}) for address, delay in self.delays.items()))
+        return Done(self.step_events())
+
+    def set_link(self, command: SetLink) -> Outcome:
+        if command.node not in self.nodes or command.peer not in self.nodes:
+            return Refused(Refusal.UNKNOWN_NODE)
+        if command.node == command.peer:
+            return Refused(Refusal.BAD_VALUE)
+        raise NotExpressible("one direction of a cluster bridge cannot be cut over the client protocols")
+
+    def tick(self, command: Tick) -> Outcome:
+        if command.ticks < 1:
+            return Refused(Refusal.BAD_VALUE)
+        return Done(self.step_events())

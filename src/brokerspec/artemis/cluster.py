@@ -1,0 +1,203 @@
+"""A cluster of real Artemis nodes for the load-balancing domain: start, reconfigure, look at.
+
+Introduction
+------------
+:class:`ArtemisCluster` runs ``size`` nodes (three by default, the most any
+load-balancing case names) of one release on 127.0.0.1, each a full
+instance (:class:`~.broker.ArtemisBroker`) whose ``broker.xml`` has one
+cluster connection over static connectors to every other node
+(``max-hops`` 1: every node is a direct neighbour). All nodes share the
+client driver of the single-node SUT; their connections are named
+``cl-n1`` ... so they never clash with its own node.
+
+The cluster connection carries the load-balancing type. Artemis has one
+type per cluster connection (``message-load-balancing``, not an address
+setting), and a cluster connection is not reloaded while the broker runs,
+so :meth:`set_lb_type` restarts every node; the address settings
+(``redistribution-delay``) are re-read without a restart.
+
+:meth:`snapshot` asks each node's probe for its ``state``: every binding of
+every address in the node's post office, local queues with their consumers
+and the tags of their waiting messages, remote bindings with the consumer
+count the node was told of and the messages still in their store-and-forward
+queue. The balancing adapter waits on these snapshots for the cluster to
+settle and reads each message's place from them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .broker import ArtemisBroker, BrokerFailed, find_free_port
+from .config import BrokerConfig, ClusterLink
+from .driver import CallFailed, Driver
+from .node import Node, ProbeLog
+from .outcomes import UnexpectedRefusal, new_tag
+
+CLUSTER_SIZE = 3
+"""Nodes n1..n3: the most nodes a load-balancing case uses."""
+
+FORMATION_TIMEOUT = 60.0
+"""Seconds for every node to see every other through its cluster connection."""
+
+
+@dataclass(frozen=True)
+class LocalQueue:
+    """A queue as its own node sees it."""
+
+    node: str
+    address: str
+    name: str
+    consumers: int
+    messages: int
+    delivering: int
+    tags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RemoteBinding:
+    """A node's binding for a queue on another node: ``name`` is the queue's name followed by that node's ID."""
+
+    node: str
+    address: str
+    name: str
+    consumers: int
+    connected: bool
+    in_flight: int
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What every node holds at one moment."""
+
+    queues: tuple[LocalQueue, ...]
+    remotes: tuple[RemoteBinding, ...]
+
+    @property
+    def in_flight(self) -> int:
+        """Messages not yet at rest: in a store-and-forward queue or being delivered to a consumer."""
+        return sum(r.in_flight for r in self.remotes) + sum(q.delivering for q in self.queues)
+
+    def queue(self, node: str, name: str) -> LocalQueue | None:
+        """Queue ``name`` on ``node``, if it exists."""
+        return next((q for q in self.queues if q.node == node and q.name == name), None)
+
+
+class ArtemisCluster:
+    """``size`` Artemis ``version`` nodes clustered over static connectors on 127.0.0.1."""
+
+    def __init__(self, version: str, workdir: Path, driver: Driver, size: int = CLUSTER_SIZE) -> None:
+        self.version = version
+        self.driver = driver
+        self.names = tuple(f"n{i}" for i in range(1, size + 1))
+        ports = {name: find_free_port() for name in self.names}
+        self.lb_type = "ON_DEMAND"
+        self.nodes: dict[str, Node] = {}
+        for name in self.names:
+            peers = {peer: port for peer, port in ports.items() if peer != name}
+            config = BrokerConfig(name, ports[name], str(workdir / f"cluster-{name}-probe.jsonl"), peers=peers,
+                                  cluster=(ClusterLink("", self.lb_type),))
+            broker = ArtemisBroker(version, workdir / f"cluster-{name}", config)
+            self.nodes[name] = Node(f"cl-{name}", broker, driver)
+        self.node_ids: dict[str, str] = {}
+        self.start_seconds: list[float] = []
+        self.records: dict[str, list[dict[str, Any]]] = {name: [] for name in self.names}
+        self.sessions: set[str] = set()
+
+    def start(self) -> None:
+        """Create (once) and start every node, connect to each, and wait until they see one another."""
+        for node in self.nodes.values():
+            node.broker.create()
+        for node in self.nodes.values():
+            self.start_seconds.append(node.broker.start())
+            node.probe = ProbeLog(node.probe.path)
+            node.connect()
+        self.sessions.clear()
+        self.node_ids = {name: str(node.manage("getNodeID")) for name, node in self.nodes.items()}
+        self.wait_formed()
+
+    def wait_formed(self) -> None:
+        """Until every node's cluster connection has a bridge to each other node (``getNodes``)."""
+        deadline = time.monotonic() + FORMATION_TIMEOUT
+        while time.monotonic() < deadline:
+            if all(len(node.manage("getNodes", resource="clusterconnection.c0")) >= len(self.nodes) - 1
+                   for node in self.nodes.values()):
+                return
+            time.sleep(0.1)
+        raise BrokerFailed(f"the Artemis {self.version} cluster did not form within {FORMATION_TIMEOUT:g} s")
+
+    def set_lb_type(self, lb_type: str) -> None:
+        """Every node's cluster connection set to ``lb_type``: a restart of the whole cluster."""
+        if lb_type == self.lb_type:
+            return
+        for node in self.nodes.values():
+            config = dataclasses.replace(node.settled_config(), cluster=(ClusterLink("", lb_type),))
+            node.driver.call("disconnect", node=node.name)
+            node.broker.stop()
+            node.broker.write_config(config)
+        self.lb_type = lb_type
+        self.start()
+
+    def set_address_settings(self, settings: tuple[tuple[str, dict[str, str]], ...]) -> None:
+        """Every node's address settings replaced by ``settings`` (re-read while running)."""
+        for node in self.nodes.values():
+            node.reconfigure(dataclasses.replace(node.settled_config(), address_settings=settings), restart=False)
+
+    def snapshot(self) -> Snapshot:
+        """Every node's bindings now, from its probe."""
+        queues: list[LocalQueue] = []
+        remotes: list[RemoteBinding] = []
+        for name, node in self.nodes.items():
+            for item in self.ask_state(node):
+                if item.get("kind") == "local":
+                    queues.append(LocalQueue(name, item["address"], item["name"], int(item["consumers"]),
+                                             int(item["messages"]), int(item["delivering"]), tuple(item["tags"])))
+                elif item.get("kind") == "remote":
+                    remotes.append(RemoteBinding(name, item["address"], item["name"], int(item["consumers"]),
+                                                 bool(item["connected"]), int(item["sf"])))
+        return Snapshot(tuple(queues), tuple(remotes))
+
+    def ask_state(self, node: Node) -> list[dict[str, Any]]:
+        """The probe's ``state`` answer on ``node`` (a question message it answers and refuses)."""
+        tag = new_tag(self)
+        session = f"{node.name}-probe"
+        if session not in self.sessions:
+            node.call("session", id=session)
+            self.sessions.add(session)
+        try:
+            node.driver.call("send", session=session, address="$bs.probe",
+                             properties={"_BS_TAG": {"kind": "string", "value": tag},
+                                         "_BS_PROBE": {"kind": "string", "value": "state"}})
+        except CallFailed as failure:
+            if not failure.mentions("brokerspec probe answered"):
+                raise
+        records = node.probe.read()
+        answers = [e for e in records if e.get("tag") == tag and e.get("event") == "state"]
+        self.records[node.name[len("cl-"):]].extend(e for e in records if e.get("event") != "state")
+        if len(answers) != 1:
+            raise UnexpectedRefusal(f"the probe of {node.name} did not answer 'state' ({len(answers)} answers)")
+        bindings: list[dict[str, Any]] = answers[0]["bindings"]
+        return bindings
+
+    def events(self, node: str) -> list[dict[str, Any]]:
+        """The probe's records on ``node`` since the last call (route and send records of tagged messages)."""
+        records = self.records[node] + [e for e in self.nodes[node].probe.read() if e.get("event") != "state"]
+        self.records[node] = []
+        return records
+
+    def resident_megabytes(self) -> float:
+        """The nodes' resident memory together."""
+        return sum(node.broker.resident_megabytes() or 0.0 for node in self.nodes.values())
+
+    def close(self) -> None:
+        """Stop every node."""
+        for node in self.nodes.values():
+            try:
+                node.driver.call("disconnect", node=node.name)
+            except Exception:  # noqa: BLE001 - the driver may be gone already; the brokers still stop
+                pass
+            node.broker.stop()
