@@ -21,7 +21,16 @@ from brokerspec.artemis.outcomes import NotExpressible
 from brokerspec.artemis.releases import DEFAULT_RELEASE, RELEASES, distribution_home
 from brokerspec.artemis.sut import ArtemisSut, release_profile
 from brokerspec.spec import Profile
-from brokerspec.spec.addressing import CreateAddress, CreateQueue, DeleteAddress, DeleteQueue, Lookup, RoutingType
+from brokerspec.spec.addressing import (
+    Consume,
+    CreateAddress,
+    CreateQueue,
+    DeleteAddress,
+    DeleteQueue,
+    Lookup,
+    RoutingType,
+    SetPrefix,
+)
 from brokerspec.spec.addressing import apply as apply_addressing
 from brokerspec.spec.addressing import initial_state as addressing_state
 
@@ -86,3 +95,22 @@ def test_deleting_a_queue_named_with_the_separator_is_not_expressible(sut: Artem
             sut.execute(deletion)
     sut.reset("addressing", profile)
     assert sut.node is not None and not sut.node.queues() and not sut.node.addresses()
+
+
+def test_a_subscription_queue_outlives_the_consumers_the_adapter_closes(sut: ArtemisSut) -> None:
+    """A JMS topic consumer on ``a1::q1`` deletes ``q1`` when it closes; the spec's queue stays until deleted."""
+    profile = release_profile(RELEASES[VERSION])
+    commands = [
+        Consume("a1::q1", MULTI),  # creates a1 and q1
+        CreateQueue("a1", "q2", MULTI),
+        DeleteQueue("q2"),  # the adapter closes its consumers first
+        Lookup("q1"),
+        Consume("a1::q1", MULTI),
+        SetPrefix("multicast://", MULTI),  # a restart, consumers closed first
+        Lookup("q1"),
+        Consume("a1::q1", MULTI),
+        DeleteQueue("q1"),
+        Lookup("q1"),
+    ]
+    sut.reset("addressing", profile)
+    assert [sut.execute(c) for c in commands] == spec_outcomes(profile, commands)

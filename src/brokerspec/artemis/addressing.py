@@ -118,6 +118,8 @@ class AddressingAdapter:
         self.base = node.config
         self.profile: Profile | None = None
         self.consumers: list[str] = []
+        self.subscriptions: dict[str, str] = {}
+        """Consumer -> queue, for the JMS topic consumers on an FQQN (non-durable subscriptions)."""
         self.tags = 0
 
     # --- lifecycle -------------------------------------------------------------------------------
@@ -145,14 +147,32 @@ class AddressingAdapter:
         """Another domain's cases come next: close this adapter's consumers."""
         self.close_consumers()
 
-    def close_consumers(self) -> None:
-        """Close every consumer this adapter opened."""
+    def close_consumers(self, keep_queues: bool = False) -> None:
+        """Close every consumer this adapter opened; with ``keep_queues``, the queues stay as they were.
+
+        A JMS topic consumer on an FQQN is a non-durable subscription to the
+        queue it names, and closing it deletes that queue, whoever made it
+        (``ActiveMQMessageConsumer.close`` deletes its ``autoDeleteQueueName``).
+        The spec has no closing consumer, so where its queues must outlive the
+        consumers (before a deletion, a restart), a queue that went with its
+        consumer is made again as it was.
+        """
+        kept = {}
+        if keep_queues:
+            for queue in sorted(set(self.subscriptions.values())):
+                query = self.node.call("queue_query", name=queue)
+                if query["exists"]:
+                    kept[queue] = query
         for consumer in self.consumers:
             try:
                 self.node.call("close_consumer", id=consumer)
             except CallFailed:
                 pass
-        self.consumers = []
+        self.consumers, self.subscriptions = [], {}
+        for queue, query in kept.items():
+            if not self.node.call("queue_query", name=queue)["exists"]:
+                self.node.call("create_queue", address=query["address"], routing_type=query["routing_type"],
+                               name=queue, durable=True, auto_created=bool(query["auto_created"]))
 
     def execute(self, command: Any) -> Outcome:
         """Perform ``command`` on the broker; what it did, as an outcome."""
@@ -214,7 +234,7 @@ class AddressingAdapter:
         name = self.without_prefix(command.name)
         self.refuse_separator_queues([q for q in self.node.queues() if q == name.split(SEPARATOR, 1)[-1]])
         query = self.node.call("queue_query", name=command.name)
-        self.close_consumers()
+        self.close_consumers(keep_queues=True)
         try:
             self.node.call("delete_queue", name=command.name)
         except CallFailed as failure:
@@ -269,6 +289,9 @@ class AddressingAdapter:
         if command.routing_type is RoutingType.MULTICAST and SEPARATOR not in name:
             raise NotExpressible("a MULTICAST consumer by bare name: a JMS topic consumer makes a subscription "
                                  "queue of its own instead of attaching to the queue of that name")
+        if command.routing_type is RoutingType.MULTICAST and SEPARATOR in name.split(SEPARATOR, 1)[1]:
+            raise NotExpressible("a MULTICAST consumer on an FQQN whose queue part holds '::': closing it makes "
+                                 "the JMS client delete that queue, which Artemis cannot do (see deleting such a queue)")
         before_addresses, before = self.node.addresses(), self.consumer_counts()
         consumer = f"addressing-consumer-{len(self.consumers) + 1}"
         try:
@@ -286,6 +309,8 @@ class AddressingAdapter:
         if queue not in before and GENERATED.fullmatch(queue):
             raise NotExpressible("the JMS client attached to a subscription queue it named itself (a random UUID)")
         address = after[queue][0]
+        if command.routing_type is RoutingType.MULTICAST:
+            self.subscriptions[consumer] = queue
         new_addresses = sorted(self.node.addresses() - before_addresses)
         created_queue = fqqn(address, queue) if queue not in before else None
         return Attached(address, queue, new_addresses[0] if new_addresses else None, created_queue)
@@ -296,7 +321,7 @@ class AddressingAdapter:
             prefixes.pop(command.prefix, None)
         else:
             prefixes[command.prefix] = command.routing_type.value
-        self.close_consumers()
+        self.close_consumers(keep_queues=True)
         self.node.reconfigure(dataclasses.replace(self.node.config, prefixes=prefixes), restart=True)
         return Configured()
 
