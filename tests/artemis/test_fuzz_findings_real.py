@@ -29,6 +29,7 @@ from brokerspec.spec.addressing import (
     DeleteQueue,
     Lookup,
     RoutingType,
+    SetAddressSettings,
     SetPrefix,
 )
 from brokerspec.spec.addressing import apply as apply_addressing
@@ -114,3 +115,14 @@ def test_a_subscription_queue_outlives_the_consumers_the_adapter_closes(sut: Art
     ]
     sut.reset("addressing", profile)
     assert [sut.execute(c) for c in commands] == spec_outcomes(profile, commands)
+
+
+def test_the_jms_clients_fallback_to_its_1x_name_is_not_expressible(sut: ArtemisSut) -> None:
+    """No queue ``a1`` and none may be made there, but ``jms.queue.a1`` may be: the JMS client attaches to that."""
+    profile = release_profile(RELEASES[VERSION])
+    sut.reset("addressing", profile)
+    sut.execute(SetAddressSettings("a1", auto_create_queues=False))
+    with pytest.raises(NotExpressible, match="jms.queue.a1"):
+        sut.execute(Consume("a1"))
+    sut.reset("addressing", profile)
+    assert sut.node is not None and not sut.node.queues() and not sut.node.addresses()

@@ -93,6 +93,9 @@ SEPARATOR = "::"
 GENERATED = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 """A queue name the JMS client makes up for a subscription (a random UUID)."""
 
+LEGACY_QUEUE_PREFIX = "jms.queue."
+"""The JMS client's 1.x queue prefix, which it tries when a queue by the name given cannot be used."""
+
 
 def fqqn(address: str, queue: str) -> str:
     """``address::queue``."""
@@ -308,6 +311,10 @@ class AddressingAdapter:
         queue = attached[0]
         if queue not in before and GENERATED.fullmatch(queue):
             raise NotExpressible("the JMS client attached to a subscription queue it named itself (a random UUID)")
+        if queue.startswith(LEGACY_QUEUE_PREFIX) and not name.startswith(LEGACY_QUEUE_PREFIX):
+            raise NotExpressible(f"the JMS client found no queue {name!r} it may use and fell back to the 1.x name "
+                                 f"{queue!r} (ActiveMQSession.internalCreateQueueCompatibility), a client "
+                                 "compatibility retry under another name that the spec's consume does not make")
         address = after[queue][0]
         if command.routing_type is RoutingType.MULTICAST:
             self.subscriptions[consumer] = queue
