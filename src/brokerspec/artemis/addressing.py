@@ -406,6 +406,8 @@ class AddressingAdapter:
             return QueueExists(queue, holder)
         if failure.has_code("AMQ229203"):
             return AddressNotFound(self.after(text, "Address Does Not Exist: ", address or name))
+        if failure.mentions("address can't be null or empty") and address is not None:
+            return InvalidName(address, text)  # the queue factory (or 2.11's QueueConfig builder) names the address
         if failure.has_code("AMQ229216") or failure.mentions("can't be null or empty"):
             return InvalidName(name, text)
         if failure.has_code("AMQ229207"):
