@@ -95,6 +95,8 @@ def server_create_queue(broker: FastBroker, address: str, name: str, routing_typ
     clash = bound(broker, name)
     if clash is not None:  # AMQ229019: the name asked for, the blocking queue's address
         return Rejected(QueueExists(name, clash.address))
+    if not address and broker._reads_names and not broker._queue_configuration:  # 2.11: QueueConfig.Builder first
+        return Rejected(InvalidName(shown[0] if shown else address, "address can't be null or empty"))
     record = broker._addresses.get(address)
     if may_create_address:
         if record is None:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from brokerspec.spec import AddressingOptions, SendCreation
+from brokerspec.spec import AddressingOptions, NameParsing, SendCreation
 from brokerspec.spec.addressing import (
     AddressNotFound,
     AddressSettings,
@@ -75,6 +75,8 @@ class ArtemisServer:
         clash = self.binding_for(name)
         if clash is not None:  # AMQ229019 names the queue asked for, on the blocking queue's address
             return Rejected(QueueExists(name, clash.address))
+        if not address and self.options.name_parsing is NameParsing.SPLIT:  # 2.11: QueueConfig.Builder first
+            return Rejected(InvalidName(shown_address, "address can't be null or empty!"))
         info = self.manager.get_address_info(address)
         if may_create_address:
             if info is None:

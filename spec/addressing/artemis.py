@@ -126,7 +126,8 @@ def server_create_queue(state: AddressingState, address: str, name: str, routing
     ADDR-QUEUE-NO-ADDRESS (AMQ229203), ADDR-AUTO-ROUTING-TYPE / ADDR-QUEUE-ROUTING-TYPE
     (AMQ229207), ADDR-ADDRESS-EMPTY (the queue factory's "address can't be
     null or empty", after the address steps: an address created on the way
-    stays), ADDR-QUEUE-CREATE. A name holding ``::`` escapes the first
+    stays; 2.11 builds its ``QueueConfig`` first, and the builder refuses an
+    empty address before the address is looked up), ADDR-QUEUE-CREATE. A name holding ``::`` escapes the first
     check (``getBinding`` strips it) and meets the second guard, the name
     map's ``putIfAbsent`` (AMQ229018, ``SimpleAddressManager.addBinding``).
     ``shown`` is the (address, name) the caller was given, which an
@@ -138,6 +139,10 @@ def server_create_queue(state: AddressingState, address: str, name: str, routing
     existing = get_binding(state, name)
     if existing is not None:
         return state, Rejected(QueueExists(name, existing.address), rule="ADDR-QUEUE-EXISTS")
+    if address == "" and state.options.name_parsing is NameParsing.SPLIT:
+        # 2.11 builds its QueueConfig (whose builder refuses an empty address) before it looks the address up
+        return state, Rejected(InvalidName(shown_address, "QueueConfig.Builder: address can't be null or empty"),
+                               rule="ADDR-ADDRESS-EMPTY")
     info = state.addresses.get(address)
     if may_create_address:
         if info is None or routing_type not in info.routing_types:

@@ -54,8 +54,10 @@ RULES: dict[str, Rule] = {
              "2.12.0), ActiveMQServerControlImpl.createQueue; QueueQueryTest.testQueueQueryOnStaticQueueWithFQQN, "
              "AddressQueryTest.testAddressQueryOnStaticAddressWithFQQN", ("artemis-2.11", "artemis-latest")),
         Rule("ADDR-ADDRESS-EMPTY", "A queue on the empty address is refused when it would be made, after every "
-             "other check (an address auto-created on the way stays).",
-             "Artemis QueueFactoryImpl.createQueueWith / QueueConfig: \"address can't be null or empty!\"",
+             "other check (an address auto-created on the way stays); 2.11 refuses it right after the existing-queue "
+             "check, before the address is looked up.",
+             "Artemis QueueFactoryImpl.createQueueWith / QueueConfig: \"address can't be null or empty!\"; 2.11 "
+             "ActiveMQServerImpl.createQueue builds QueueConfig.builderWith (validateState) before getAddressInfo",
              ("artemis-2.11", "artemis-latest")),
         Rule("ADDR-NAME-SEPARATOR", "A name containing '::' is rejected as an address or queue name.",
              "Artemis user manual, address-model: '::' only for FQQNs"),

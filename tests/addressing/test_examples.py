@@ -179,6 +179,15 @@ EXAMPLES = (
     Example("a send never refuses over a taken queue name", ("artemis-latest",), SEED_BROKER + (
         (Send("q1", ANY), Routed("q1", created_address="q1")),
     )),
+    # Found fuzzing 2.11.0: 2.11 builds its QueueConfig before it looks the address up, and the builder refuses
+    # the empty address; from 2.12 the address steps come first.
+    Example("2.11 refuses the empty address before it looks for it", ("artemis-2.11",), (
+        (CreateQueue("", "a1", ANY), Rejected(InvalidName("", "address can't be null or empty"))),
+        (CreateQueue("", "", ANY), Rejected(InvalidName("", "AMQ229216 invalid queue name"))),
+    )),
+    Example("from 2.12 the empty address is looked for first", ("artemis-latest",), (
+        (CreateQueue("", "a1", ANY), Rejected(AddressNotFound(""))),
+    )),
     # Found fuzzing 2.40.0: an FQQN address makes a queue whose own name holds "::". The existence check
     # strips that name (getBinding) and AMQ229019 names the queue asked for on the blocking queue's address;
     # the same name again passes that check and meets the name map's guard (AMQ229018).
