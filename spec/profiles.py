@@ -285,6 +285,13 @@ class BalancingOptions:
         before a target is looked for, so a failed attempt uses up an ID
         (before 2.29.0; seed 003's ``PostOfficeImpl.redistribute``); from
         2.29.0 only once a target is found (ARTEMIS-4207).
+    ``new_queue_redistributes``
+        Whether a queue created while a connected remote queue of its
+        address has consumers gets a redistributor (the ``BINDING_ADDED``
+        trigger of ``PostOfficeImpl.onNotification``, 2.20.0 on: commit
+        7d129b36e9 with the follow-up of ARTEMIS-1925, tested by
+        ``MessageRedistributionTest.testRedistributionToRemoteConsumerFromNewQueueLbOffWithRedistribution``).
+        2.11.0 only records the queue; found against Artemis 2.11.0.
     """
 
     off_with_redistribution: bool = True
@@ -294,6 +301,7 @@ class BalancingOptions:
     unrouted_status: UnroutedStatus = UnroutedStatus.OK
     redistribute_unmatched: bool = True
     copy_before_target: bool = False
+    new_queue_redistributes: bool = True
 
 
 @dataclass(frozen=True)
@@ -409,6 +417,7 @@ SEED = Profile(
         unrouted_status=UnroutedStatus.NO_BINDINGS,
         redistribute_unmatched=False,
         copy_before_target=True,
+        new_queue_redistributes=False,
     ),
 )
 
@@ -441,6 +450,7 @@ ARTEMIS_2_11 = Profile(
         unrouted_status=UnroutedStatus.NO_BINDINGS,
         redistribute_unmatched=False,
         copy_before_target=True,
+        new_queue_redistributes=False,
     ),
 )
 

@@ -128,6 +128,7 @@ class FastBalancingBroker(BindingChoice):
         self._fqqn_redistribution_group = options.fqqn_redistribution_group
         self._unrouted = RoutingStatus(options.unrouted_status.value)
         self._redistribute_unmatched = options.redistribute_unmatched
+        self._new_queue_redistributes = options.new_queue_redistributes
         self._copy_before_target = options.copy_before_target
         self._nodes: list[str] = [FIRST_NODE]
         self._groups: dict[str, dict[str, dict[str, Group]]] = {FIRST_NODE: {}}
@@ -289,6 +290,8 @@ class FastBalancingBroker(BindingChoice):
                 queue.consumer_position_kept = True
                 events.append(Delivered(message.id, queue.node, queue.name, consumers[index].name))
                 return
+        if queue.redistributor is None and queue.refused_by_every_filter(message.color):
+            queue.unmatched = True
         queue.pending.append(message)
         events.append(Delivered(message.id, queue.node, queue.name, None))
 
@@ -298,16 +301,17 @@ class FastBalancingBroker(BindingChoice):
         """``QueueImpl.addRedistributor`` with the delay of the queue's address (I2).
 
         A queue with consumers gets one only where the profile has
-        ARTEMIS-2007 (2.19.0) and it holds a message no consumer's filter matches.
+        ARTEMIS-2007 (2.19.0) and it has flagged a message every consumer refused (``unmatched``).
         """
         if queue is None:
             return
         delay = self._delays.get(queue.address, -1)
-        if delay == -1 or queue.redistributor is not None:  # equivalent mutants (Eq_LtE): Configure refuses delays below -1, so <= -1 means == -1
+        if delay == -1 or queue.redistributor is not None:
             return
-        if queue.consumers and not (self._redistribute_unmatched and queue.has_unmatched_pending()):
+        if queue.consumers and not (self._redistribute_unmatched and queue.unmatched):
             return
-        queue.redistributor = self._clock + delay
+        queue.redistributor = self._clock + (delay if delay > 0 else 0)  # addRedistributor: only a positive delay waits
+        queue.unmatched = False
         self._redistributors.add(queue)
 
     def _deliver(self, events: list[Event]) -> None:
@@ -415,7 +419,7 @@ class FastBalancingBroker(BindingChoice):
         for each in self._nodes:
             self._bind(each, self._groups[each], queue)
         found = self._queues.get((node, queue.routing_name))
-        if found is not None and any(other.node != node and other.consumers and (node, other.node) not in self._down
+        if self._new_queue_redistributes and found is not None and any(other.node != node and other.consumers and (node, other.node) not in self._down
                                      for other in self._by_address[queue.address]):
             self._add_redistributor(found)
         return None
@@ -457,6 +461,7 @@ class FastBalancingBroker(BindingChoice):
         self._consumers[command.consumer] = consumer
         queue.add_consumer(consumer)
         queue.redistributor = None
+        queue.unmatched = False
         self._redistributors.discard(queue)
         self._reland_waiting(queue, events)
         for other in self._nodes:
@@ -499,8 +504,6 @@ class FastBalancingBroker(BindingChoice):
     def _configure(self, command: Configure, events: list[Event]) -> Refused | None:
         if command.lb_type is OFF_WITH_REDISTRIBUTION and not self._has_off_with_redistribution:
             return NOT_SUPPORTED
-        if command.redistribution_delay < -1:
-            return BAD_VALUE
         self._settings[command.address] = AddressBalancing(command.lb_type, command.redistribution_delay)
         self._lb_types[command.address] = command.lb_type
         self._delays[command.address] = command.redistribution_delay
@@ -538,7 +541,8 @@ class FastBalancingBroker(BindingChoice):
             queues=FrozenMap({
                 queue.key: QueueState(queue.node, queue.name, queue.address, queue.routing_type, queue.filter,
                                       queue.serial, tuple(c.name for c in queue.consumers),
-                                      tuple(Message(*message) for message in queue.pending), queue.redistributor)
+                                      tuple(Message(*message) for message in queue.pending), queue.redistributor,
+                                      queue.unmatched)
                 for queue in queues}),
             consumers=FrozenMap({name: Consumer(name, c.queue.node, c.queue.name, c.filter, c.paused)
                                  for name, c in self._consumers.items()}),

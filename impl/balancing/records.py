@@ -67,7 +67,7 @@ class QueueRecord:
 
     __slots__ = ("node", "name", "address", "routing_type", "filter", "serial", "routing_name", "key",
                  "consumers", "unfiltered", "by_filter", "pending", "consumer_position", "consumer_position_kept",
-                 "redistributor", "bindings")
+                 "redistributor", "unmatched", "bindings")
 
     def __init__(self, node: str, name: str, address: str, routing_type: RoutingType, filter: str | None,
                  serial: int) -> None:
@@ -90,6 +90,8 @@ class QueueRecord:
         self.consumer_position = 0
         self.consumer_position_kept = False  # equivalent mutants: only the snapshot reads the flag (whether it lists the position); no operation does
         self.redistributor: int | None = None
+        self.unmatched = False
+        """``QueueImpl.hasUnMatchedPending``: set by a message every consumer refused, cleared with the redistributor."""
         self.bindings: dict[str, Binding] = {}
         """Every node's binding of this queue, by node."""
 
@@ -117,9 +119,11 @@ class QueueRecord:
         """``QueueImpl.hasMatchingConsumer``: a consumer's filter, paused or not, matches ``color`` (F4)."""
         return self.unfiltered > 0 or color in self.by_filter  # equivalent mutants (Gt_NotEq): unfiltered counts attached consumers and is never below 0
 
-    def has_unmatched_pending(self) -> bool:
-        """``QueueImpl.hasUnMatchedPending``: a waiting message no consumer's filter matches (ARTEMIS-2007)."""
-        return any(not self.has_matching_consumer(message.color) for message in self.pending)
+    def refused_by_every_filter(self, color: str | None) -> bool:
+        """Every consumer answers NO_MATCH for ``color``: all started and none matching (``hasUnMatchedPending``
+        is set only then, ARTEMIS-2007; a paused consumer answers BUSY, ``ServerConsumerImpl.handle``)."""
+        return bool(self.consumers) and all(
+            not c.paused and c.filter is not None and c.filter != color for c in self.consumers)
 
     def is_remote_preferred(self, color: str | None) -> bool:
         """``RemoteQueueBindingImpl.isHighAcceptPriority`` for a type other than OFF (F4, ARTEMIS-2473).

@@ -237,8 +237,6 @@ class ReferenceBalancingBroker:
         """Set an address's type and delay on every node (LB-TYPES, RD-DELAY)."""
         if command.lb_type is LbType.OFF_WITH_REDISTRIBUTION and not self.options.off_with_redistribution:
             return Refused(Refusal.NOT_SUPPORTED)
-        if command.redistribution_delay < -1:
-            return Refused(Refusal.BAD_VALUE)
         self.cluster.address_settings.add_match(command.address,
                                                 AddressSettings(command.redistribution_delay, command.lb_type))
         for node in self.cluster.nodes.values():
@@ -284,6 +282,7 @@ def render_queue(queue: QueueImpl) -> QueueState:
         consumers=tuple(consumer.name for consumer in queue.consumers),
         pending=tuple(message.to_spec() for message in queue.messages),
         redistributor=None if queue.redistributor is None else queue.redistributor.active_at,
+        unmatched=queue.unmatched,
     )
 
 

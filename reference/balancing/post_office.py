@@ -248,7 +248,8 @@ class PostOffice:
         kind = notification.type
         if kind is NotificationType.BINDING_ADDED:
             self.queue_infos[notification.cluster_name] = QueueInfo(notification.distance)
-            if notification.distance < 1 and self.has_remote_demand(notification.address):
+            if self.options.new_queue_redistributes and notification.distance < 1 \
+                    and self.has_remote_demand(notification.address):  # from 2.20.0 (7d129b36e9)
                 self.add_redistributor(notification.routing_name)
         elif kind is NotificationType.BINDING_REMOVED:
             self.queue_infos.pop(notification.cluster_name, None)

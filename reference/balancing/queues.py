@@ -184,6 +184,8 @@ class QueueImpl:
         self.pos: int | None = None
         self.messages: list[CoreMessage] = []
         self.redistributor: Redistributor | None = None
+        self.unmatched = False
+        """``hasUnMatchedPending``: a message found every consumer answering NO_MATCH (ARTEMIS-2007)."""
 
     # -- consumers -------------------------------------------------------------------
 
@@ -205,23 +207,25 @@ class QueueImpl:
         """``QueueImpl.hasMatchingConsumer``: some consumer's filter matches (F4, local bindings)."""
         return any(matches(consumer.filter, message) for consumer in self.consumers)
 
-    def has_unmatched_pending(self) -> bool:
-        """Whether a waiting message matches no consumer (``hasUnMatchedPending``, ARTEMIS-2007)."""
-        return any(not self.has_matching_consumer(message) for message in self.messages)
-
     # -- delivery --------------------------------------------------------------------
 
     def add_tail(self, message: CoreMessage) -> None:
         """A message arrives: the next consumer in turn that handles it takes it, or it waits."""
         count = len(self.consumers)
         start = self.pos if self.pos is not None and 0 <= self.pos < count else 0
+        no_match = 0
         for step in range(count):
             index = (start + step) % count
             consumer = self.consumers[index]
-            if consumer.handle(message) is HandleStatus.HANDLED:
+            status = consumer.handle(message)
+            if status is HandleStatus.HANDLED:
                 self.pos = (index + 1) % count
                 self.log.delivered(message, self, consumer)
                 return
+            no_match += status is HandleStatus.NO_MATCH
+        if count and no_match == count and self.redistributor is None:
+            # QueueImpl.deliver: every consumer refused it by its filter (a stopped one answers BUSY)
+            self.unmatched = True
         self.messages.append(message)
         self.log.delivered(message, self, None)
 
@@ -247,14 +251,17 @@ class QueueImpl:
         """``QueueImpl.addRedistributor(delay)``: one redistributor, active ``delay`` ticks from now (I2)."""
         if self.redistributor is not None:
             return
-        unmatched = self.post_office.options.redistribute_unmatched and self.has_unmatched_pending()
+        unmatched = self.post_office.options.redistribute_unmatched and self.unmatched
         if self.consumers and not unmatched:  # ARTEMIS-2007 (2.19.0) added the unmatched case
             return
-        self.redistributor = Redistributor(self, self.post_office, self.clock.now + delay)
+        # addRedistributor schedules only a positive delay: any other one (-2 too) adds it at once
+        self.redistributor = Redistributor(self, self.post_office, self.clock.now + max(delay, 0))
+        self.unmatched = False
 
     def cancel_redistributor(self) -> None:
-        """``QueueImpl.cancelRedistributor``: a consumer is here, so nothing needs to move."""
+        """``QueueImpl.cancelRedistributor``: a consumer is here, so nothing needs to move (the flag goes too)."""
         self.redistributor = None
+        self.unmatched = False
 
     def deliver_to_redistributor(self) -> None:
         """One delivery attempt: offer each waiting message to an active redistributor (I3).

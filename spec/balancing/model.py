@@ -88,7 +88,15 @@ class QueueState:
     ``serial`` is its place in creation order, which is its place in every
     node's bindings. ``consumers`` are consumer names in attach order.
     ``redistributor`` is the tick at which its redistributor is (or became)
-    active, or None when it has none.
+    active, or None when it has none. ``unmatched`` is
+    ``QueueImpl.hasUnMatchedPending``: set when a message that arrives (or is
+    offered again) finds consumers that all refuse it by their filters while
+    the queue has no redistributor, cleared when a redistributor is added or
+    a local consumer attaches (``cancelRedistributor``). It is a flag, not a
+    property of the waiting messages: pausing a consumer later does not
+    clear it, and a message waiting for a paused consumer never sets it,
+    since a stopped consumer answers BUSY before its filter is consulted
+    (``ServerConsumerImpl.handle``; found against Artemis 2.40.0).
     """
 
     node: str
@@ -100,6 +108,7 @@ class QueueState:
     consumers: tuple[str, ...] = ()
     pending: tuple[Message, ...] = ()
     redistributor: int | None = None
+    unmatched: bool = False
 
     @property
     def routing_name(self) -> str:
@@ -198,9 +207,14 @@ def can_take(consumer: Consumer, message: Message) -> bool:
     return not consumer.paused and matches(consumer.filter, message)
 
 
-def has_unmatched_pending(state: BalancingState, queue: QueueState) -> bool:
-    """``QueueImpl.hasUnMatchedPending``: a waiting message no consumer's filter matches (ARTEMIS-2007)."""
-    return any(not has_matching_consumer(state, queue, m) for m in queue.pending)
+def refused_by_every_filter(state: BalancingState, queue: QueueState, message: Message) -> bool:
+    """Whether every consumer of ``queue`` answers NO_MATCH for ``message``: all started, no filter matches.
+
+    ``QueueImpl.deliver`` flags ``hasUnMatchedPending`` only then (ARTEMIS-2007);
+    a paused consumer answers BUSY (``ServerConsumerImpl.handle``).
+    """
+    consumers = consumers_of(state, queue)
+    return bool(consumers) and all(not c.paused and not matches(c.filter, message) for c in consumers)
 
 
 def is_remote_preferred(state: BalancingState, queue: QueueState, message: Message, lb_type: LbType) -> bool:

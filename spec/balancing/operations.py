@@ -76,7 +76,7 @@ from .model import (
     get_group,
     get_routing_names,
     get_settings,
-    has_unmatched_pending,
+    refused_by_every_filter,
     is_connected,
     is_preferred,
     matches,
@@ -143,7 +143,8 @@ def land(step: Step, key: QueueKey, message: Message) -> None:
     position = step.state.consumer_positions.get(key, 0)
     strict, _ = choose_consumer(matching, position)
     if strict is None:
-        step.put_queue(dataclasses.replace(queue, pending=(*queue.pending, message)))
+        flag = queue.redistributor is None and refused_by_every_filter(step.state, queue, message)
+        step.put_queue(dataclasses.replace(queue, pending=(*queue.pending, message), unmatched=queue.unmatched or flag))
         step.events.append(Delivered(message.id, queue.node, queue.name, None))
         return
     index = step.chooser.pick(allowed_consumers(matching), strict)
@@ -219,7 +220,8 @@ def add_redistributor(step: Step, key: QueueKey) -> None:
 
     Nothing when the delay is -1 or the queue already has one; otherwise
     only when the queue has no consumers or (from 2.19.0, ARTEMIS-2007)
-    holds a message none of their filters matches; it becomes active
+    has flagged a message all of them refused (``QueueState.unmatched``,
+    which adding the redistributor clears); it becomes active
     ``delay`` ticks from now.
     """
     queue = step.state.queues.get(key)
@@ -228,9 +230,11 @@ def add_redistributor(step: Step, key: QueueKey) -> None:
     delay = get_settings(step.state, queue.address).redistribution_delay
     if delay == -1 or queue.redistributor is not None:
         return
-    if queue.consumers and not (step.state.options.redistribute_unmatched and has_unmatched_pending(step.state, queue)):
+    if queue.consumers and not (step.state.options.redistribute_unmatched and queue.unmatched):
         return
-    step.put_queue(dataclasses.replace(queue, redistributor=step.state.clock + delay))
+    # QueueImpl.addRedistributor schedules only a positive delay; any other (-2 too: redistribution-delay is a
+    # plain long, never checked) adds the redistributor at once (found against Artemis 2.40.0 and 2.11.0)
+    step.put_queue(dataclasses.replace(queue, redistributor=step.state.clock + max(delay, 0), unmatched=False))
 
 
 def redistribution_group(state: BalancingState, queue: QueueState, message: Message) -> str:
@@ -313,7 +317,7 @@ def _create_queue(step: Step, command: CreateQueue) -> BalancingOutcome:
     step.put_queue(queue)
     step.update(next_serial=state.next_serial + 1)
     found = step.state.queues.get((command.node, queue.routing_name))
-    if found is not None and any(
+    if state.options.new_queue_redistributes and found is not None and any(
         q.node != command.node and q.consumers and is_connected(step.state, command.node, q)
         for q in get_bindings(step.state, command.address)
     ):
@@ -350,7 +354,8 @@ def _attach(step: Step, command: Attach) -> BalancingOutcome:
         return Refused(Refusal.CONSUMER_EXISTS, rule="LB-CONSUMERS")
     consumer = Consumer(command.consumer, command.node, command.queue, command.filter)
     step.update(consumers=state.consumers.set(consumer.name, consumer))
-    step.put_queue(dataclasses.replace(queue, consumers=(*queue.consumers, consumer.name), redistributor=None))
+    step.put_queue(dataclasses.replace(queue, consumers=(*queue.consumers, consumer.name), redistributor=None,
+                                       unmatched=False))
     reland_waiting(step, key)
     for node in step.state.nodes:
         if node != command.node:
@@ -409,8 +414,6 @@ def _send(step: Step, command: Send) -> BalancingOutcome:
 def _configure(step: Step, command: Configure) -> BalancingOutcome:
     if command.lb_type is LbType.OFF_WITH_REDISTRIBUTION and not step.state.options.off_with_redistribution:
         return Refused(Refusal.NOT_SUPPORTED, rule="LB-TYPES")
-    if command.redistribution_delay < -1:
-        return Refused(Refusal.BAD_VALUE, rule="RD-DELAY")
     settings = AddressBalancing(command.lb_type, command.redistribution_delay)
     step.update(settings=step.state.settings.set(command.address, settings))
     return Done(rule="LB-TYPES")

@@ -47,7 +47,8 @@ class Refusal(Enum):
     NOT_SUPPORTED = "NOT_SUPPORTED"
     """The load-balancing type does not exist in this profile's version."""
     BAD_VALUE = "BAD_VALUE"
-    """A delay below -1, a tick count below 1, or a link from a node to itself."""
+    """A tick count below 1, or a link from a node to itself. (A redistribution delay below -1 is no bad
+    value: Artemis takes any long and redistributes at once for every delay but -1 that is not positive.)"""
 
 
 @dataclass(frozen=True)

@@ -74,12 +74,17 @@ RULES: dict[str, Rule] = {
         Rule("RD-TRIGGER-REMOTE-CONSUMER", "When a consumer attaches on another node, the local queue named like the "
              "remote queue's routing name gets a redistributor.",
              "I1: PostOfficeImpl.onNotification CONSUMER_CREATED", ALL),
-        Rule("RD-TRIGGER-QUEUE-CREATED", "A new local queue whose address has a connected remote binding with "
-             "consumers gives the local queue named like its routing name a redistributor.",
-             "I1: PostOfficeImpl.onNotification BINDING_ADDED", ALL),
-        Rule("RD-DELAY", "A redistributor is added unless the delay is -1: at once for 0, after that many ticks of "
-             "the logical clock otherwise, and only to a queue without consumers or with a message none matches; a "
-             "consumer attaching cancels it.", "I2: QueueImpl.addRedistributor, cancelRedistributor; ARTEMIS-2007",
+        Rule("RD-TRIGGER-QUEUE-CREATED", "From 2.20.0, a new local queue whose address has a connected remote "
+             "binding with consumers gives the local queue named like its routing name a redistributor; before, "
+             "a new queue starts nothing.",
+             "I1: PostOfficeImpl.onNotification BINDING_ADDED (from 2.20.0, commit 7d129b36e9; "
+             "MessageRedistributionTest.testRedistributionToRemoteConsumerFromNewQueueLbOffWithRedistribution)",
+             ALL),
+        Rule("RD-DELAY", "A redistributor is added unless the delay is -1: after that many ticks of the logical "
+             "clock for a positive delay, at once for any other (a delay below -1 is no error), and only to a queue "
+             "without consumers or one that flagged a message every consumer refused; a consumer attaching cancels "
+             "it.", "I2: QueueImpl.addRedistributor (schedules only a positive delay), cancelRedistributor, "
+             "hasUnMatchedPending; ARTEMIS-2007", 
              ALL),
         Rule("RD-ALLOWED", "Only ON_DEMAND and OFF_WITH_REDISTRIBUTION redistribute; OFF and STRICT never do.",
              "seed 003 BindingsImpl.allowRedistribute / redistribute; H; I7", ALL),

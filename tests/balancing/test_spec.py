@@ -279,15 +279,34 @@ def test_grouped_messages_are_never_redistributed() -> None:
 
 
 def test_redistribution_skips_the_origin_even_where_a_paused_consumer_matches() -> None:
-    """Seed 003 (getBindable() != originatingQueue): a red message waiting for a paused red consumer moves away."""
+    """Seed 003 (getBindable() != originatingQueue): a red message waiting for a paused red consumer moves away,
+    once a blue message that arrived while the consumer was started flagged the queue (hasUnMatchedPending)."""
     script: list[BalancingCommand] = [*cluster(2, LbType.ON_DEMAND, 0), Attach("c1", "n1", "a1", "red"),
-                                      Pause("c1"),
-                Send("n1", "a1", color="red"), Send("n1", "a1", color="blue"), Attach("c2", "n2", "a1", "red")]
+                                      Send("n1", "a1", color="blue"), Pause("c1"), Send("n1", "a1", color="red"),
+                                      Attach("c2", "n2", "a1")]
     state, outcomes = run(script)
-    assert landings(outcomes[-3]) == [("n1", "a1", None)]  # preferred for c1, which is paused: it waits
+    assert state.queues[("n1", "a1")].redistributor is not None
+    assert landings(outcomes[-2]) == [("n1", "a1", None)]  # preferred for c1, which is paused: it waits
     moves = [e for e in outcomes[-1].events if isinstance(e, Redistributed)]  # type: ignore[union-attr]
-    assert [(m.message, m.to_node) for m in moves] == [(1, "n2")]
-    assert [m.id for m in state.queues[("n1", "a1")].pending] == [2]  # blue: no target, BUSY
+    assert [(m.message, m.to_node) for m in moves] == [(1, "n2"), (2, "n2")]
+    assert state.queues[("n1", "a1")].pending == ()
+
+
+def test_a_message_waiting_for_a_paused_consumer_flags_nothing() -> None:
+    """ServerConsumerImpl.handle answers BUSY while stopped, before its filter: the blue message sent after the
+    pause never sets hasUnMatchedPending, so the queue with a consumer gets no redistributor (Artemis 2.40.0)."""
+    script: list[BalancingCommand] = [*cluster(2, LbType.ON_DEMAND, 0), Attach("c1", "n1", "a1", "red"),
+                                      Pause("c1"), Send("n1", "a1", color="blue"), Attach("c2", "n2", "a1")]
+    state, outcomes = run(script)
+    assert not state.queues[("n1", "a1")].unmatched and state.queues[("n1", "a1")].redistributor is None
+    assert outcomes[-1] == Done() and [m.id for m in state.queues[("n1", "a1")].pending] == [1]
+
+
+def test_a_delay_below_minus_one_redistributes_at_once() -> None:
+    """QueueImpl.addRedistributor schedules only a positive delay; Artemis takes -2 without complaint."""
+    state, outcomes = run([*cluster(2, LbType.ON_DEMAND, -2), Send("n1", "a1"), Attach("c2", "n2", "a1")])
+    moves = [e for e in outcomes[-1].events if isinstance(e, Redistributed)]  # type: ignore[union-attr]
+    assert outcomes[1] == Done() and [(m.message, m.to_node) for m in moves] == [(1, "n2")]
 
 
 def test_a_resumed_consumer_takes_what_waited_for_it() -> None:
