@@ -28,11 +28,10 @@ have). Everything else is asked of the broker:
   changed by restarting the cluster while the case has no queue yet); the
   delay is the address's ``redistribution-delay``. A type the release's
   ``MessageLoadBalancingType`` lacks is NOT_SUPPORTED.
-* ``tick``: the logical clock only matters with a positive redistribution
-  delay, which is wall-clock time in Artemis and not mapped (not
-  expressible); otherwise a tick changes nothing and only lets the cluster
-  settle. ``set_link`` cannot cut one bridge over a client protocol (not
-  expressible).
+* ``tick``: a positive redistribution delay is wall-clock time in Artemis;
+  :mod:`.ticks` maps ticks onto seconds, and a tick waits until every
+  redistributor the spec makes due has had its time. ``set_link`` cannot
+  cut one bridge over a client protocol (not expressible).
 
 After each operation the adapter waits until the cluster has settled (every
 node's remote bindings show the queues and consumer counts of the case,
@@ -76,9 +75,17 @@ from .cluster import ArtemisCluster, Snapshot
 from .driver import CallFailed
 from .outcomes import NotExpressible, UnexpectedRefusal
 from .placement import Instance, Place, Primary, QueueKey, reconcile
+from .ticks import TickClock
 
 OURS = re.compile(r"^bs\d+-")
 """The names this adapter gives: every case's own prefix."""
+
+ANYCAST_WITHOUT_LOCAL_QUEUE = (
+    "a core send that carries the routing type ANYCAST, on a node without a queue of its address, is never "
+    "balanced: Artemis first auto-creates a local queue for it or, with auto-creation off (as here), refuses it "
+    "with AMQ229203 (PostOfficeImpl.simpleRoute calls ServerSessionImpl.checkAutoCreate); the load-balancing "
+    "spec has no auto-creation")
+"""Why such a send is not expressible (see docs/artemis-fidelity.md, findings)."""
 
 SETTLE_TIMEOUT = 15.0
 """Seconds a step may take to settle before the adapter gives up on it."""
@@ -123,6 +130,7 @@ class BalancingAdapter:
         self.sessions: set[str] = set()
         self.next_id = 1
         self.serials = 0
+        self.ticks = TickClock()
 
     # --- lifecycle -------------------------------------------------------------------------------
 
@@ -140,6 +148,7 @@ class BalancingAdapter:
         self.nodes = ["n1"]
         self.queues, self.waiting, self.lb_types, self.delays = {}, {}, {}, {}
         self.next_id, self.serials = 1, 0
+        self.ticks = TickClock()
 
     def leave(self) -> None:
         """Close the case's consumers and sessions."""
@@ -167,7 +176,12 @@ class BalancingAdapter:
             Attach: self.attach, Close: self.close, Pause: self.pause, Resume: self.resume, Send: self.send,
             Configure: self.configure, SetLink: self.set_link, Tick: self.tick,
         }
-        return handlers[type(command)](command)
+        start = time.monotonic()
+        outcome = handlers[type(command)](command)
+        if not isinstance(outcome, Refused):
+            self.ticks.record(command, start, time.monotonic())
+        self.ticks.check(time.monotonic())
+        return outcome
 
     # --- the cluster settling ----------------------------------------------------------------------
 
@@ -360,8 +374,13 @@ class BalancingAdapter:
         if command.fqqn_queue is not None:
             address = f"{address}::{self.real(command.fqqn_queue)}"
         routing_type = None if command.routing_type is None else command.routing_type.value
-        self.cluster.driver.call("send", session=session, address=address, properties=properties,
-                                 routing_type=routing_type)
+        try:
+            self.cluster.driver.call("send", session=session, address=address, properties=properties,
+                                     routing_type=routing_type)
+        except CallFailed as failure:
+            if failure.has_type("ADDRESS_DOES_NOT_EXIST") and command.routing_type is RoutingType.ANYCAST:
+                raise NotExpressible(ANYCAST_WITHOUT_LOCAL_QUEUE) from None
+            raise UnexpectedRefusal(str(failure)) from None
         snapshot, deliveries = self.settle()
         records = {name: self.cluster.events(name) for name in self.cluster.names}
         status = next((r["status"] for r in records[command.node] if r.get("tag") == tag and r["event"] == "send"),
@@ -390,9 +409,6 @@ class BalancingAdapter:
     def configure(self, command: Configure) -> Outcome:
         if not self.cluster.driver.call("lb_type", name=command.lb_type.value)["exists"]:
             return Refused(Refusal.NOT_SUPPORTED)
-        if command.redistribution_delay > 0:
-            raise NotExpressible("a positive redistribution delay is wall-clock time in Artemis; the adapter "
-                                 "does not map the spec's logical ticks onto it")
         others = {t for a, t in self.lb_types.items() if a != command.address}
         if others - {command.lb_type}:
             raise NotExpressible("two load-balancing types in one case: Artemis has one type per cluster "
@@ -401,7 +417,8 @@ class BalancingAdapter:
         self.ensure_type(command.address)
         self.delays[command.address] = command.redistribution_delay
         self.cluster.set_address_settings(tuple(
-            (self.real(address), {"redistribution_delay": str(delay)}) for address, delay in self.delays.items()))
+            (self.real(address), {"redistribution_delay": str(self.ticks.milliseconds(delay))})
+            for address, delay in self.delays.items()))
         return Done(self.step_events())
 
     def set_link(self, command: SetLink) -> Outcome:
@@ -414,4 +431,5 @@ class BalancingAdapter:
     def tick(self, command: Tick) -> Outcome:
         if command.ticks < 1:
             return Refused(Refusal.BAD_VALUE)
+        time.sleep(self.ticks.advance(command.ticks, time.monotonic()))
         return Done(self.step_events())

@@ -41,6 +41,11 @@ from .outcomes import UnexpectedRefusal, new_tag
 CLUSTER_SIZE = 3
 """Nodes n1..n3: the most nodes a load-balancing case uses."""
 
+NO_AUTO_CREATION = (("#", {"auto_create_queues": "false", "auto_create_addresses": "false"}),)
+"""Address settings of every node: no queue or address appears on its own. The load-balancing spec has no
+auto-creation (the address-resolution domain has it), and Artemis's default would create a queue on a node
+that a core ANYCAST send reaches without one (``ServerSessionImpl`` auto-creation on send)."""
+
 FORMATION_TIMEOUT = 60.0
 """Seconds for every node to see every other through its cluster connection."""
 
@@ -100,7 +105,7 @@ class ArtemisCluster:
         for name in self.names:
             peers = {peer: port for peer, port in ports.items() if peer != name}
             config = BrokerConfig(name, ports[name], str(workdir / f"cluster-{name}-probe.jsonl"), peers=peers,
-                                  cluster=(ClusterLink("", self.lb_type),))
+                                  cluster=(ClusterLink("", self.lb_type),), address_settings=NO_AUTO_CREATION)
             broker = ArtemisBroker(version, workdir / f"cluster-{name}", config)
             self.nodes[name] = Node(f"cl-{name}", broker, driver)
         self.node_ids: dict[str, str] = {}
@@ -143,9 +148,10 @@ class ArtemisCluster:
         self.start()
 
     def set_address_settings(self, settings: tuple[tuple[str, dict[str, str]], ...]) -> None:
-        """Every node's address settings replaced by ``settings`` (re-read while running)."""
+        """Every node's address settings, beyond the fixed ones, replaced by ``settings`` (re-read while running)."""
         for node in self.nodes.values():
-            node.reconfigure(dataclasses.replace(node.settled_config(), address_settings=settings), restart=False)
+            node.reconfigure(dataclasses.replace(node.settled_config(), address_settings=(*NO_AUTO_CREATION, *settings)),
+                             restart=False)
 
     def snapshot(self) -> Snapshot:
         """Every node's bindings now, from its probe."""

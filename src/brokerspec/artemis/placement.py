@@ -18,8 +18,9 @@ the adapter sees three things and :func:`reconcile` turns them into events:
   queue (the probe's browse of each queue).
 
 Each instance is matched to a place: its own queue if the message is there,
-else a place in the same routing-name group (where redistribution moves it,
-``BindingsImpl.redistribute``). An instance whose place is another queue
+else a place of the same message, one in the same routing-name group first
+(redistribution moves a message within the group named like its queue, or
+for an FQQN message the address's, ``BindingsImpl.redistribute``). An instance whose place is another queue
 was redistributed; one with no place went with its deleted queue.
 
 The events come in the spec's order: the step's own events first (the
@@ -94,7 +95,9 @@ def match(instances: Sequence[Instance], places: Sequence[Place],
     for instance in instances:
         if instance in found:
             continue
-        moved = next((p for p in free if p.tag == instance.tag and group(p.key) == group(instance.key)), None)
+        mine = [p for p in free if p.tag == instance.tag]
+        # a move stays in a group named like the queue, or the address's (ARTEMIS-3918): prefer the same group
+        moved = next((p for p in mine if group(p.key) == group(instance.key)), mine[0] if mine else None)
         if moved is not None:
             free.remove(moved)
         found[instance] = moved

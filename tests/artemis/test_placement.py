@@ -1,0 +1,80 @@
+"""How the load-balancing adapter turns what it saw on a cluster into the spec's events (no broker needed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from brokerspec.artemis.outcomes import UnexpectedRefusal
+from brokerspec.artemis.placement import Instance, Place, Primary, QueueKey, reconcile
+from brokerspec.spec.balancing import Delivered, Dropped, Redistributed
+
+N1Q, N2Q, N3Q, N1M = ("n1", "q"), ("n2", "q"), ("n3", "q"), ("n1", "m")
+SERIALS = {N1Q: 1, N2Q: 2, N3Q: 3, N1M: 4}
+
+
+def group(key: QueueKey) -> object:
+    """Queues named q are one ANYCAST group; m is a group of its own."""
+    return key[1]
+
+
+def serial(key: QueueKey) -> int:
+    return SERIALS[key]
+
+
+def test_a_send_lands_on_queues_listed_by_node_and_queue() -> None:
+    landings = (Instance(1, "t1", N1M), Instance(1, "t1", N1Q))
+    places = (Place("t1", N1Q, "c1"), Place("t1", N1M, None))
+    result = reconcile({}, landings, places, {N1M: ("t1",)}, Primary("send"), group, serial, 2)
+    assert result.events == (Delivered(1, "n1", "m", None), Delivered(1, "n1", "q", "c1"))
+    assert result.waiting == {N1M: (Instance(1, "t1", N1M),)} and result.next_id == 2
+
+
+def test_a_waiting_message_that_moved_is_a_copy_under_the_next_id() -> None:
+    waiting = {N1Q: (Instance(1, "t1", N1Q), Instance(2, "t2", N1Q))}
+    places = (Place("t1", N2Q, "c2"), Place("t2", N1Q, None))
+    result = reconcile(waiting, (), places, {N1Q: ("t2",)}, Primary(), group, serial, 3)
+    assert result.events == (Redistributed(1, "n1", "q", 3, "n2", "q"), Delivered(3, "n2", "q", "c2"))
+    assert result.waiting == {N1Q: (Instance(2, "t2", N1Q),)} and result.next_id == 4
+
+
+def test_moves_follow_the_originating_queues_creation_order_then_their_own_order() -> None:
+    waiting = {N3Q: (Instance(1, "t1", N3Q),), N1Q: (Instance(2, "t2", N1Q), Instance(3, "t3", N1Q))}
+    places = (Place("t1", N2Q, None), Place("t3", N2Q, None), Place("t2", N2Q, None))
+    result = reconcile(waiting, (), places, {N2Q: ("t1", "t2", "t3")}, Primary(), group, serial, 4)
+    moved = [(e.message, e.copy) for e in result.events if isinstance(e, Redistributed)]
+    assert moved == [(2, 4), (3, 5), (1, 6)]
+    assert [i.id for i in result.waiting[N2Q]] == [6, 4, 5]
+
+
+def test_an_attach_offers_every_waiting_message_of_its_queue() -> None:
+    waiting = {N1Q: (Instance(1, "t1", N1Q), Instance(2, "t2", N1Q))}
+    places = (Place("t1", N1Q, "c"), Place("t2", N1Q, None))
+    result = reconcile(waiting, (), places, {N1Q: ("t2",)}, Primary("offer", N1Q), group, serial, 3)
+    assert result.events == (Delivered(1, "n1", "q", "c"), Delivered(2, "n1", "q", None))
+
+
+def test_a_deleted_queue_drops_its_waiting_messages_and_nothing_else_may_vanish() -> None:
+    waiting = {N1Q: (Instance(1, "t1", N1Q),), N2Q: (Instance(2, "t2", N2Q),)}
+    result = reconcile(waiting, (), (Place("t2", N2Q, None),), {N2Q: ("t2",)}, Primary("drop", N1Q), group, serial, 3)
+    assert result.events == (Dropped(1, "n1", "q"),)
+    with pytest.raises(UnexpectedRefusal, match="is nowhere"):
+        reconcile(waiting, (), (Place("t2", N2Q, None),), {N2Q: ("t2",)}, Primary(), group, serial, 3)
+
+
+def test_a_message_in_a_place_nothing_explains_is_refused() -> None:
+    with pytest.raises(UnexpectedRefusal, match="turned up"):
+        reconcile({}, (), (Place("t9", N1Q, None),), {N1Q: ("t9",)}, Primary(), group, serial, 1)
+    with pytest.raises(UnexpectedRefusal, match="turned up"):  # one message, two places
+        reconcile({N1M: (Instance(1, "t1", N1M),)}, (), (Place("t1", N1Q, None), Place("t1", N2Q, None)),
+                  {N1Q: ("t1",), N2Q: ("t1",)}, Primary(), group, serial, 2)
+
+
+def test_a_move_prefers_a_place_in_its_own_group() -> None:
+    """Two copies of one multicast message (queues q and m) both moved: each follows its own group."""
+    waiting = {N1Q: (Instance(1, "t1", N1Q),), N1M: (Instance(1, "t1", N1M),)}
+    places = (Place("t1", ("n2", "m"), None), Place("t1", N2Q, None))
+    serials = {**SERIALS, ("n2", "m"): 5}
+    result = reconcile(waiting, (), places, {N2Q: ("t1",), ("n2", "m"): ("t1",)}, Primary(), group,
+                       lambda key: serials[key], 2)
+    moved = [(e.queue, e.to_node, e.to_queue) for e in result.events if isinstance(e, Redistributed)]
+    assert moved == [("q", "n2", "q"), ("m", "n2", "m")]
