@@ -7,6 +7,9 @@ duplicate detection run against it through the same SUT as
 every one must agree with the spec. The whole catalogue on every release is
 the deep tier's (``make artemis``, ``docs/artemis-fidelity.md``).
 
+Seven load-balancing cases run on a three-node cluster of the same
+release, which the SUT starts for the first of them.
+
 That the comparison can fail is shown on the same broker: a case whose
 outcomes the spec computes differently for 2.11 and for the latest release
 is run once, and what the broker did must equal the latest profile's
@@ -31,6 +34,8 @@ from brokerspec.conform.runner import Verdict, run_conformance
 from brokerspec.spec import Profile, get_profile
 from brokerspec.spec.addressing import apply as apply_addressing
 from brokerspec.spec.addressing import initial_state as addressing_state
+from brokerspec.spec.balancing import apply as apply_balancing
+from brokerspec.spec.balancing import initial_state as balancing_state
 from brokerspec.spec.duplicates import Crash, Restart
 
 VERSION = DEFAULT_RELEASE
@@ -119,6 +124,46 @@ def test_the_broker_is_told_apart_from_a_profile_it_does_not_have(sut: ArtemisSu
         state, outcomes = addressing_state(profile), []
         for command in case.commands:
             state, outcome = apply_addressing(state, command)
+            outcomes.append(outcome)
+        expected[profile.name] = outcomes
+    assert observed == expected["artemis-latest"]
+    assert observed != expected["artemis-2.11"]
+
+
+CLUSTER_SMOKE = (
+    "balancing/consumers-take-turns-and-a-paused-one-takes-nothing",
+    "balancing/on-demand-sends-every-message-where-the-consumer-is",
+    "balancing/each-multicast-queue-gets-a-copy-and-same-named-ones-balance",
+    "balancing/on-demand-redistributes-waiting-messages-as-copies",
+    "balancing/redistribution-skips-the-originating-queue",
+    "balancing/last-consumer-closing-starts-redistribution",
+    "balancing/a-new-queue-starts-redistribution",
+)
+"""Load-balancing cases for the three-node cluster the same SUT starts on the first of them."""
+
+
+def test_load_balancing_on_a_real_cluster_agrees(sut: ArtemisSut) -> None:
+    profile = release_profile(RELEASES[VERSION])
+    by_name = {case.name: case for case in all_cases()}
+    cases = [by_name[name] for name in CLUSTER_SMOKE]
+    report = run_conformance(sut, cases, profile)
+    disagreements = [f"{r.case.name}: {r.message.splitlines()[0] if r.message else r.verdict.value}"
+                     for r in report.results if r.verdict is not Verdict.PASSED]
+    assert not disagreements and len(report.results) == len(cases), "\n".join(disagreements)
+    assert sut.cluster is not None and len(sut.cluster.nodes) == 3
+
+
+def test_the_cluster_is_told_apart_from_a_release_without_the_new_queue_trigger(sut: ArtemisSut) -> None:
+    """A queue created beside a remote consumer moves waiting messages from 2.20.0 on, never in 2.11.0."""
+    case = next(c for c in all_cases() if c.name == "balancing/a-new-queue-starts-redistribution")
+    latest = release_profile(RELEASES[VERSION])
+    sut.reset("balancing", latest)
+    observed = [sut.execute(command) for command in case.commands]
+    expected = {}
+    for profile in (latest, get_profile("artemis-2.11")):
+        state, outcomes = balancing_state(profile), []
+        for command in case.commands:
+            state, outcome = apply_balancing(state, command)
             outcomes.append(outcome)
         expected[profile.name] = outcomes
     assert observed == expected["artemis-latest"]
