@@ -132,6 +132,11 @@ class AddressingOptions:
         Whether an ANYCAST send to an address that already has a queue
         reuses it instead of auto-creating a queue named like the address
         (ARTEMIS-2966, fixed in 2.16.0).
+    ``delete_queue_removes_auto_created_address``
+        Whether deleting the last queue of an auto-created address deletes
+        the address too, whatever ``auto-delete-addresses`` says: a core
+        session's ``deleteQueue`` forces it from 2.20.0 (ARTEMIS-3541,
+        ``ServerSessionImpl.deleteQueue`` passes ``forceAutoDeleteAddress``).
     """
 
     name_scope: QueueNameScope = QueueNameScope.BROKER
@@ -143,6 +148,7 @@ class AddressingOptions:
     prefix_match: PrefixMatch = PrefixMatch.HASH_MAP
     anycast_consume_rejects_multicast_queue: bool = True
     send_reuses_existing_queue: bool = True
+    delete_queue_removes_auto_created_address: bool = True
 
 
 class InstantAdd(Enum):
@@ -401,6 +407,7 @@ SEED = Profile(
         prefix_match=PrefixMatch.LONGEST,
         anycast_consume_rejects_multicast_queue=False,
         send_reuses_existing_queue=False,
+        delete_queue_removes_auto_created_address=False,
     ),
     duplicates=DuplicatesOptions(
         nontx_add=InstantAdd.BEFORE_COMMIT,
@@ -434,6 +441,7 @@ ARTEMIS_2_11 = Profile(
         prefix_match=PrefixMatch.HASH_MAP,
         anycast_consume_rejects_multicast_queue=False,
         send_reuses_existing_queue=False,
+        delete_queue_removes_auto_created_address=False,
     ),
     duplicates=DuplicatesOptions(
         nontx_add=InstantAdd.BEFORE_COMMIT,

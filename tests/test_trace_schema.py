@@ -355,6 +355,7 @@ OVERRIDES = (
     ("addressing.fqqn_checks_address", "false"),
     ("addressing.anycast_consume_rejects_multicast_queue", "true"),
     ("addressing.send_reuses_existing_queue", "false"),
+    ("addressing.delete_queue_removes_auto_created_address", "false"),
 )
 
 

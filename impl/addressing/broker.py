@@ -155,6 +155,7 @@ class FastBroker:
         self._check_fqqn = options.fqqn_checks_address
         self._refuse_anycast_on_multicast = options.anycast_consume_rejects_multicast_queue
         self._send_reuses_queue = options.send_reuses_existing_queue
+        self._drops_auto_created_address = options.delete_queue_removes_auto_created_address
         self._reads_names = options.name_parsing is not NameParsing.STRICT
         self._queue_configuration = options.name_parsing is NameParsing.QUEUE_CONFIGURATION
         self._query_name = options.lookup_reports_query_name
@@ -329,6 +330,9 @@ class FastBroker:
         found = self._resolve_queue(name)
         if isinstance(found, _Queue):
             self._forget_queue(found)
+            address = self._addresses[found.address]
+            if self._drops_auto_created_address and address.auto_created and not address.queues:
+                del self._addresses[found.address]  # ARTEMIS-3541
             return QueueDeleted(found.address, found.name)
         if isinstance(found, Ambiguous):
             return Rejected(AmbiguousName(client_name, found.candidates))

@@ -178,6 +178,10 @@ class ReferenceBroker:
             return Rejected(AmbiguousName(client_name, found.candidates))
         binding = self.manager.name_map[BindingKey(found.address, found.queue)]
         self.manager.remove_binding(binding)
+        info = self.manager.get_address_info(binding.address)
+        if (self.options.delete_queue_removes_auto_created_address and info is not None and info.auto_created
+                and not self.manager.bindings_of(binding.address)):
+            self.manager.remove_address_info(binding.address)  # ARTEMIS-3541: forceAutoDeleteAddress
         return QueueDeleted(binding.address, binding.name)
 
     def queue_query(self, client_name: str) -> LookupOutcome:

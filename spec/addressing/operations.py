@@ -278,7 +278,9 @@ def delete_queue(state: AddressingState, command: DeleteQueue) -> Transition:
     The name resolves exactly as a lookup does (``ActiveMQServerImpl.destroyQueue``
     resolves through ``getBinding``; Artemis note C6). Rules
     ADDR-QUEUE-DELETE (count decremented: deleting one of two same-named
-    queues makes the bare name resolve again), ADDR-QUEUE-DELETE-MISSING
+    queues makes the bare name resolve again; from 2.20 the last queue of
+    an auto-created address takes the address with it, ARTEMIS-3541,
+    ``ServerSessionImpl.deleteQueue``), ADDR-QUEUE-DELETE-MISSING
     (AMQ229017), ADDR-QUEUE-DELETE-AMBIGUOUS.
     """
     name, _ = strip_prefix(command.name, state.prefixes, state.options.prefix_match)
@@ -288,7 +290,12 @@ def delete_queue(state: AddressingState, command: DeleteQueue) -> Transition:
     if isinstance(found, Ambiguous):
         return state, Rejected(AmbiguousName(command.name, found.candidates), rule="ADDR-QUEUE-DELETE-AMBIGUOUS")
     queue = state.queues[(found.address, found.queue)]
-    return remove_queue(state, queue), QueueDeleted(queue.address, queue.name, rule="ADDR-QUEUE-DELETE")
+    shrunk = remove_queue(state, queue)
+    info = shrunk.addresses.get(queue.address)
+    if (state.options.delete_queue_removes_auto_created_address and info is not None and info.auto_created
+            and not get_queues_of(shrunk, queue.address)):
+        shrunk = dataclasses.replace(shrunk, addresses=shrunk.addresses.remove(queue.address))
+    return shrunk, QueueDeleted(queue.address, queue.name, rule="ADDR-QUEUE-DELETE")
 
 
 def lookup(state: AddressingState, command: Lookup) -> Transition:

@@ -85,8 +85,10 @@ RULES: dict[str, Rule] = {
         Rule("ADDR-QUEUE-CREATE", "Creating a queue binds it and increments its name's per-address count.",
              "seed 000 (uniqueNameMap updated when a binding is added)"),
         Rule("ADDR-QUEUE-DELETE", "Deleting a queue resolves the name as a lookup does, unbinds the queue and "
-             "decrements its name's count; deleting one of two same-named queues makes the bare name resolve again.",
-             "seed 000; Artemis ActiveMQServerImpl.destroyQueue resolves through getBinding"),
+             "decrements its name's count; deleting one of two same-named queues makes the bare name resolve again. "
+             "From 2.20 the last queue of an auto-created address takes the address with it.",
+             "seed 000; Artemis ActiveMQServerImpl.destroyQueue resolves through getBinding; ARTEMIS-3541 (2.20.0), "
+             "ServerSessionImpl.deleteQueue forces the address's auto-deletion"),
         Rule("ADDR-QUEUE-DELETE-MISSING", "Deleting a name that resolves to no queue is rejected.",
              "Artemis ActiveMQServerImpl.destroyQueue, noSuchQueue AMQ229017"),
         Rule("ADDR-QUEUE-DELETE-AMBIGUOUS", "Deleting by an ambiguous bare name is rejected with the candidates.",

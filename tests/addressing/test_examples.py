@@ -17,6 +17,7 @@ from brokerspec.spec import get_profile
 from brokerspec.spec.addressing import (
     AddressCreated,
     AddressDeleted,
+    AddressExists,
     AddressHasQueues,
     AddressingCommand,
     AddressNotFound,
@@ -178,6 +179,24 @@ EXAMPLES = (
     )),
     Example("a send never refuses over a taken queue name", ("artemis-latest",), SEED_BROKER + (
         (Send("q1", ANY), Routed("q1", created_address="q1")),
+    )),
+    # Found fuzzing 2.40.0: ARTEMIS-3541 (2.20.0), a core session's deleteQueue forces the auto-deletion of
+    # the queue's address once it is unbound, if it was auto-created; an address made by management stays.
+    Example("the last queue of an auto-created address takes the address with it", ("artemis-latest",), (
+        (Consume("a1::q1", MULTI), Attached("a1", "q1", created_address="a1", created_queue="a1::q1")),
+        (CreateQueue("a1", "q2", MULTI), QueueCreated("a1", "q2")),
+        (DeleteQueue("q1"), QueueDeleted("a1", "q1")),
+        (CreateAddress("a1", BOTH), Rejected(AddressExists("a1"))),
+        (DeleteQueue("q2"), QueueDeleted("a1", "q2")),
+        (CreateAddress("a1", BOTH), AddressCreated("a1")),
+        (CreateQueue("a1", "q3", ANY), QueueCreated("a1", "q3")),
+        (DeleteQueue("q3"), QueueDeleted("a1", "q3")),
+        (CreateAddress("a1", BOTH), Rejected(AddressExists("a1"))),
+    )),
+    Example("before 2.20 it stays", ("artemis-2.11",), (
+        (Consume("a1::q1"), Attached("a1", "q1", created_address="a1", created_queue="a1::q1")),
+        (DeleteQueue("q1"), QueueDeleted("a1", "q1")),
+        (CreateAddress("a1", BOTH), Rejected(AddressExists("a1"))),
     )),
     # Found fuzzing 2.11.0: 2.11 builds its QueueConfig before it looks the address up, and the builder refuses
     # the empty address; from 2.12 the address steps come first.
