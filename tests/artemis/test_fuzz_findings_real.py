@@ -126,3 +126,21 @@ def test_the_jms_clients_fallback_to_its_1x_name_is_not_expressible(sut: Artemis
         sut.execute(Consume("a1"))
     sut.reset("addressing", profile)
     assert sut.node is not None and not sut.node.queues() and not sut.node.addresses()
+
+
+def test_the_last_queue_of_an_auto_created_address_takes_the_address_along(sut: ArtemisSut) -> None:
+    """ARTEMIS-3541: a core session's deleteQueue forces an auto-created address's deletion once it is unbound."""
+    profile = release_profile(RELEASES[VERSION])
+    commands = [
+        Consume("a1::q1", MULTI),
+        CreateQueue("a1", "q2", MULTI),
+        DeleteQueue("q1"),
+        CreateAddress("a1", BOTH),
+        DeleteQueue("q2"),
+        CreateAddress("a1", BOTH),
+        CreateQueue("a1", "q3", ANY),
+        DeleteQueue("q3"),
+        CreateAddress("a1", BOTH),
+    ]
+    sut.reset("addressing", profile)
+    assert [sut.execute(c) for c in commands] == spec_outcomes(profile, commands)

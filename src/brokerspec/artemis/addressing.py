@@ -158,24 +158,34 @@ class AddressingAdapter:
         (``ActiveMQMessageConsumer.close`` deletes its ``autoDeleteQueueName``).
         The spec has no closing consumer, so where its queues must outlive the
         consumers (before a deletion, a restart), a queue that went with its
-        consumer is made again as it was.
+        consumer is made again as it was. The JMS client deletes through a core
+        session, so from 2.20 an auto-created address goes with its last queue
+        (ARTEMIS-3541); a session's ``createQueue`` auto-creates it again.
         """
         kept = {}
         if keep_queues:
             for queue in sorted(set(self.subscriptions.values())):
                 query = self.node.call("queue_query", name=queue)
                 if query["exists"]:
-                    kept[queue] = query
+                    kept[queue] = (query, self.node.routing_types(query["address"]))
         for consumer in self.consumers:
             try:
                 self.node.call("close_consumer", id=consumer)
             except CallFailed:
                 pass
         self.consumers, self.subscriptions = [], {}
-        for queue, query in kept.items():
-            if not self.node.call("queue_query", name=queue)["exists"]:
+        for queue, (query, routing_types) in kept.items():
+            if self.node.call("queue_query", name=queue)["exists"]:
+                continue
+            try:
                 self.node.call("create_queue", address=query["address"], routing_type=query["routing_type"],
                                name=queue, durable=True, auto_created=bool(query["auto_created"]))
+            except CallFailed as failure:
+                raise NotExpressible(f"closing a JMS topic consumer deleted its queue {queue!r}, and the broker "
+                                     f"would not make it again as it was: {failure}") from None
+            if self.node.routing_types(query["address"]) != routing_types:
+                raise NotExpressible(f"closing a JMS topic consumer deleted the auto-created address "
+                                     f"{query['address']!r}, which came back with other routing types")
 
     def execute(self, command: Any) -> Outcome:
         """Perform ``command`` on the broker; what it did, as an outcome."""
