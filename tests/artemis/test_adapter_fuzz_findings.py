@@ -12,7 +12,7 @@ import dataclasses
 from typing import Any
 
 from brokerspec.artemis.addressing import AddressingAdapter
-from brokerspec.artemis.config import BrokerConfig
+from brokerspec.artemis.config import BrokerConfig, render_acceptor_url
 from brokerspec.artemis.driver import CallFailed, Cause
 from brokerspec.artemis.node import RELOAD_SENTINEL
 from brokerspec.spec import get_profile
@@ -90,3 +90,23 @@ def test_a_second_queue_whose_name_holds_the_separator_is_refused_as_existing() 
     failure = CallFailed("manage createQueue", (Cause("management", message, None),))
     adapter = AddressingAdapter.__new__(AddressingAdapter)
     assert adapter.reason(failure, "a1:", address="a1::q1::x") == QueueExists("q1::x", "a1")
+
+
+def java_split(text: str) -> list[str]:
+    """Java's ``String.split(",")``: trailing empty elements are dropped."""
+    parts = text.split(",")
+    while parts and parts[-1] == "":
+        parts.pop()
+    return parts or [""]
+
+
+def test_the_empty_prefix_survives_the_acceptors_list_parsing() -> None:
+    """Found fuzzing 2.11.0: set after another prefix of its type, the empty prefix came last and was lost."""
+    node = ConfigOnlyNode(BrokerConfig("n1", 1, "p"))
+    adapter = adapter_on(node)
+    adapter.reset(get_profile("artemis-2.11"))
+    for prefix in ("anycast://", "multicast://", ""):
+        adapter.execute(SetPrefix(prefix, RoutingType.MULTICAST))
+    url = render_acceptor_url(node.config)
+    params = dict(p.split("=", 1) for p in url.split("?", 1)[1].split(";"))
+    assert sorted(java_split(params["multicastPrefix"])) == ["", "anycast://", "multicast://"]

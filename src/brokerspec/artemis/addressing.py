@@ -338,6 +338,10 @@ class AddressingAdapter:
             prefixes.pop(command.prefix, None)
         else:
             prefixes[command.prefix] = command.routing_type.value
+        if "" in prefixes:
+            # the acceptor splits its prefix list with String.split(","), which drops a trailing empty element
+            # (AbstractProtocolManager.setAnycastPrefix): the empty prefix must not come last in its list
+            prefixes = {"": prefixes[""], **{k: v for k, v in prefixes.items() if k}}
         self.close_consumers(keep_queues=True)
         self.node.reconfigure(dataclasses.replace(self.node.config, prefixes=prefixes), restart=True)
         return Configured()
