@@ -330,11 +330,62 @@ DELETE_CASES: tuple[Case, ...] = (
         rules=("ADDR-LOOKUP-BARE-NONE", "ADDR-LOOKUP-FQQN", "ADDR-QUEUE-DELETE-MISSING", "ADDR-ADDRESS-CREATE"),
         source=f"{SEED} (a count of 0 means no such queue)",
     ),
+    Case(
+        name="addressing/last-queue-of-an-auto-created-address-takes-it-along",
+        summary="From 2.20 deleting the last queue of an address a consumer auto-created deletes the address too; "
+                "an address made by management stays, and so does any address before 2.20.",
+        commands=(
+            Consume("a1::q1", ANYCAST),
+            CreateQueue("a1", "q2", ANYCAST),
+            DeleteQueue("q1"),
+            CreateAddress("a1", ANY),
+            DeleteQueue("q2"),
+            CreateAddress("a1", ANY),
+            CreateQueue("a1", "q3", ANYCAST),
+            DeleteQueue("q3"),
+            CreateAddress("a1", ANY),
+        ),
+        rules=("ADDR-QUEUE-DELETE", "ADDR-CONSUME-AUTO-QUEUE", "ADDR-QUEUE-CREATE", "ADDR-ADDRESS-EXISTS",
+               "ADDR-ADDRESS-CREATE"),
+        source="Artemis ARTEMIS-3541 (2.20.0): ServerSessionImpl.deleteQueue passes forceAutoDeleteAddress to "
+               "ActiveMQServerImpl.destroyQueue; found fuzzing 2.40.0",
+    ),
 )
 
 # --- FQQN parsing ---------------------------------------------------------------------------------
 
 FQQN_CASES: tuple[Case, ...] = (
+    Case(
+        name="addressing/queue-named-with-the-separator-is-checked-by-its-last-part",
+        summary="An FQQN address argument names a queue whose own name holds '::'; the existence check strips "
+                "that name, so another create of it is refused by the name map and one over a queue named like "
+                "its last part names the queue asked for; a lookup of it looks for its last part.",
+        commands=(
+            CreateAddress("a1", BOTH),
+            CreateQueue("a1::q1::y", "q2", ANYCAST),
+            CreateQueue("a1::q1::y", "q2", MULTICAST),
+            CreateQueue("a1", "x", ANYCAST),
+            CreateQueue("a1::q1::x", "q2", ANYCAST),
+            Lookup("q1::y"),
+        ),
+        rules=("ADDR-CREATE-FQQN", "ADDR-QUEUE-EXISTS", "ADDR-QUEUE-CREATE", "ADDR-LOOKUP-FQQN-IGNORED"),
+        source="Artemis QueueConfiguration.setAddress, ActiveMQServerImpl.createQueue (queueAlreadyExists AMQ229019), "
+               "SimpleAddressManager.addBinding (bindingAlreadyExists AMQ229018); found fuzzing 2.40.0",
+        profiles=("artemis-latest",),
+    ),
+    Case(
+        name="addressing/empty-address-refused-before-or-after-it-is-looked-for",
+        summary="A queue on the empty address: 2.11 refuses the address as invalid before it looks for it, "
+                "later releases find no such address first.",
+        commands=(
+            CreateQueue("", "a1", ANYCAST),
+            CreateQueue("", "", ANYCAST),
+        ),
+        rules=("ADDR-ADDRESS-EMPTY", "ADDR-QUEUE-NO-ADDRESS", "ADDR-NAME-EMPTY"),
+        source="Artemis 2.11 ActiveMQServerImpl.createQueue (QueueConfig.builderWith validates before "
+               "getAddressInfo); QueueConfiguration from 2.12 (ARTEMIS-2692); found fuzzing 2.11.0",
+        profiles=("artemis-2.11", "artemis-latest"),
+    ),
     Case(
         name="addressing/core-protocol-fqqn-address-part-ignored",
         summary="With the FQQN address check off (Artemis's queue query), an FQQN's address part is discarded: "
