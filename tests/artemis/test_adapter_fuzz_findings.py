@@ -16,7 +16,13 @@ from brokerspec.artemis.config import BrokerConfig, render_acceptor_url
 from brokerspec.artemis.driver import CallFailed, Cause
 from brokerspec.artemis.node import RELOAD_SENTINEL
 from brokerspec.spec import get_profile
-from brokerspec.spec.addressing import QueueExists, RoutingType, SetAddressSettings, SetPrefix
+from brokerspec.spec.addressing import (
+    QueueExists,
+    RoutingType,
+    RoutingTypeNotAllowed,
+    SetAddressSettings,
+    SetPrefix,
+)
 
 
 class ConfigOnlyNode:
@@ -110,3 +116,25 @@ def test_the_empty_prefix_survives_the_acceptors_list_parsing() -> None:
     url = render_acceptor_url(node.config)
     params = dict(p.split("=", 1) for p in url.split("?", 1)[1].split(";"))
     assert sorted(java_split(params["multicastPrefix"])) == ["", "anycast://", "multicast://"]
+
+
+class OneAddressNode:
+    """A node whose management knows one address, the empty one, allowing MULTICAST."""
+
+    def routing_types(self, address: str) -> set[str]:
+        assert address == "", f"asked management for {address!r}, which it has no control for"
+        return {"MULTICAST"}
+
+
+def test_a_refusal_naming_the_empty_address_keeps_it_empty() -> None:
+    """Found fuzzing 2.40.0: createAddress(":::") makes "", and the broker's refusals name ""."""
+    adapter = AddressingAdapter.__new__(AddressingAdapter)
+    adapter.node = OneAddressNode()  # type: ignore[assignment]
+    wrong_type = CallFailed("manage createQueue", (Cause("management", "AMQ229207: Invalid routing type: ANYCAST, "
+                                                                      "Supported routing types for address:  are "
+                                                                      "[MULTICAST]", None),))
+    assert adapter.reason(wrong_type, "q1", address=":::", routing_type=RoutingType.ANYCAST) == \
+        RoutingTypeNotAllowed("", RoutingType.ANYCAST, frozenset({RoutingType.MULTICAST}))
+    taken = CallFailed("manage createQueue", (Cause("management", "AMQ229019: Queue q1 already exists on address ",
+                                                    None),))
+    assert adapter.reason(taken, "q1", address="::") == QueueExists("q1", "")

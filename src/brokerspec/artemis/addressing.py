@@ -107,6 +107,11 @@ def settled_settings(settings: tuple[tuple[str, Any], ...]) -> tuple[tuple[str, 
     return tuple(s for s in settings if not s[0].startswith(RELOAD_SENTINEL))
 
 
+def otherwise(found: str | None, fallback: str) -> str:
+    """``found`` unless the broker's message did not give it; an empty name the message gives is kept."""
+    return fallback if found is None else found
+
+
 def quoted_after(message: str, pattern: str) -> str | None:
     """The first group of ``pattern`` in ``message``, or None."""
     found = re.search(pattern, message)
@@ -411,12 +416,12 @@ class AddressingAdapter:
             return AddressExists(self.after(text, "Address already exists: ", name))
         if failure.has_code("AMQ229019"):
             queue = quoted_after(text, r"Queue (\S+) already exists") or name
-            return QueueExists(queue, quoted_after(text, r"on address (\S*)") or (address or ""))
+            return QueueExists(queue, otherwise(quoted_after(text, r"on address (\S*)"), address or ""))
         if failure.has_code("AMQ229018"):
             # the name map's own guard (SimpleAddressManager.addBinding): a queue whose name holds "::" slips past
             # the existence check, which strips the name as an FQQN, and is refused here as the same queue
             queue = quoted_after(text, r", filter=\S*, name=(.*?), clusterName=") or name
-            holder = quoted_after(text, r"LocalQueueBinding \[address=(.*?), queue=") or (address or "")
+            holder = otherwise(quoted_after(text, r"LocalQueueBinding \[address=(.*?), queue="), address or "")
             return QueueExists(queue, holder)
         if failure.has_code("AMQ229203"):
             return AddressNotFound(self.after(text, "Address Does Not Exist: ", address or name))
@@ -425,7 +430,9 @@ class AddressingAdapter:
         if failure.has_code("AMQ229216") or failure.mentions("can't be null or empty"):
             return InvalidName(name, text)
         if failure.has_code("AMQ229207"):
-            refused = quoted_after(text, r"Supported routing types for address: (.*?) are \[") or address or name
+            # the broker names the address it holds, which may be the empty one (createAddress(":::") makes "")
+            refused = otherwise(quoted_after(text, r"Supported routing types for address: (.*?) are \["),
+                                address or name)
             allowed = frozenset(RoutingType(t) for t in self.node.routing_types(refused))
             wanted = RoutingType(quoted_after(text, r"routing type: (\w+),") or "ANYCAST")
             return RoutingTypeNotAllowed(refused, wanted, allowed)
