@@ -21,11 +21,13 @@ from brokerspec.artemis.fidelity import (
     BEGIN,
     DIFFER,
     END,
+    IDS_ONLY,
     NOT_EXPRESSIBLE,
     NOT_FOR_ARTEMIS,
     Mark,
     ReleaseRun,
     classify,
+    ids_only,
     render_markdown,
     unrun_mark,
 )
@@ -166,3 +168,35 @@ def test_cases_the_adapter_does_not_run_are_marked_by_why() -> None:
     unexpressible = Mark("b", "2.40.0", NOT_EXPRESSIBLE, 3, "why")
     run = ReleaseRun("2.40.0", "p", [unexpressible, topologies, Mark("a", "2.40.0", AGREE)], seconds=60.0)
     assert run.cases_per_minute == 2.0
+
+
+class RecordingSut:
+    """Stands in for the SUT: records the profile each rerun case gets and passes or fails it."""
+
+    def __init__(self, passes: bool) -> None:
+        self.passes = passes
+        self.profiles: list[str] = []
+
+
+def test_only_a_differing_balancing_case_under_early_copies_is_rerun_without_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from brokerspec.artemis import fidelity
+
+    by_domain = {case.domain: case for case in all_cases()}
+    old, latest = get_profile("artemis-2.11"), get_profile("artemis-latest")
+    failed = CaseResult(by_domain["balancing"], Verdict.FAILED, step=3, message="spec: x / sut: y")
+    for passes in (True, False):
+        sut = RecordingSut(passes)
+
+        def rerun(s: Any, case: Any, profile: Any, sut: RecordingSut = sut) -> CaseResult:
+            sut.profiles.append(profile.label)
+            return CaseResult(case, Verdict.PASSED if sut.passes else Verdict.FAILED)
+
+        monkeypatch.setattr(fidelity, "run_case", rerun)
+        assert ids_only(sut, failed, old) is passes  # type: ignore[arg-type]
+        assert sut.profiles == ["artemis-2.11+balancing.copy_before_target=false"]
+        assert not ids_only(sut, failed, latest)  # type: ignore[arg-type]
+        assert not ids_only(sut, CaseResult(by_domain["addressing"], Verdict.FAILED), old)  # type: ignore[arg-type]
+        assert not ids_only(sut, CaseResult(by_domain["balancing"], Verdict.SUT_FAILURE), old)  # type: ignore[arg-type]
+        assert len(sut.profiles) == 1
+    assert "ARTEMIS-4207" in IDS_ONLY
