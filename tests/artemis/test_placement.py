@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from brokerspec.artemis.outcomes import UnexpectedRefusal
-from brokerspec.artemis.placement import Instance, Place, Primary, QueueKey, reconcile
+from brokerspec.artemis.placement import Instance, Place, Primary, QueueKey, first_landings, reconcile
 from brokerspec.spec.balancing import Delivered, Dropped, Redistributed
 
 N1Q, N2Q, N3Q, N1M = ("n1", "q"), ("n2", "q"), ("n3", "q"), ("n1", "m")
@@ -78,3 +78,16 @@ def test_a_move_prefers_a_place_in_its_own_group() -> None:
                        lambda key: serials[key], 2)
     moved = [(e.queue, e.to_node, e.to_queue) for e in result.events if isinstance(e, Redistributed)]
     assert moved == [("q", "n2", "q"), ("m", "n2", "m")]
+
+
+def test_a_send_lands_locally_and_across_each_bridge_it_took() -> None:
+    records = {
+        "n1": [{"event": "route", "tag": "bs1-2", "queues": ["$.sf.to-n2", "bs1-q", "bs1-q"]},
+               {"event": "route", "tag": "bs1-1", "queues": ["bs1-other"]}],
+        "n2": [{"event": "route", "tag": "bs1-2", "queues": ["bs1-q", "bs1-m"]},
+               {"event": "route", "tag": "bs1-2", "queues": ["bs1-late"]}],  # a later move, not the landing
+        "n3": [],
+    }
+    peers = {"$.sf.to-n2": "n2", "$.sf.to-n3": "n3"}
+    assert first_landings("n1", "bs1-2", records, peers, "bs1-") == [("n2", "q"), ("n2", "m"), ("n1", "q")]
+    assert first_landings("n3", "bs1-2", records, peers, "bs1-") == []

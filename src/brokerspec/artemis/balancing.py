@@ -76,7 +76,7 @@ from brokerspec.spec.balancing import (
 from .cluster import ArtemisCluster, Snapshot
 from .driver import CallFailed
 from .outcomes import NotExpressible, UnexpectedRefusal
-from .placement import Instance, Place, Primary, QueueKey, reconcile
+from .placement import Instance, Place, Primary, QueueKey, first_landings, reconcile
 from .ticks import TickClock
 
 OURS = re.compile(r"^bs\d+-")
@@ -88,9 +88,6 @@ ANYCAST_WITHOUT_LOCAL_QUEUE = (
     "with AMQ229203 (PostOfficeImpl.simpleRoute calls ServerSessionImpl.checkAutoCreate); the load-balancing "
     "spec has no auto-creation")
 """Why such a send is not expressible (see docs/artemis-fidelity.md, findings)."""
-
-SETTLE_TIMEOUT = 15.0
-"""Seconds a step may take to settle before the adapter gives up on it."""
 
 
 @dataclass
@@ -196,33 +193,9 @@ class BalancingAdapter:
         return {(other, self.real(queue) + ids[node]): count for (node, queue), count in counts.items()
                 for other in self.cluster.names if other != node}
 
-    def settle(self) -> tuple[Snapshot, list[dict[str, Any]]]:
-        """Wait until the cluster is at rest; the last snapshot and every delivery meanwhile."""
-        expected = self.expected_remotes()
-        deliveries: list[dict[str, Any]] = []
-        previous: Snapshot | None = None
-        deadline = time.monotonic() + SETTLE_TIMEOUT
-        problem = ""
-        while time.monotonic() < deadline:
-            snapshot = self.cluster.snapshot()
-            fresh = self.cluster.driver.call("deliveries")["deliveries"]
-            deliveries.extend(fresh)
-            remotes = {(r.node, r.name): r.consumers for r in snapshot.remotes if OURS.match(r.name)}
-            if remotes != expected:
-                problem = f"remote bindings {remotes}, expected {expected}"
-            elif snapshot.in_flight or any(q.messages != len(q.tags) for q in snapshot.queues):
-                problem = "messages still in flight"
-            elif previous is not None and snapshot == previous and not fresh:
-                return snapshot, deliveries
-            else:
-                problem = ""
-            previous = snapshot if not problem else None
-            time.sleep(0.06)
-        raise UnexpectedRefusal(f"the cluster did not settle within {SETTLE_TIMEOUT:g} s: {problem}")
-
     def step_events(self, primary: Primary = Primary(), landings: tuple[Instance, ...] = ()) -> tuple[Any, ...]:
         """Settle, then tell where every message went; the adapter's picture moves on."""
-        snapshot, deliveries = self.settle()
+        snapshot, deliveries = self.cluster.settle(self.expected_remotes(), OURS)
         records = {name: self.cluster.events(name) for name in self.cluster.names}
         return self.account(snapshot, deliveries, primary, landings, records)
 
@@ -410,30 +383,17 @@ class BalancingAdapter:
             if failure.has_type("ADDRESS_DOES_NOT_EXIST") and command.routing_type is RoutingType.ANYCAST:
                 raise NotExpressible(ANYCAST_WITHOUT_LOCAL_QUEUE) from None
             raise UnexpectedRefusal(str(failure)) from None
-        snapshot, deliveries = self.settle()
+        snapshot, deliveries = self.cluster.settle(self.expected_remotes(), OURS)
         records = {name: self.cluster.events(name) for name in self.cluster.names}
         status = next((r["status"] for r in records[command.node] if r.get("tag") == tag and r["event"] == "send"),
                       None)
         if status not in ("OK", "NO_BINDINGS"):
             raise UnexpectedRefusal(f"the send of {tag} ended {status}")
-        landings = tuple(Instance(message, tag, key) for key in self.landings(command.node, tag, records))
+        peers = {f"$.artemis.internal.sf.c0.{node_id}": name for name, node_id in self.cluster.node_ids.items()}
+        landings = tuple(Instance(message, tag, key)
+                         for key in first_landings(command.node, tag, records, peers, self.prefix))
         events = self.account(snapshot, deliveries, Primary("send"), landings, records)
         return Sent(message, RoutingStatus(status), events)
-
-    def landings(self, node: str, tag: str, records: dict[str, list[dict[str, Any]]]) -> list[QueueKey]:
-        """The queues the send of ``tag`` on ``node`` reached first: local ones, and across each bridge."""
-        routes = [r for r in records[node] if r.get("tag") == tag and r["event"] == "route"]
-        if not routes:
-            return []
-        peers = {f"$.artemis.internal.sf.c0.{node_id}": name for name, node_id in self.cluster.node_ids.items()}
-        found: list[QueueKey] = []
-        for queue in dict.fromkeys(routes[0]["queues"]):
-            if queue in peers:
-                there = [r for r in records[peers[queue]] if r.get("tag") == tag and r["event"] == "route"]
-                found.extend((peers[queue], q[len(self.prefix):]) for q in (there[0]["queues"] if there else ()))
-            elif queue.startswith(self.prefix):
-                found.append((node, queue[len(self.prefix):]))
-        return found
 
     def configure(self, command: Configure) -> Outcome:
         if not self.cluster.driver.call("lb_type", name=command.lb_type.value)["exists"]:

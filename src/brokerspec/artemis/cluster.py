@@ -27,6 +27,7 @@ settle and reads each message's place from them.
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,9 @@ NO_AUTO_CREATION = (("#", {"auto_create_queues": "false", "auto_create_addresses
 """Address settings of every node: no queue or address appears on its own. The load-balancing spec has no
 auto-creation (the address-resolution domain has it), and Artemis's default would create a queue on a node
 that a core ANYCAST send reaches without one (``ServerSessionImpl`` auto-creation on send)."""
+
+SETTLE_TIMEOUT = 15.0
+"""Seconds a step may take to settle before the adapter gives up on it."""
 
 FORMATION_TIMEOUT = 60.0
 """Seconds for every node to see every other through its cluster connection."""
@@ -166,6 +170,36 @@ class ArtemisCluster:
                     remotes.append(RemoteBinding(name, item["address"], item["name"], int(item["consumers"]),
                                                  bool(item["connected"]), int(item["sf"])))
         return Snapshot(tuple(queues), tuple(remotes))
+
+    def settle(self, expected: dict[tuple[str, str], int],
+               ours: re.Pattern[str]) -> tuple[Snapshot, list[dict[str, Any]]]:
+        """Wait until the cluster is at rest; the last snapshot and every delivery the driver saw meanwhile.
+
+        At rest: the remote bindings whose names ``ours`` matches are exactly
+        ``expected`` ((node, binding name) -> consumer count: every node has
+        heard of every queue and consumer), nothing is in a store-and-forward
+        queue or being delivered, and two snapshots in a row agree.
+        """
+        deliveries: list[dict[str, Any]] = []
+        previous: Snapshot | None = None
+        deadline = time.monotonic() + SETTLE_TIMEOUT
+        problem = ""
+        while time.monotonic() < deadline:
+            snapshot = self.snapshot()
+            fresh = self.driver.call("deliveries")["deliveries"]
+            deliveries.extend(fresh)
+            remotes = {(r.node, r.name): r.consumers for r in snapshot.remotes if ours.match(r.name)}
+            if remotes != expected:
+                problem = f"remote bindings {remotes}, expected {expected}"
+            elif snapshot.in_flight or any(q.messages != len(q.tags) for q in snapshot.queues):
+                problem = "messages still in flight"
+            elif previous is not None and snapshot == previous and not fresh:
+                return snapshot, deliveries
+            else:
+                problem = ""
+            previous = snapshot if not problem else None
+            time.sleep(0.06)
+        raise UnexpectedRefusal(f"the cluster did not settle within {SETTLE_TIMEOUT:g} s: {problem}")
 
     def ask_state(self, node: Node) -> list[dict[str, Any]]:
         """The probe's ``state`` answer on ``node`` (a question message it answers and refuses)."""

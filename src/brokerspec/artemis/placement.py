@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from brokerspec.spec.balancing import Delivered, Dropped, Event, Redistributed
 
@@ -80,6 +81,26 @@ class Reconciled:
     events: tuple[Event, ...]
     waiting: dict[QueueKey, tuple[Instance, ...]]
     next_id: int
+
+
+def first_landings(node: str, tag: str, records: Mapping[str, Sequence[Mapping[str, Any]]],
+                   peers: Mapping[str, str], prefix: str) -> list[QueueKey]:
+    """The queues the send of ``tag`` on ``node`` reached first, from the probe's route records.
+
+    The sending node's first route record names its local queues and the
+    store-and-forward queues (``peers``: name -> node) it sent the message
+    across; each such node's first route record of the message names the
+    queues it reached there. Names are the broker's, ``prefix`` and all.
+    """
+    routes = [r for r in records[node] if r.get("tag") == tag and r.get("event") == "route"]
+    found: list[QueueKey] = []
+    for queue in dict.fromkeys(routes[0]["queues"] if routes else ()):
+        if queue in peers:
+            there = [r for r in records[peers[queue]] if r.get("tag") == tag and r.get("event") == "route"]
+            found.extend((peers[queue], q[len(prefix):]) for q in (there[0]["queues"] if there else ()))
+        elif queue.startswith(prefix):
+            found.append((node, queue[len(prefix):]))
+    return found
 
 
 def match(instances: Sequence[Instance], places: Sequence[Place],
