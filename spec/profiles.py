@@ -115,8 +115,10 @@ class AddressingOptions:
         ``getBinding`` discard the address part (``SimpleAddressManager.getBinding``).
     ``lookup_reports_query_name``
         Whether a lookup reports the name it looked up (the query's queue
-        part) rather than the queue's own name: they differ only for names
-        with two ``::`` (2.11's ``queueQuery``; 2.12 on reports the queue).
+        part) rather than the queue's own name, and a miss that part rather
+        than the one ``getBinding`` looked for: they differ only for names
+        with two ``::`` (2.11's ``queueQuery``; 2.40.0 builds its answer from
+        ``QueueConfiguration``, which parses the name again, ARTEMIS-5302).
     ``name_parsing``
         How the management create operations read names (:class:`NameParsing`).
     ``send_creation``

@@ -201,9 +201,10 @@ class FastBroker:
             hit = self._names.get(name)
             return hit if hit is not None else NotFound(name)
         looked_up = self._split(name)[2]
-        hit = self._names.get(self._split(looked_up)[2])
+        bare = self._split(looked_up)[2]
+        hit = self._names.get(bare)
         if hit is None:
-            return NotFound(looked_up)
+            return NotFound(looked_up if self._query_name else bare)
         if isinstance(hit, Ambiguous):
             return Ambiguous(name, hit.candidates)
         if self._query_name and isinstance(hit, Resolved):

@@ -196,8 +196,8 @@ class ReferenceBroker:
             return self.manager.get_binding(name, True)
         looked_up = extract_queue_name(name)
         found = self.manager.get_binding(looked_up, False)
-        if isinstance(found, NotFound):
-            return NotFound(looked_up)
+        if isinstance(found, NotFound):  # 2.40 on names what getBinding looked for (ARTEMIS-5302)
+            return NotFound(looked_up if self.options.lookup_reports_query_name else extract_queue_name(looked_up))
         if isinstance(found, Resolved) and self.options.lookup_reports_query_name:
             return Resolved(found.address, looked_up, found.routing_type)
         if isinstance(found, Ambiguous):

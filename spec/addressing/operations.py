@@ -109,7 +109,10 @@ def resolve(state: AddressingState, name: str, twice: bool = False) -> LookupOut
     ``lookup_reports_query_name`` a resolved lookup names the queue by the
     name it looked up (2.11's ``queueQuery``), which differs from the
     queue's own only after a second strip. A queue query that finds nothing
-    names the queue part it looked for (ARTEMIS-1867's parsed reply names).
+    names the queue part it looked for (ARTEMIS-1867's parsed reply names):
+    the once-stripped part with ``lookup_reports_query_name``, else the part
+    ``getBinding`` looked for (2.40's ``QueueConfiguration.of(realName)``
+    parses the name again, ARTEMIS-5302).
     """
     parsed = parse_name(name)
     if parsed.is_fqqn and state.options.fqqn_checks_address:
@@ -126,7 +129,8 @@ def resolve(state: AddressingState, name: str, twice: bool = False) -> LookupOut
         via = "ADDR-LOOKUP-TWICE"
     count = state.name_counts.get(bare, 0)
     if count == 0:
-        return NotFound(parsed.queue if twice else name, rule=via or "ADDR-LOOKUP-BARE-NONE")
+        missed = (parsed.queue if state.options.lookup_reports_query_name else bare) if twice else name
+        return NotFound(missed, rule=via or "ADDR-LOOKUP-BARE-NONE")
     candidates = get_queues_named(state, bare)
     if count == 1:
         only = candidates[0]

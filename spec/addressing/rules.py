@@ -108,9 +108,11 @@ RULES: dict[str, Rule] = {
              "ServerSessionImpl.createConsumer; FullQualifiedQueueTest.testSpecialCase",
              ("artemis-2.11", "artemis-latest")),
         Rule("ADDR-LOOKUP-TWICE", "A queue query strips the address part twice: 'a::b::c' finds queue 'c' "
-             "(2.11 reports it under the name it looked up, 'b::c').",
-             "Artemis ActiveMQServerImpl.queueQuery (extractQueueName, then getBinding strips again); seen on "
-             "2.11.0 and 2.40.0", ("artemis-2.11", "artemis-latest")),
+             "(2.11 reports it under the name it looked up, 'b::c'); a miss names 'b::c' under 2.11 and 'c' "
+             "from 2.40.",
+             "Artemis ActiveMQServerImpl.queueQuery (extractQueueName, then getBinding strips again; 2.40.0 "
+             "answers through QueueConfiguration.of(realName), ARTEMIS-5302); seen on 2.11.0 and 2.40.0",
+             ("artemis-2.11", "artemis-latest")),
         Rule("ADDR-AUTO-ADDRESS", "A send or consume to a missing address creates it when auto-create-addresses "
              "is on, with the routing type asked for (or the default address routing type).",
              "Artemis ServerSessionImpl.checkAutoCreate; address settings auto-create-addresses"),

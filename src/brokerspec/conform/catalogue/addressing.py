@@ -374,6 +374,19 @@ FQQN_CASES: tuple[Case, ...] = (
         profiles=("artemis-latest",),
     ),
     Case(
+        name="addressing/a-query-miss-names-the-part-it-looked-for",
+        summary="A queue query that finds nothing for a name with two '::' names its once-stripped queue part "
+                "under 2.11 and, from 2.40, the part getBinding looked for.",
+        commands=(
+            Lookup("a1::q1::x"),
+            Lookup("anycast://a1::q1::x"),
+        ),
+        rules=("ADDR-LOOKUP-TWICE",),
+        source="Artemis ActiveMQServerImpl.queueQuery; ARTEMIS-5302 (2.40.0) builds the answer from "
+               "QueueConfiguration.of(realName), whose setName parses the name again; found fuzzing 2.40.0",
+        profiles=("artemis-2.11", "artemis-latest"),
+    ),
+    Case(
         name="addressing/empty-address-refused-before-or-after-it-is-looked-for",
         summary="A queue on the empty address: 2.11 refuses the address as invalid before it looks for it, "
                 "later releases find no such address first.",
