@@ -143,6 +143,10 @@ class FastBalancingBroker(BindingChoice):
         self._delays: dict[str, int] = {}
         self._down: set[tuple[str, str]] = set()
         self._redistributors: set[QueueRecord] = set()
+        self._prompted: set[QueueRecord] = set()
+        """Queues whose delivery the current step prompted (``deliverAsync``): only their redistributors try."""
+        self._since = 0
+        """The clock when the current step began: a redistributor active only since then tries too."""
         """The queues whose redistributor is not None, active or scheduled."""
         self._clock = 0
         self._next_message = 1
@@ -164,6 +168,8 @@ class FastBalancingBroker(BindingChoice):
 
     def execute(self, command: BalancingCommand) -> BalancingOutcome:
         """Run one command; after any that is not refused, each active redistributor tries once (I2, I3)."""
+        self._prompted.clear()
+        self._since = self._clock
         if type(command) is Send:
             return self._send(command)
         events: list[Event] = []
@@ -281,6 +287,7 @@ class FastBalancingBroker(BindingChoice):
 
     def _land(self, queue: QueueRecord, message: Waiting, events: list[Event]) -> None:
         """``message`` reaches ``queue``: the started matching consumer whose turn it is takes it, or it waits."""
+        self._prompted.add(queue)  # addTail prompts delivery
         consumers = queue.consumers
         if consumers and (queue.unfiltered or message.color in queue.by_filter):  # equivalent mutants (AndWithOr): a fast path: without consumers the counts are 0, and when no filter matches _pick_consumer finds nobody
             index = self._pick_consumer(consumers, queue.consumer_position, message.color)
@@ -306,7 +313,10 @@ class FastBalancingBroker(BindingChoice):
         if queue is None:
             return
         delay = self._delays.get(queue.address, -1)
-        if delay == -1 or queue.redistributor is not None:
+        if delay == -1:
+            return
+        self._prompted.add(queue)  # one in place is prompted to try again ("just prompt delivery")
+        if queue.redistributor is not None:
             return
         if queue.consumers and not (self._redistribute_unmatched and queue.unmatched):
             return
@@ -315,19 +325,22 @@ class FastBalancingBroker(BindingChoice):
         self._redistributors.add(queue)
 
     def _deliver(self, events: list[Event]) -> None:
-        """One delivery attempt for every active redistributor, queues in creation order (I3).
+        """One delivery attempt for every active redistributor whose queue the step prompted (or that became
+        active during it), queues in creation order (I3).
 
         Each queue offers the messages that waited in it when the attempts
         began: a copy moved to a queue whose matching consumers are all
         paused waits there, and is not offered again until the next step.
         """
-        clock = self._clock
+        clock, since, prompted = self._clock, self._since, self._prompted
         active = [queue for queue in self._redistributors if queue.redistributor is not None
                   and queue.redistributor <= clock and queue.pending]
         if len(active) > 1:  # equivalent mutants (Gt_GtE, Gt_NotEq): they only add sorts of an empty or one-queue list
             active.sort(key=_by_serial)
         offers = [(queue, tuple(queue.pending)) for queue in active]
         for queue, waiting in offers:
+            if queue not in prompted and queue.redistributor <= since:  # type: ignore[operator]
+                continue  # prompted is live: a copy landing earlier in this round prompts a later queue
             for message in waiting:
                 if not self._is_redistributable(message):
                     continue

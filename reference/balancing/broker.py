@@ -110,10 +110,13 @@ class ReferenceBalancingBroker:
     def execute(self, command: BalancingCommand) -> Outcome:
         """Run one command, then the redistributors' delivery round; return the outcome."""
         self.log.drain()
+        since = self.clock.now
+        for queue in self.get_queues():
+            queue.prompted = False
         outcome = self.perform(command)
         if isinstance(outcome, Refused):
             return outcome
-        self.deliver_to_redistributors()
+        self.deliver_to_redistributors(since)
         events = self.log.drain()
         if isinstance(outcome, Sent):
             return Sent(outcome.message, outcome.status, events)
@@ -145,10 +148,10 @@ class ReferenceBalancingBroker:
             return self.tick(command)
         raise TypeError(f"not a load-balancing command: {command!r}")  # pragma: no cover - the union is closed
 
-    def deliver_to_redistributors(self) -> None:
-        """One delivery attempt for every active redistributor, queues in creation order (I3)."""
+    def deliver_to_redistributors(self, since: int) -> None:
+        """One delivery attempt for every active, prompted redistributor, queues in creation order (I3)."""
         for queue in sorted(self.get_queues(), key=lambda q: q.id):
-            queue.deliver_to_redistributor()
+            queue.deliver_to_redistributor(since)
 
     def get_queues(self) -> list[QueueImpl]:
         """Every queue of the cluster."""

@@ -186,6 +186,8 @@ class QueueImpl:
         self.redistributor: Redistributor | None = None
         self.unmatched = False
         """``hasUnMatchedPending``: a message found every consumer answering NO_MATCH (ARTEMIS-2007)."""
+        self.prompted = False
+        """Whether this step prompted the queue's delivery (``deliverAsync``); the broker clears it per step."""
 
     # -- consumers -------------------------------------------------------------------
 
@@ -211,6 +213,7 @@ class QueueImpl:
 
     def add_tail(self, message: CoreMessage) -> None:
         """A message arrives: the next consumer in turn that handles it takes it, or it waits."""
+        self.prompted = True  # addTail prompts delivery
         count = len(self.consumers)
         start = self.pos if self.pos is not None and 0 <= self.pos < count else 0
         no_match = 0
@@ -248,7 +251,11 @@ class QueueImpl:
     # -- redistribution --------------------------------------------------------------
 
     def add_redistributor(self, delay: int) -> None:
-        """``QueueImpl.addRedistributor(delay)``: one redistributor, active ``delay`` ticks from now (I2)."""
+        """``QueueImpl.addRedistributor(delay)``: one redistributor, active ``delay`` ticks from now (I2).
+
+        One already in place is only prompted to try again ("just prompt delivery").
+        """
+        self.prompted = True
         if self.redistributor is not None:
             return
         unmatched = self.post_office.options.redistribute_unmatched and self.unmatched
@@ -263,14 +270,19 @@ class QueueImpl:
         self.redistributor = None
         self.unmatched = False
 
-    def deliver_to_redistributor(self) -> None:
+    def deliver_to_redistributor(self, since: int) -> None:
         """One delivery attempt: offer each waiting message to an active redistributor (I3).
 
-        A grouped message is passed over (NO_MATCH); the first message
-        that finds no target (BUSY) ends the attempt until the next step.
+        Only when the step prompted the queue's delivery or the redistributor
+        became active after ``since`` (the clock when the step began): a
+        BUSY redistributor waits for ``deliverAsync``. A grouped message is
+        passed over (NO_MATCH); the first message that finds no target
+        (BUSY) ends the attempt.
         """
         redistributor = self.redistributor
         if redistributor is None or not redistributor.is_active(self.clock.now):
+            return
+        if not self.prompted and redistributor.active_at <= since:
             return
         for message in list(self.messages):
             if redistributor.handle(message) is HandleStatus.BUSY:

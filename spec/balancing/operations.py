@@ -23,10 +23,10 @@ Theory of operation:
    unless the delay is -1 (I2). A consumer attaching cancels its queue's
    redistributor and takes the waiting messages it matches, as does a
    paused consumer resuming (without the cancelling).
-4. After every step that was not refused, each active redistributor makes
-   one delivery attempt (:func:`deliver`): its waiting messages in order,
-   grouped ones skipped (I3), each moved to a target (I5) as a copy with a
-   new ID, until one finds no target (BUSY).
+4. After every step that was not refused, each active redistributor whose
+   queue the step prompted makes one delivery attempt (:func:`deliver`):
+   its waiting messages in order, grouped ones skipped (I3), each moved to a
+   target (I5) as a copy with a new ID, until one finds no target (BUSY).
 """
 
 from __future__ import annotations
@@ -120,6 +120,9 @@ class Step:
         self.state = state
         self.chooser = chooser
         self.events: list[Event] = []
+        self.start_clock = state.clock
+        self.prompted: set[QueueKey] = set()
+        """Queues whose delivery this step prompted (``QueueImpl.deliverAsync``): only their redistributors try."""
 
     def put_queue(self, queue: QueueState) -> None:
         self.state = dataclasses.replace(self.state, queues=self.state.queues.set((queue.node, queue.name), queue))
@@ -139,6 +142,7 @@ class Step:
 def land(step: Step, key: QueueKey, message: Message) -> None:
     """``message`` reaches queue ``key``: a started matching consumer takes it, or it waits (LB-CONSUMERS)."""
     queue = step.state.queues[key]
+    step.prompted.add(key)  # QueueImpl.addTail prompts delivery
     matching = tuple(can_take(step.state.consumers[c], message) for c in queue.consumers)
     position = step.state.consumer_positions.get(key, 0)
     strict, _ = choose_consumer(matching, position)
@@ -228,7 +232,10 @@ def add_redistributor(step: Step, key: QueueKey) -> None:
     if queue is None:
         return
     delay = get_settings(step.state, queue.address).redistribution_delay
-    if delay == -1 or queue.redistributor is not None:
+    if delay == -1:
+        return
+    step.prompted.add(key)  # a redistributor in place is prompted to try again ("just prompt delivery")
+    if queue.redistributor is not None:
         return
     if queue.consumers and not (step.state.options.redistribute_unmatched and queue.unmatched):
         return
@@ -285,9 +292,19 @@ def redistribute_one(step: Step, queue: QueueState, message: Message) -> bool:
 
 
 def deliver(step: Step) -> None:
-    """One delivery attempt for every active redistributor, queues in creation order (I3)."""
+    """One delivery attempt for every active redistributor whose queue was prompted, in creation order (I3).
+
+    A redistributor that answered BUSY tries again only when its queue's
+    delivery is prompted (``QueueImpl.deliverAsync``): when it is added or
+    becomes active after its delay, when a trigger finds it in place
+    (``addRedistributor``: "just prompt delivery"), or when a message lands
+    on its queue. A remote consumer closing, for one, prompts nothing, even
+    where it makes a target acceptable (found fuzzing Artemis 2.40.0).
+    """
     for queue in sorted(step.state.queues.values(), key=lambda q: q.serial):
         if queue.redistributor is None or queue.redistributor > step.state.clock:
+            continue
+        if (queue.node, queue.name) not in step.prompted and queue.redistributor <= step.start_clock:
             continue
         for message in queue.pending:
             if message.grouped:

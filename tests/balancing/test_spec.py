@@ -432,3 +432,18 @@ def test_before_2_19_a_queue_with_consumers_gets_no_redistributor_for_unmatched_
     assert [m.id for m in old_state.queues[("n1", "a1")].pending] == [1]
     assert new_state.queues[("n1", "a1")].pending == ()
     assert [e.to_node for e in new[-1].events if isinstance(e, Redistributed)] == ["n2"]  # type: ignore[union-attr]
+
+
+def test_a_busy_redistributor_tries_again_only_when_prompted() -> None:
+    """QueueImpl.deliver runs on deliverAsync: a remote consumer closing prompts nothing (found against 2.40.0)."""
+    script: list[BalancingCommand] = [*cluster(2, LbType.ON_DEMAND, 0), Send("n1", "a1", color="blue"),
+                                      Attach("red", "n2", "a1", "red"), Attach("any", "n2", "a1"), Close("red")]
+    state, outcomes = run(script)
+    assert outcomes[-1] == Done() and [m.id for m in state.queues[("n1", "a1")].pending] == [1]
+    state, outcomes = run([*script, Tick()])
+    assert outcomes[-1] == Done()  # a tick prompts only a redistributor its delay makes active
+    _, outcomes = run([*script, Send("n1", "a1", color="blue")])  # lands on n2, where the consumer is
+    assert [e for e in outcomes[-1].events if isinstance(e, Redistributed)] == []  # type: ignore[union-attr]
+    _, outcomes = run([*script, Attach("late", "n2", "a1")])
+    moves = [e for e in outcomes[-1].events if isinstance(e, Redistributed)]  # type: ignore[union-attr]
+    assert [(m.message, m.to_node) for m in moves] == [(1, "n2")]

@@ -1037,6 +1037,25 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
                "RemoteQueueBindingImpl.isHighAcceptPriority; ARTEMIS-2473 (research notes F4, I5)",
     ),
     Case(
+        name="balancing/a-busy-redistributor-waits-for-a-prompt",
+        summary="A redistributor that found no target tries again only when its queue is prompted: the remote "
+                "filtered consumer closing makes the remote queue a target but prompts nothing, nor does a send "
+                "that lands elsewhere; the next remote consumer's arrival does, and the message moves.",
+        commands=(
+            *cluster(ON_DEMAND, 0),
+            send(color="blue"),
+            Attach("red-only", "n2", "orders", "red"),
+            Attach("anything", "n2", "orders"),
+            Close("red-only"),
+            send(color="red"),
+            Attach("late", "n2", "orders"),
+        ),
+        rules=("RD-DELAY", "RD-TRIGGER-REMOTE-CONSUMER", "RD-TARGET"),
+        source="QueueImpl.addRedistributor (a redistributor in place: \"just prompt delivery\"), QueueImpl.deliver "
+               "runs on deliverAsync only; PostOfficeImpl.onNotification (CONSUMER_CLOSED of a remote consumer adds "
+               "no redistributor); found fuzzing Artemis 2.40.0",
+    ),
+    Case(
         name="balancing/an-unconfigured-address-never-redistributes",
         summary="An address without address settings has the default redistribution delay of -1, so a waiting "
                 "message stays although a consumer attaches on another node and the clock moves on.",
