@@ -9,13 +9,19 @@ refusals are the broker's own words, as the driver reports them.
 from __future__ import annotations
 
 import dataclasses
+from types import SimpleNamespace
 from typing import Any
+
+import pytest
 
 from brokerspec.artemis.addressing import AddressingAdapter
 from brokerspec.artemis.config import BrokerConfig, render_acceptor_url
 from brokerspec.artemis.driver import CallFailed, Cause
+from brokerspec.artemis.duplicates import DuplicatesAdapter, accepts_zero_id_cache_size
 from brokerspec.artemis.node import RELOAD_SENTINEL
+from brokerspec.artemis.outcomes import NotExpressible
 from brokerspec.spec import get_profile
+from brokerspec.spec.duplicates import Restart
 from brokerspec.spec.addressing import (
     QueueExists,
     RoutingType,
@@ -138,3 +144,22 @@ def test_a_refusal_naming_the_empty_address_keeps_it_empty() -> None:
     taken = CallFailed("manage createQueue", (Cause("management", "AMQ229019: Queue q1 already exists on address ",
                                                     None),))
     assert adapter.reason(taken, "q1", address="::") == QueueExists("q1", "")
+
+
+class UntouchableNode:
+    """A node of release ``version`` that fails the test if the adapter does anything to it."""
+
+    def __init__(self, version: str) -> None:
+        self.broker = SimpleNamespace(version=version)
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"the adapter touched the broker ({name}) for a restart it cannot make")
+
+
+def test_a_restart_with_cache_size_0_is_not_expressible_before_2_28() -> None:
+    """Found fuzzing 2.11.0: the release's parser refuses id-cache-size 0 (GT_ZERO), so the broker never came back."""
+    assert not accepts_zero_id_cache_size("2.11.0") and not accepts_zero_id_cache_size("2.27.1")
+    assert accepts_zero_id_cache_size("2.28.0") and accepts_zero_id_cache_size("2.40.0")
+    adapter = DuplicatesAdapter(UntouchableNode("2.11.0"))  # type: ignore[arg-type]
+    with pytest.raises(NotExpressible, match="id-cache-size 0"):
+        adapter.execute(Restart(0))

@@ -42,8 +42,9 @@ property, and a received message is named by its tag.
 Not expressible: ``delete_id`` (no management operation removes one ID
 from a cache; ``DuplicateIDCache.deleteFromCache`` is internal),
 ``reject_duplicates=false`` (only the broker's own move paths route without
-the check) and ``address_full`` (a full address cannot be made to fail one
-chosen send).
+the check), ``address_full`` (a full address cannot be made to fail one
+chosen send) and, before 2.28.0, a restart with a cache size of 0 (the
+release refuses to start with it).
 
 Each reset works in fresh addresses and queues (a name prefix per reset,
 taken off again in outcomes): a cache outlives the address's queues when
@@ -124,6 +125,12 @@ def supports_address_id_cache_size(version: str) -> bool:
     with zipfile.ZipFile(jar) as archive:
         schema = archive.read("schema/artemis-configuration.xsd").decode("utf-8")
     return schema.count('name="id-cache-size"') >= 2
+
+
+def accepts_zero_id_cache_size(version: str) -> bool:
+    """Whether the release starts with ``id-cache-size`` 0: its parser checks ``GT_ZERO`` before 2.28.0 (ARTEMIS-4115)."""
+    major, minor = (int(part) for part in version.split(".")[:2])
+    return (major, minor) >= (2, 28)
 
 
 class DuplicatesAdapter:
@@ -381,6 +388,11 @@ class DuplicatesAdapter:
 
     def restart(self, command: Restart | Crash) -> Outcome:
         crash = isinstance(command, Crash)
+        if isinstance(command, Restart) and command.id_cache_size == 0 \
+                and not accepts_zero_id_cache_size(self.node.broker.version):
+            raise NotExpressible(f"a restart with id-cache-size 0: Artemis {self.node.broker.version} refuses to "
+                                 "start with it (FileConfigurationParser, GT_ZERO, AMQ229039); 0 is accepted from "
+                                 "2.28.0 (ARTEMIS-4115)")
         open_sessions = [s for s in self.sessions.values() if s.in_transaction]
         uncommitted: list[tuple[str, str]] = [item for s in open_sessions for item in s.bridge_ids]
         if not crash:
