@@ -34,6 +34,8 @@ from brokerspec.conform.runner import Verdict, run_conformance
 from brokerspec.spec import Profile, get_profile
 from brokerspec.spec.addressing import apply as apply_addressing
 from brokerspec.spec.addressing import initial_state as addressing_state
+from brokerspec.spec.addressing import RoutingType
+from brokerspec.spec.balancing import Send
 from brokerspec.spec.balancing import apply as apply_balancing
 from brokerspec.spec.balancing import initial_state as balancing_state
 from brokerspec.spec.duplicates import Crash, Restart
@@ -168,3 +170,13 @@ def test_the_cluster_is_told_apart_from_a_release_without_the_new_queue_trigger(
         expected[profile.name] = outcomes
     assert observed == expected["artemis-latest"]
     assert observed != expected["artemis-2.11"]
+
+
+def test_a_typed_send_to_an_address_without_queues_finds_no_bindings_on_the_cluster(sut: ArtemisSut) -> None:
+    """The adapter makes every address of a case exist on every node, as a symmetric cluster has it; with
+    auto-creation off Artemis would otherwise refuse a typed send (AMQ229203, found fuzzing 2.40.0)."""
+    profile = release_profile(RELEASES[VERSION])
+    sut.reset("balancing", profile)
+    command = Send("n1", "lonely", routing_type=RoutingType.MULTICAST)
+    _, expected = apply_balancing(balancing_state(profile), command)
+    assert sut.execute(command) == expected

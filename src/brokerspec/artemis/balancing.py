@@ -9,10 +9,11 @@ way the spec refuses it, without asking the broker (a node's membership is
 the script's bookkeeping, as are consumer names, which Artemis does not
 have). Everything else is asked of the broker:
 
-* ``create_queue``: the address is created on every node first (a
-  symmetric cluster: a node drops the notice of a queue whose address it
-  lacks, ``ClusterConnectionImpl.doBindingAdded``), then the queue on its
-  node, with the filter ``color = '<colour>'``; Artemis's QUEUE_EXISTS is
+* ``create_queue``: the address is created on every node first, as it is
+  before a case's first send to it (a symmetric cluster: a node drops the
+  notice of a queue whose address it lacks,
+  ``ClusterConnectionImpl.doBindingAdded``, and with auto-creation off a
+  typed send to a missing address is refused), then the queue on its node, with the filter ``color = '<colour>'``; Artemis's QUEUE_EXISTS is
   the spec's QUEUE_EXISTS.
 * ``delete_queue``: ``destroyQueue`` without removing consumers; AMQ229017
   is QUEUE_NOT_FOUND, AMQ229025 (consumers present) QUEUE_IN_USE.
@@ -127,6 +128,8 @@ class BalancingAdapter:
         self.lb_types: dict[str, LbType] = {}
         self.delays: dict[str, int] = {}
         self.sessions: set[str] = set()
+        self.addresses: set[str] = set()
+        """The case's addresses known to exist on every node (broker names)."""
         self.next_id = 1
         self.serials = 0
         self.ticks = TickClock()
@@ -146,6 +149,7 @@ class BalancingAdapter:
         self.prefix = f"bs{self.runs}-"
         self.nodes = ["n1"]
         self.queues, self.waiting, self.lb_types, self.delays = {}, {}, {}, {}
+        self.addresses = set()
         self.next_id, self.serials = 1, 0
         self.ticks = TickClock()
 
@@ -277,14 +281,21 @@ class BalancingAdapter:
         self.leave()
         self.cluster.set_lb_type(wanted.value)
 
+    def ensure_address(self, name: str) -> str:
+        """The address ``name`` on every node (a symmetric cluster's configuration); its broker name."""
+        address = self.real(name)
+        if address not in self.addresses:
+            for node in self.cluster.nodes.values():
+                if not node.call("address_query", name=address)["exists"]:
+                    node.manage("createAddress", address, "ANYCAST,MULTICAST")
+            self.addresses.add(address)
+        return address
+
     def create_queue(self, command: CreateQueue) -> Outcome:
         if command.node not in self.nodes:
             return Refused(Refusal.UNKNOWN_NODE)
         self.ensure_type(command.address)
-        address = self.real(command.address)
-        for node in self.cluster.nodes.values():
-            if not node.call("address_query", name=address)["exists"]:
-                node.manage("createAddress", address, "ANYCAST,MULTICAST")
+        address = self.ensure_address(command.address)
         try:
             self.cluster.nodes[command.node].call(
                 "create_queue", address=address, routing_type=command.routing_type.value,
@@ -372,7 +383,7 @@ class BalancingAdapter:
             properties["color"] = {"kind": "string", "value": command.color}
         if command.grouped:
             properties["_AMQ_GROUP_ID"] = {"kind": "simple_string", "value": f"group-{tag}"}
-        address = self.real(command.address)
+        address = self.ensure_address(command.address)
         if command.fqqn_queue is not None:
             address = f"{address}::{self.real(command.fqqn_queue)}"
         routing_type = None if command.routing_type is None else command.routing_type.value
