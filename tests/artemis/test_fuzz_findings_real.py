@@ -125,6 +125,10 @@ def test_the_jms_clients_fallback_to_its_1x_name_is_not_expressible(sut: Artemis
     with pytest.raises(NotExpressible, match="jms.queue.a1"):
         sut.execute(Consume("a1"))
     sut.reset("addressing", profile)
+    sut.execute(SetAddressSettings("a1", auto_create_queues=False))
+    with pytest.raises(NotExpressible, match="jms.queue.a1::a1"):  # an FQQN falls back as well
+        sut.execute(Consume("a1::a1"))
+    sut.reset("addressing", profile)
     assert sut.node is not None and not sut.node.queues() and not sut.node.addresses()
 
 

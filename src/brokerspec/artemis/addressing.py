@@ -326,9 +326,11 @@ class AddressingAdapter:
         queue = attached[0]
         if queue not in before and GENERATED.fullmatch(queue):
             raise NotExpressible("the JMS client attached to a subscription queue it named itself (a random UUID)")
-        if queue.startswith(LEGACY_QUEUE_PREFIX) and not name.startswith(LEGACY_QUEUE_PREFIX):
+        legacy = fqqn(after[queue][0], queue) if after[queue][0] != queue else queue
+        if legacy.startswith(LEGACY_QUEUE_PREFIX) and not name.startswith(LEGACY_QUEUE_PREFIX):
+            # an FQQN falls back too: a1::a1 becomes the queue a1 on the address jms.queue.a1
             raise NotExpressible(f"the JMS client found no queue {name!r} it may use and fell back to the 1.x name "
-                                 f"{queue!r} (ActiveMQSession.internalCreateQueueCompatibility), a client "
+                                 f"{legacy!r} (ActiveMQSession.internalCreateQueueCompatibility), a client "
                                  "compatibility retry under another name that the spec's consume does not make")
         address = after[queue][0]
         if command.routing_type is RoutingType.MULTICAST:
