@@ -24,6 +24,7 @@ from brokerspec.spec import get_profile
 from brokerspec.spec.duplicates import Restart
 from brokerspec.spec.addressing import (
     QueueExists,
+    Send,
     RoutingType,
     RoutingTypeNotAllowed,
     SetAddressSettings,
@@ -163,3 +164,11 @@ def test_a_restart_with_cache_size_0_is_not_expressible_before_2_28() -> None:
     adapter = DuplicatesAdapter(UntouchableNode("2.11.0"))  # type: ignore[arg-type]
     with pytest.raises(NotExpressible, match="id-cache-size 0"):
         adapter.execute(Restart(0))
+
+
+def test_a_prefixed_fqqn_send_is_not_expressible_over_core() -> None:
+    """Found fuzzing 2.40.0: with the empty prefix, a1::q1 went to the address a1, not to the queue q1."""
+    node = ConfigOnlyNode(BrokerConfig("n1", 1, "p", prefixes={"": "ANYCAST"}))
+    adapter = adapter_on(node)
+    with pytest.raises(NotExpressible, match="FQQN behind an acceptor prefix"):
+        adapter.execute(Send("a1::q1"))

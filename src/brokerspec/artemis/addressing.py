@@ -268,6 +268,11 @@ class AddressingAdapter:
         return Resolved(query["address"], query["name"], RoutingType(query["routing_type"]))
 
     def send(self, command: Send) -> Outcome:
+        if SEPARATOR in self.without_prefix(command.name) \
+                and any(command.name.startswith(prefix) for prefix in self.node.config.prefixes):
+            raise NotExpressible("a core send of an FQQN behind an acceptor prefix: ServerSessionImpl.send builds an "
+                                 "AddressInfo, which drops the queue part, before it removes the prefix, so the "
+                                 "message goes to the whole address (a quirk the spec does not model)")
         addresses, queues = self.node.addresses(), self.node.queues()
         tag = new_tag(self)
         session = "addressing-producer"
