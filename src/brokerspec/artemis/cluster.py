@@ -215,9 +215,14 @@ class ArtemisCluster:
         except CallFailed as failure:
             if not failure.mentions("brokerspec probe answered"):
                 raise
-        records = node.probe.read()
-        answers = [e for e in records if e.get("tag") == tag and e.get("event") == "state"]
-        self.records[node.name[len("cl-"):]].extend(e for e in records if e.get("event") != "state")
+        answers: list[dict[str, Any]] = []
+        for _ in range(40):  # the answer is written before the refusal, but give the file a moment
+            records = node.probe.read()
+            answers.extend(e for e in records if e.get("tag") == tag and e.get("event") == "state")
+            self.records[node.name[len("cl-"):]].extend(e for e in records if e.get("event") != "state")
+            if answers:
+                break
+            time.sleep(0.05)
         if len(answers) != 1:
             raise UnexpectedRefusal(f"the probe of {node.name} did not answer 'state' ({len(answers)} answers)")
         bindings: list[dict[str, Any]] = answers[0]["bindings"]
