@@ -169,10 +169,13 @@ def core_send(broker: FastBroker, name: str, routing_type: RoutingType | None) -
         if target is None or (routing_type is not None and routing_type is not target.routing_type):
             return Routed(address, (), (), created_address, created_queue)
         return Routed(address, (target.fqqn,), (), created_address, created_queue)
-    copies = tuple(q.fqqn for _, q in sorted(record.queues.items())
-                   if q.routing_type is MULTICAST and routing_type is not ANYCAST)
-    anycast = tuple(q.fqqn for _, q in sorted(record.queues.items())
-                    if q.routing_type is ANYCAST and routing_type is not MULTICAST)
+    # a MULTICAST queue named like its address shares the ANYCAST group's routing name (BindingsImpl)
+    joined = routing_type is None and any(q.routing_type is ANYCAST for q in record.queues.values())
+    grouped = {name: q.routing_type is ANYCAST or (joined and name == address) for name, q in record.queues.items()}
+    copies = tuple(q.fqqn for name, q in sorted(record.queues.items())
+                   if not grouped[name] and routing_type is not ANYCAST)
+    anycast = tuple(q.fqqn for name, q in sorted(record.queues.items())
+                    if grouped[name] and routing_type is not MULTICAST)
     return Routed(address, copies, anycast, created_address, created_queue)
 
 

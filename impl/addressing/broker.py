@@ -468,9 +468,11 @@ class FastBroker:
             return Routed(address, (target.fqqn,), (), created_address, created_queue)
         copies: list[str] = []
         anycast: list[str] = []
+        # a MULTICAST queue named like its address shares the ANYCAST group's routing name (BindingsImpl)
+        joined = routing_type is None and any(q.routing_type is ANYCAST for q in queues.values())
         for queue_name in sorted(queues):
             target = queues[queue_name]
-            if target.routing_type is MULTICAST:
+            if target.routing_type is MULTICAST and not (joined and queue_name == address):
                 if routing_type is not ANYCAST:
                     copies.append(target.fqqn)
             elif routing_type is not MULTICAST:

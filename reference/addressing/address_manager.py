@@ -177,11 +177,15 @@ class AddressManager:
             return (BindingKey(address, queue).fqqn(),), ()
         copies: list[str] = []
         anycast: list[str] = []
-        for binding in self.bindings_of(address):
+        bindings = self.bindings_of(address)
+        # grouped by routing name (BindingsImpl): a MULTICAST queue named like its address is in the ANYCAST group
+        joined = routing_type is None and any(b.routing_type is RoutingType.ANYCAST for b in bindings)
+        for binding in bindings:
             fqqn = BindingKey(binding.address, binding.name).fqqn()
-            if binding.routing_type is RoutingType.MULTICAST and routing_type is not RoutingType.ANYCAST:
+            grouped = binding.routing_type is RoutingType.ANYCAST or (joined and binding.name == address)
+            if not grouped and routing_type is not RoutingType.ANYCAST:
                 copies.append(fqqn)
-            if binding.routing_type is RoutingType.ANYCAST and routing_type is not RoutingType.MULTICAST:
+            if grouped and routing_type is not RoutingType.MULTICAST:
                 anycast.append(fqqn)
         return tuple(copies), tuple(anycast)
 

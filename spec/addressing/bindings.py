@@ -72,9 +72,15 @@ def route_message(state: AddressingState, address: str, queue: str | None, routi
         reached: tuple[str, ...] = (target.fqqn,) if target is not None and hit else ()
         return Routed(address, reached, (), created_address, created_queue, rule="ADDR-SEND-FQQN")
     queues = get_queues_of(state, address)
-    copies = tuple(q.fqqn for q in queues
-                   if q.routing_type is RoutingType.MULTICAST and routing_type is not RoutingType.ANYCAST)
-    anycast = tuple(q.fqqn for q in queues
-                    if q.routing_type is RoutingType.ANYCAST and routing_type is not RoutingType.MULTICAST)
+    # BindingsImpl groups bindings by routing name: an ANYCAST queue's is its address, a MULTICAST queue's its
+    # own name. A MULTICAST queue named like its address so joins the ANYCAST queues' group, and a message
+    # without a routing type goes to one member of it, not a copy to it as well (found fuzzing Artemis 2.40.0).
+    joined = routing_type is None and any(q.routing_type is RoutingType.ANYCAST for q in queues)
+
+    def is_anycast(q: Queue) -> bool:
+        return q.routing_type is RoutingType.ANYCAST or (joined and q.name == address)
+
+    copies = tuple(q.fqqn for q in queues if not is_anycast(q) and routing_type is not RoutingType.ANYCAST)
+    anycast = tuple(q.fqqn for q in queues if is_anycast(q) and routing_type is not RoutingType.MULTICAST)
     return Routed(address, copies, anycast, created_address, created_queue, rule="ADDR-SEND-ROUTE")
 

@@ -208,6 +208,20 @@ EXAMPLES = (
         (Lookup("anycast://a1::q1::x"), NotFound("x")),
         (Lookup("a1::q1"), NotFound("q1")),
     )),
+    # Found fuzzing 2.40.0: bindings are grouped by routing name (BindingsImpl), the address for an ANYCAST
+    # queue and the queue's name for a MULTICAST one, so a MULTICAST queue named like its address is one more
+    # member of the ANYCAST group for a message without a routing type; a typed message still finds its own.
+    Example("a multicast queue named like its address joins the anycast group",
+            ("seed", "artemis-2.11", "artemis-latest"), (
+        (CreateAddress("a1", BOTH), AddressCreated("a1")),
+        (CreateQueue("a1", "a1", MULTI), QueueCreated("a1", "a1")),
+        (Send("a1"), Routed("a1", ("a1::a1",), ())),
+        (CreateQueue("a1", "q1", ANY), QueueCreated("a1", "q1")),
+        (CreateQueue("a1", "m", MULTI), QueueCreated("a1", "m")),
+        (Send("a1"), Routed("a1", ("a1::m",), ("a1::a1", "a1::q1"))),
+        (Send("a1", MULTI), Routed("a1", ("a1::a1", "a1::m"), ())),
+        (Send("a1", ANY), Routed("a1", (), ("a1::q1",))),
+    )),
     # Found fuzzing 2.11.0: 2.11 builds its QueueConfig before it looks the address up, and the builder refuses
     # the empty address; from 2.12 the address steps come first.
     Example("2.11 refuses the empty address before it looks for it", ("artemis-2.11",), (

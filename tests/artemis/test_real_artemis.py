@@ -34,7 +34,8 @@ from brokerspec.conform.runner import Verdict, run_conformance
 from brokerspec.spec import Profile, get_profile
 from brokerspec.spec.addressing import apply as apply_addressing
 from brokerspec.spec.addressing import initial_state as addressing_state
-from brokerspec.spec.addressing import RoutingType
+from brokerspec.spec.addressing import AddressingCommand, CreateAddress, CreateQueue, RoutingType
+from brokerspec.spec.addressing import Send as AddressingSend
 from brokerspec.spec.balancing import Send
 from brokerspec.spec.balancing import apply as apply_balancing
 from brokerspec.spec.balancing import initial_state as balancing_state
@@ -180,3 +181,18 @@ def test_a_typed_send_to_an_address_without_queues_finds_no_bindings_on_the_clus
     command = Send("n1", "lonely", routing_type=RoutingType.MULTICAST)
     _, expected = apply_balancing(balancing_state(profile), command)
     assert sut.execute(command) == expected
+
+
+def test_a_multicast_queue_named_like_its_address_joins_the_anycast_group(sut: ArtemisSut) -> None:
+    """BindingsImpl groups by routing name; an untyped send reaches one member of the merged group (fuzzing find)."""
+    both = frozenset(RoutingType)
+    script: list[AddressingCommand] = [CreateAddress("a1", both), CreateQueue("a1", "q1", RoutingType.ANYCAST),
+              CreateQueue("a1", "a1", RoutingType.MULTICAST), CreateQueue("a1", "m", RoutingType.MULTICAST),
+              AddressingSend("a1"), AddressingSend("a1", RoutingType.MULTICAST)]
+    profile = release_profile(RELEASES[VERSION])
+    sut.reset("addressing", profile)
+    state, expected = addressing_state(profile), []
+    for command in script:
+        state, outcome = apply_addressing(state, command)
+        expected.append(outcome)
+    assert [sut.execute(command) for command in script] == expected

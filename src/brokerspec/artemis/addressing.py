@@ -36,8 +36,10 @@ no way to say it).
 
 Outcome fields the broker does not name are read as follows: ``copies``
 are the MULTICAST queues the message reached (every queue it reached, for
-an FQQN send); ``anycast_candidates`` are the address's ANYCAST queues
-when the message reached exactly one of them (the broker picked one; the
+an FQQN send); ``anycast_candidates`` are the address's ANYCAST queues (and,
+for a message without a routing type, a MULTICAST queue named like the
+address, which shares their routing name) when the message reached exactly
+one of them (the broker picked one; the
 spec names the set it picks from), else the ANYCAST queues it reached;
 ``created_*`` are the addresses and queues that exist after the operation
 and did not before.
@@ -301,10 +303,18 @@ class AddressingAdapter:
         if SEPARATOR in self.without_prefix(command.name):
             copies = sorted(fqqn(after[q][0], q) for q in reached if q in after)
             return Routed(address, tuple(copies), (), created_address, created_queue)
-        copies = sorted(fqqn(after[q][0], q) for q in reached if q in after and after[q][1] == "MULTICAST")
-        anycast = sorted(fqqn(after[q][0], q) for q in reached if q in after and after[q][1] == "ANYCAST")
+        typed = command.routing_type is not None or any(command.name.startswith(p) for p in self.node.config.prefixes)
+        joined = not typed and any(a == address and t == "ANYCAST" for a, t in after.values())
+
+        def grouped(name: str, routing_type: str) -> bool:
+            """In the ANYCAST queues' routing-name group: one of them, or a MULTICAST queue named like the address
+            when the message has no routing type (``BindingsImpl`` groups by routing name)."""
+            return routing_type == "ANYCAST" or (joined and name == address)
+
+        copies = sorted(fqqn(after[q][0], q) for q in reached if q in after and not grouped(q, after[q][1]))
+        anycast = sorted(fqqn(after[q][0], q) for q in reached if q in after and grouped(q, after[q][1]))
         if len(anycast) == 1:
-            anycast = sorted(fqqn(a, n) for n, (a, t) in after.items() if a == address and t == "ANYCAST")
+            anycast = sorted(fqqn(a, n) for n, (a, t) in after.items() if a == address and grouped(n, t))
         return Routed(address, tuple(copies), tuple(anycast), created_address, created_queue)
 
     def consume(self, command: Consume) -> Outcome:
