@@ -50,6 +50,10 @@ that a core ANYCAST send reaches without one (``ServerSessionImpl`` auto-creatio
 SETTLE_TIMEOUT = 15.0
 """Seconds a step may take to settle before the adapter gives up on it."""
 
+QUIET = 0.3
+"""Seconds the snapshots must stay the same: a redistributor a notification adds runs on the queue's executor
+a moment after the consumer counts that the adapter waits for have changed."""
+
 FORMATION_TIMEOUT = 60.0
 """Seconds for every node to see every other through its cluster connection."""
 
@@ -178,10 +182,11 @@ class ArtemisCluster:
         At rest: the remote bindings whose names ``ours`` matches are exactly
         ``expected`` ((node, binding name) -> consumer count: every node has
         heard of every queue and consumer), nothing is in a store-and-forward
-        queue or being delivered, and two snapshots in a row agree.
+        queue or being delivered, and the snapshots have stayed the same for :data:`QUIET` seconds.
         """
         deliveries: list[dict[str, Any]] = []
         previous: Snapshot | None = None
+        since = 0.0
         deadline = time.monotonic() + SETTLE_TIMEOUT
         problem = ""
         while time.monotonic() < deadline:
@@ -194,9 +199,11 @@ class ArtemisCluster:
             elif snapshot.in_flight or any(q.messages != len(q.tags) for q in snapshot.queues):
                 problem = "messages still in flight"
             elif previous is not None and snapshot == previous and not fresh:
-                return snapshot, deliveries
+                if time.monotonic() - since >= QUIET:
+                    return snapshot, deliveries
             else:
                 problem = ""
+                since = time.monotonic()
             previous = snapshot if not problem else None
             time.sleep(0.06)
         raise UnexpectedRefusal(f"the cluster did not settle within {SETTLE_TIMEOUT:g} s: {problem}")
