@@ -38,8 +38,8 @@ have). Everything else is asked of the broker:
 
 After each operation the adapter waits until the cluster has settled (every
 node's remote bindings show the queues and consumer counts of the case,
-nothing is in a store-and-forward queue or being delivered, and two
-snapshots agree), then tells where every message went (:mod:`.placement`).
+nothing is in a store-and-forward queue or being delivered, and the
+snapshots stay the same for a moment, ``ArtemisCluster.settle``), then tells where every message went (:mod:`.placement`).
 Each case runs under fresh names (``bsN-`` before every address, queue and
 consumer) so that nothing a case leaves can reach the next.
 """
