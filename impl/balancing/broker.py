@@ -333,13 +333,13 @@ class FastBalancingBroker(BindingChoice):
         paused waits there, and is not offered again until the next step.
         """
         clock, since, prompted = self._clock, self._since, self._prompted
-        active = [queue for queue in self._redistributors if queue.redistributor is not None
-                  and queue.redistributor <= clock and queue.pending]
+        active = [(queue, active_at > since) for queue in self._redistributors
+                  if (active_at := queue.redistributor) is not None and active_at <= clock and queue.pending]
         if len(active) > 1:  # equivalent mutants (Gt_GtE, Gt_NotEq): they only add sorts of an empty or one-queue list
-            active.sort(key=_by_serial)
-        offers = [(queue, tuple(queue.pending)) for queue in active]
-        for queue, waiting in offers:
-            if queue not in prompted and queue.redistributor <= since:  # type: ignore[operator]
+            active.sort(key=lambda pair: _by_serial(pair[0]))
+        offers = [(queue, fresh, tuple(queue.pending)) for queue, fresh in active]
+        for queue, fresh, waiting in offers:
+            if not fresh and queue not in prompted:
                 continue  # prompted is live: a copy landing earlier in this round prompts a later queue
             for message in waiting:
                 if not self._is_redistributable(message):
