@@ -214,7 +214,7 @@ class DuplicatesOptions:
 
     ``id_cache_size``
         The global ``id-cache-size``: slots per cache (R18, default 20000).
-        0 disables detection (R24).
+        0 disables detection (R24). At most 2,147,483,647 (:data:`INT_OPTION_MAX`).
     ``persist_id_cache``
         Whether accepted IDs are written to the store and reloaded at a
         restart (R25, default true).
@@ -370,6 +370,11 @@ def _plain(value: object) -> object:
     return value.value if isinstance(value, Enum) else value
 
 
+INT_OPTION_MAX = 2**31 - 1
+"""The largest value of a whole-number option: Artemis reads them as Java ``int`` (``id-cache-size`` is an
+``xsd:int`` in ``artemis-configuration.xsd``), so a larger one is no configuration a broker can have."""
+
+
 def _parse_option_value(dotted: str, text: str, current: object) -> object:
     if isinstance(current, bool):
         lowered = text.strip().lower()
@@ -386,13 +391,15 @@ def _parse_option_value(dotted: str, text: str, current: object) -> object:
         choices = ", ".join(m.value for m in enum_type)
         raise InvalidOption(f"option {dotted} takes one of {choices}, not {text!r}")
     if isinstance(current, int):
-        try:
-            number = int(text.strip())
-        except ValueError:
-            raise InvalidOption(f"option {dotted} takes a whole number, not {text!r}") from None
-        if number < 0:
+        digits = text.strip()
+        if digits.startswith("-") and digits[1:].isascii() and digits[1:].isdigit():
             raise InvalidOption(f"option {dotted} takes a number of 0 or more, not {text!r}")
-        return number
+        # ASCII digits only: int() would also take "1_0" and other scripts' digits.
+        if not (digits.isascii() and digits.isdigit()):
+            raise InvalidOption(f"option {dotted} takes a whole number written in the digits 0-9, not {text!r}")
+        if len(digits) > len(str(INT_OPTION_MAX)) or int(digits) > INT_OPTION_MAX:
+            raise InvalidOption(f"option {dotted} takes a number of at most {INT_OPTION_MAX:,}, not {text!r}")
+        return int(digits)
     raise InvalidOption(f"option {dotted} cannot be set from text")  # pragma: no cover - every option is bool, Enum or int
 
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from brokerspec.spec import BrokerspecError, Outcome, Profile, get_profile
 
+from . import jsonin
 from .codec import CodecError, decode_command, decode_outcome, encode_command, encode_outcome
 
 SCHEMA_VERSION = 1
@@ -35,10 +36,10 @@ STEP_FIELDS = {"v", "type", "step", "op", "args", "outcome", "history"}
 
 
 class TraceError(BrokerspecError):
-    """A trace file that cannot be read, located by file, line and field."""
+    """A trace file that cannot be read, located by file, line (0 for the file as a whole) and field."""
 
     def __init__(self, file: str, line: int, field: str, message: str) -> None:
-        where = f"{file}:{line}" + (f": {field}" if field else "")
+        where = (f"{file}:{line}" if line > 0 else file) + (f": {field}" if field else "")
         super().__init__(f"{where}: {message}")
         self.file = file
         self.line = line
@@ -127,9 +128,9 @@ def parse_trace(lines: Iterable[str], source: str) -> Trace:
 def load_line(text: str, source: str, number: int) -> dict[str, Any]:
     """One line as a JSON object of a supported schema version; TraceError otherwise."""
     try:
-        record = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise TraceError(source, number, "", f"not valid JSON: {error.msg} (column {error.colno})") from None
+        record = jsonin.loads(text)
+    except jsonin.JsonInputError as error:
+        raise TraceError(source, number, "", str(error)) from None
     if not isinstance(record, dict):
         raise TraceError(source, number, "", f"expected a JSON object, got {type(record).__name__}")
     version = record.get("v")
