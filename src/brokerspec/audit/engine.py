@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from .. import jsonin
 from . import histories, streams
 
 if TYPE_CHECKING:
@@ -193,15 +194,24 @@ HISTORY_PARQUET_COLUMNS = ("v", "history", "type", "step", "op", "args", "outcom
 
 
 def parquet_record(row: dict[str, Any]) -> dict[str, Any]:
-    """A Parquet history row back as the JSON object of a trace line (null columns left out)."""
-    import json
+    """A Parquet history row back as the JSON object of a trace line (null columns left out).
 
+    A JSON column (``args``, ``outcome``, ``overrides``) that :func:`brokerspec.jsonin.loads` refuses
+    leaves only the row's history, type and step, with the reason under
+    :data:`~.histories.COLUMN_ERROR`, so the row is quarantined under its own history.
+    """
     record: dict[str, Any] = {}
     for name in HISTORY_PARQUET_COLUMNS:
         value = row.get(name)
         if value is None:
             continue
-        record[name] = json.loads(value) if name in ("args", "outcome", "overrides") else value
+        if name in ("args", "outcome", "overrides"):
+            try:
+                value = jsonin.loads(value)
+            except jsonin.JsonInputError as error:
+                kept = {key: row.get(key) for key in ("history", "type", "step") if row.get(key) is not None}
+                return {**kept, histories.COLUMN_ERROR: f"{name}: {error}"}
+        record[name] = value
     return record
 
 
@@ -218,10 +228,7 @@ def read_history_parquet(spark: SparkSession, paths: list[str]) -> DataFrame:
             out = []
             for row in batch.to_pylist():
                 file, line = counter.number(row.pop("file"))
-                try:
-                    text = json.dumps(parquet_record(row), ensure_ascii=False)
-                except ValueError as error:
-                    text = f"\x00column holds invalid JSON: {error}"
+                text = json.dumps(parquet_record(row), ensure_ascii=False)
                 out.append({"file": file, "line": line, "text": text})
             yield _to_batch(out, schema)
 
@@ -233,7 +240,6 @@ def read_history_parquet(spark: SparkSession, paths: list[str]) -> DataFrame:
 
 def parse_stream_lines(lines: DataFrame) -> DataFrame:
     """LINES -> STREAM_ROWS; a line that is no stream row keeps only its place and the reason."""
-    import json
 
     schema = _arrow_schema(STREAM_ROWS)
 
@@ -244,9 +250,9 @@ def parse_stream_lines(lines: DataFrame) -> DataFrame:
                 if not text.strip():
                     continue
                 try:
-                    result = streams.validate_record(json.loads(text))
-                except json.JSONDecodeError as error:
-                    result = f"not valid JSON: {error.msg} (column {error.colno})"
+                    result = streams.validate_record(jsonin.loads(text))
+                except jsonin.JsonInputError as error:
+                    result = str(error)
                 if isinstance(result, str):
                     out.append({"file": file, "line": line, "reason": result})
                 else:

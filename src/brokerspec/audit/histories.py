@@ -25,6 +25,7 @@ from typing import Any
 
 from brokerspec.spec import BrokerspecError
 
+from .. import jsonin
 from ..check.domains import get_domain
 from ..codec import encode_outcome
 from ..trace import TraceError, load_line, read_header, read_step
@@ -32,6 +33,9 @@ from ..trace import TraceError, load_line, read_header, read_step
 DIVERGENCE = "divergence"
 QUARANTINE = "quarantine"
 SUMMARY = "summary"
+COLUMN_ERROR = "\u0000column-error"
+"""The key under which a Parquet history row whose JSON column cannot be read carries the reason (a key no
+trace line can have: a NUL is no field name of the format)."""
 
 HistoryRow = tuple[str, int, str, int, str]
 """One line of a history as the replay takes it: history, step (0 for the header), file, line, text."""
@@ -44,15 +48,18 @@ def step_key(text: str) -> tuple[str | None, int | None, str | None]:
     full check happens in :func:`audit_history_rows`.
     """
     try:
-        record = json.loads(text)
-    except json.JSONDecodeError as error:
-        return None, None, f"not valid JSON: {error.msg} (column {error.colno})"
+        record = jsonin.loads(text)
+    except jsonin.JsonInputError as error:
+        return None, None, str(error)
     if not isinstance(record, dict):
         return None, None, f"expected a JSON object, got {type(record).__name__}"
     history = record.get("history")
     if history is not None and (not isinstance(history, str) or not history):
         return None, None, f"history: expected a non-empty string, got {history!r}"
     kind = record.get("type")
+    if COLUMN_ERROR in record:
+        step = record.get("step")
+        return history, (0 if kind == "header" else step if type(step) is int else None), str(record[COLUMN_ERROR])
     if kind == "header":
         return history, 0, None
     step = record.get("step")

@@ -14,12 +14,12 @@ file, before Spark starts.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from brokerspec.spec import BrokerspecError
 
+from .. import jsonin
 from ..trace import SCHEMA_VERSION
 from .streams import STREAM_FIELDS, STREAM_VERSION
 
@@ -108,14 +108,16 @@ def _inspect_jsonl(path: Path) -> str:
                     return _kind_of_line(path, number, text)
     except UnicodeDecodeError as error:
         raise InputError(f"{path}: not UTF-8 text ({error.reason})") from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot read it ({error.strerror or error})") from None
     return ""
 
 
 def _kind_of_line(path: Path, number: int, text: str) -> str:
     try:
-        record = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"{path}:{number}: the first line is not JSON ({error.msg}); cannot tell the "
+        record = jsonin.loads(text)
+    except jsonin.JsonInputError as error:
+        raise InputError(f"{path}:{number}: the first line cannot be read ({error}); cannot tell the "
                          f"format version") from None
     if not isinstance(record, dict):
         raise InputError(f"{path}:{number}: the first line is not a JSON object")
