@@ -192,10 +192,23 @@ def test_the_server_answers_bad_requests_with_errors_and_goes_on() -> None:
     replies = [json.loads(line) for line in out.getvalue().splitlines()]
     assert [r["type"] for r in replies] == ["error"] * 8 + ["ready", "error", "outcome"], "bye ends the session"
     messages = " | ".join(r.get("message", "") for r in replies)
-    for expected in ("not JSON", "JSON object", "version 2", "unknown request type", "before any reset",
+    for expected in ("not valid JSON", "JSON object", "version 2", "unknown request type", "before any reset",
                      "not served", "bad profile", "overrides must be", "args.nom"):
         assert expected in messages, expected
     assert replies[-1] == {"v": 1, "type": "outcome", "seq": 2, "outcome": {"type": "not_found", "name": "q"}}
+
+
+def test_the_protocol_server_answers_hostile_requests_with_an_error_and_goes_on() -> None:
+    import io
+
+    requests = ["[" * 100_000 + "]" * 100_000, '{"v": 1, "v": 1, "type": "bye"}', "1" * 5000,
+                json.dumps({"v": 1, "type": "bye"})]
+    out = io.StringIO()
+    assert serve("impl", io.StringIO("\n".join(requests) + "\n"), out) == 0
+    replies = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [r["type"] for r in replies] == ["error"] * 3
+    assert ["nested more than 64" in replies[0]["message"], "appears twice" in replies[1]["message"],
+            "digits" in replies[2]["message"]] == [True] * 3
 
 
 def test_the_server_lists_the_domains_of_its_layer() -> None:

@@ -21,6 +21,7 @@ from typing import IO, Any
 
 from brokerspec.spec import BrokerspecError, get_profile
 
+from .. import jsonin
 from ..codec import CodecError, decode_command, encode_outcome
 from .protocol import PROTOCOL_VERSION
 from .sut import in_process_layers
@@ -98,9 +99,9 @@ def serve(layer: str, requests: IO[str], replies: IO[str]) -> int:
         if not line.strip():
             continue
         try:
-            request = json.loads(line)
-        except json.JSONDecodeError as problem:
-            reply: dict[str, Any] | None = Server.error(f"not JSON: {problem.msg} at column {problem.colno}")
+            request = jsonin.loads(line)
+        except jsonin.JsonInputError as problem:
+            reply: dict[str, Any] | None = Server.error(f"cannot read the request: {problem}")
         else:
             reply = server.answer(request)
         if reply is None:
