@@ -4,7 +4,8 @@ Introduction
 ------------
 Hypothesis counts examples, not seconds, so :func:`check_for` runs the state
 machine in batches until the budget is spent or a divergence is found. A
-found divergence has already been shrunk by Hypothesis; it is written as a
+found divergence has already been shrunk by Hypothesis; it is then cut to a
+1-minimal script (:mod:`.minimal`: no single step can go) and written as a
 trace file (the commands, with the diverging layer's observed outcomes) so
 ``brokerspec replay`` reproduces it exactly.
 
@@ -28,6 +29,7 @@ from ..trace import Trace, TraceStep, write_trace
 from .domains import ADDRESSING, Domain
 from .lockstep import Divergence, DivergenceError, SubjectFactory
 from .machine import RunStats, make_machine
+from .minimal import lockstep_replay, one_minimal
 
 BATCH_EXAMPLES = 25
 STEPS_PER_EXAMPLE = 40
@@ -93,6 +95,7 @@ def check_for(profile: Profile, subjects: Mapping[str, SubjectFactory], seconds:
             on_batch(stats)
     trace_path = None
     if divergence is not None:
+        divergence = one_minimal(divergence, lockstep_replay(profile, subjects, domain, permissive))
         trace_path = write_divergence(out_dir, profile, divergence)
     return CheckResult(profile, domain.name, stats.examples, stats.steps, time.monotonic() - started, divergence, trace_path)
 
