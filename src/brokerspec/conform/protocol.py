@@ -25,6 +25,13 @@ This module only builds requests and reads replies; every way a reply can
 be wrong becomes a :class:`SutFailure` that names the request it answered
 and what was wrong, and the adapters in :mod:`.sut` raise the same class for
 a SUT that crashes or hangs.
+
+A reply is read as strictly as any JSON from outside (:mod:`brokerspec.jsonin`):
+a line that is not UTF-8, not JSON, holds a key twice, nests deeper than
+64 levels, holds an integer beyond 64 bits, or is longer than
+:data:`MAX_REPLY_BYTES` is garbage. ``v`` and ``seq`` are JSON integers:
+``1.0`` and ``true`` are not ``1``. Whatever a SUT wrote is quoted in a
+verdict shortened and with its unprintable characters escaped, as plain text.
 """
 
 from __future__ import annotations
@@ -38,9 +45,13 @@ from brokerspec.spec import Outcome, Profile
 
 from ..check.lockstep import SubjectFailure
 from ..codec import CodecError, decode_outcome, encode_command
+from ..jsonin import JsonInputError, loads
 
 PROTOCOL_VERSION = 1
 """The version every message carries under ``"v"``."""
+
+MAX_REPLY_BYTES = 16 * 1024 * 1024
+"""The longest reply line read, in bytes before its newline (16 MiB); a longer one is garbage."""
 
 REPLY_TYPES = ("hello", "ready", "outcome", "error")
 
@@ -53,7 +64,7 @@ class FailureKind(Enum):
     TIMEOUT = "timeout"
     """No reply within the per-request timeout."""
     GARBAGE = "garbage"
-    """The reply line is not a JSON object."""
+    """The reply line is not a JSON object brokerspec reads (see :func:`parse_reply`)."""
     WRONG_VERSION = "wrong-version"
     """The reply names another protocol version."""
     BAD_REPLY = "bad-reply"
@@ -124,35 +135,66 @@ def describe_request(request: dict[str, Any]) -> str:
     return str(kind)
 
 
-def parse_reply(line: str, request: dict[str, Any]) -> dict[str, Any]:
+def parse_reply(line: str | bytes, request: dict[str, Any]) -> dict[str, Any]:
     """The reply ``line`` to ``request`` as a JSON object of the right version and type; SutFailure otherwise.
 
-    An ``error`` reply becomes ``SutFailure(ERROR_REPLY)`` carrying the SUT's message.
+    ``line`` is the bytes read from the SUT (or text). It is ``GARBAGE`` when
+    longer than :data:`MAX_REPLY_BYTES`, not UTF-8, not strict JSON
+    (:func:`brokerspec.jsonin.loads`: unique keys, at most 64 levels deep,
+    64-bit integers) or not an object; ``WRONG_VERSION`` when ``v`` is not
+    the integer 1; ``BAD_REPLY`` when of the wrong type or, for an
+    ``outcome``, when ``seq`` is not the request's (as an integer). An
+    ``error`` reply becomes ``SutFailure(ERROR_REPLY)`` carrying the SUT's message.
     """
     where = describe_request(request)
-    text = line.strip()
-    try:
-        reply = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise SutFailure(FailureKind.GARBAGE, where, f"not JSON ({error.msg} at column {error.colno}): "
-                                                     f"{shorten(text)}") from None
-    if not isinstance(reply, dict):
-        raise SutFailure(FailureKind.GARBAGE, where, f"not a JSON object: {shorten(text)}")
+    reply = _json_object(line, where)
     version = reply.get("v")
-    if version != PROTOCOL_VERSION:
+    if not _is_integer(version, PROTOCOL_VERSION):
         raise SutFailure(FailureKind.WRONG_VERSION, where,
-                         f"the reply says protocol version {version!r}; brokerspec speaks {PROTOCOL_VERSION}")
+                         f"the reply says protocol version {quote(version)}; brokerspec speaks {PROTOCOL_VERSION}")
     kind = reply.get("type")
     if kind == "error":
         message = reply.get("message")
-        raise SutFailure(FailureKind.ERROR_REPLY, where, message if isinstance(message, str) else shorten(text))
+        said = message if isinstance(message, str) else json.dumps(reply)
+        raise SutFailure(FailureKind.ERROR_REPLY, where, shorten(said, 500))
     wanted = {"hello": "hello", "reset": "ready", "op": "outcome"}[request["type"]]
     if kind != wanted:
-        raise SutFailure(FailureKind.BAD_REPLY, where, f"expected a {wanted!r} reply, got type {kind!r}")
-    if kind == "outcome" and reply.get("seq") != request["seq"]:
+        raise SutFailure(FailureKind.BAD_REPLY, where, f"expected a {wanted!r} reply, got type {quote(kind)}")
+    if kind == "outcome" and not _is_integer(reply.get("seq"), request["seq"]):
         raise SutFailure(FailureKind.BAD_REPLY, where,
-                         f"the reply answers seq {reply.get('seq')!r}, not {request['seq']}")
+                         f"the reply answers seq {quote(reply.get('seq'))}, not {request['seq']} "
+                         "(a sequence number is a JSON integer)")
     return reply
+
+
+def _json_object(line: str | bytes, where: str) -> dict[str, Any]:
+    """The JSON object on ``line``, or a GARBAGE failure saying why not."""
+    if _too_long(line):
+        raise SutFailure(FailureKind.GARBAGE, where,
+                         f"a reply line longer than {MAX_REPLY_BYTES // (1024 * 1024)} MiB: {_start_of(line)}")
+    try:
+        reply = loads(line)
+    except JsonInputError as error:
+        raise SutFailure(FailureKind.GARBAGE, where, f"{error}: {_start_of(line)}") from None
+    if not isinstance(reply, dict):
+        raise SutFailure(FailureKind.GARBAGE, where, f"not a JSON object: {_start_of(line)}")
+    return reply
+
+
+def _too_long(line: str | bytes) -> bool:
+    newline = line.endswith(b"\n") if isinstance(line, bytes) else line.endswith("\n")
+    return len(line) - newline > MAX_REPLY_BYTES
+
+
+def _start_of(line: str | bytes) -> str:
+    """The beginning of a reply line as text to quote, whatever its bytes."""
+    text = line[:1000].decode("utf-8", "replace") if isinstance(line, bytes) else line[:1000]
+    return shorten(text.strip())
+
+
+def _is_integer(value: object, wanted: int) -> bool:
+    """Whether ``value`` is the JSON integer ``wanted`` (not a float, not a boolean)."""
+    return type(value) is int and value == wanted
 
 
 def read_hello(reply: dict[str, Any]) -> Hello:
@@ -171,12 +213,35 @@ def read_outcome(reply: dict[str, Any], request: dict[str, Any], domain: str) ->
     try:
         return decode_outcome(reply.get("outcome"), "outcome", domain)
     except CodecError as error:
-        raise SutFailure(FailureKind.BAD_REPLY, describe_request(request), str(error)) from None
+        raise SutFailure(FailureKind.BAD_REPLY, describe_request(request), shorten(str(error), 500)) from None
 
 
 def shorten(text: str, limit: int = 120) -> str:
-    """``text`` cut to ``limit`` characters, marked when cut."""
-    return text if len(text) <= limit else text[:limit] + "..."
+    """``text`` cut to ``limit`` characters, marked when cut, as :func:`printable` text."""
+    return printable(text if len(text) <= limit else text[:limit] + "...")
+
+
+def printable(text: str) -> str:
+    """``text`` with every character Python does not count as printable written as an escape (``\\x1b``).
+
+    Control characters, line separators, format characters and lone
+    surrogates among them. A SUT's words go into verdicts, terminals and XML
+    reports; this keeps them one line of plain text that shows what was sent
+    without acting on it.
+    """
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else _escape(char) for char in text)
+
+
+def quote(value: object) -> str:
+    """A JSON value from a reply, written as JSON and shortened, to quote in a verdict."""
+    return shorten(json.dumps(value, ensure_ascii=False))
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def _is_strings(value: object) -> bool:
