@@ -18,6 +18,14 @@ A :class:`Sut` answers four calls, mirroring the protocol's requests:
   a run. Its standard error goes to a file whose last lines the failure
   quotes.
 
+  The program runs in a session and process group of its own, and stopping
+  it kills the whole group, so children it started (and that may hold its
+  output open) go too. Its output is read in binary by a thread that ends,
+  closing the pipe itself, when the pipe reaches its end; nothing else
+  touches that pipe, so stopping never waits on a read. Lines are read at
+  most :data:`~.protocol.MAX_REPLY_BYTES` at a time, so a SUT cannot make
+  brokerspec hold an unbounded line.
+
 :class:`SutSubject` binds a SUT to one domain and profile and gives it the
 ``execute`` the lockstep driver calls; it has no ``snapshot``, so only
 outcomes are compared (a SUT's state is its own business).
@@ -29,6 +37,7 @@ import functools
 import json
 import os
 import queue
+import signal
 import subprocess
 import tempfile
 import threading
@@ -41,6 +50,7 @@ from brokerspec.spec import Outcome, Profile
 from ..check.domains import DOMAINS, get_domain
 from .protocol import (
     BYE,
+    MAX_REPLY_BYTES,
     FailureKind,
     Hello,
     SutFailure,
@@ -48,6 +58,7 @@ from .protocol import (
     hello_request,
     op_request,
     parse_reply,
+    printable,
     read_hello,
     read_outcome,
     reset_request,
@@ -157,12 +168,17 @@ class SubprocessSut:
         self.cwd = cwd
         self.env = dict(os.environ if env is None else env)
         self.starts = 0
-        self._process: subprocess.Popen[str] | None = None
-        self._lines: queue.Queue[str | None] = queue.Queue()
-        self._stderr: IO[str] | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._lines: queue.Queue[bytes | None] = queue.Queue()
+        self._stderr: IO[bytes] | None = None
         self._hello_args: tuple[Profile, tuple[str, ...]] | None = None
         self._domain = "addressing"
         self._seq = 0
+
+    @property
+    def pid(self) -> int | None:
+        """The running program's process id, which is also its process group's; None when not running."""
+        return None if self._process is None else self._process.pid
 
     # the protocol
 
@@ -199,7 +215,7 @@ class SubprocessSut:
             return
         try:
             assert process.stdin is not None
-            process.stdin.write(json.dumps(BYE) + "\n")
+            process.stdin.write(_line(BYE))
             process.stdin.flush()
             process.stdin.close()
             process.wait(timeout=min(self.timeout, 2.0))
@@ -212,43 +228,40 @@ class SubprocessSut:
     def _start(self) -> None:
         self._stop()
         self.starts += 1
-        self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+        self._stderr = tempfile.TemporaryFile()
         try:
             process = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                       stderr=self._stderr, text=True, encoding="utf-8", errors="replace",
-                                       cwd=self.cwd, env=self.env, bufsize=1)
+                                       stderr=self._stderr, cwd=self.cwd, env=self.env, start_new_session=True)
         except OSError as error:
             raise SutFailure(FailureKind.CRASHED, "hello", f"cannot start {self.label!r}: {error}") from None
         self._process = process
-        lines: queue.Queue[str | None] = queue.Queue()
-        self._lines = lines
-
-        def pump(stream: IO[str] = process.stdout) -> None:  # type: ignore[assignment]
-            for line in stream:
-                lines.put(line)
-            lines.put(None)
-
-        threading.Thread(target=pump, name=f"sut-stdout-{self.starts}", daemon=True).start()
+        self._lines = queue.Queue()
+        assert process.stdout is not None
+        threading.Thread(target=_pump, args=(process.stdout, self._lines), name=f"sut-stdout-{self.starts}",
+                         daemon=True).start()
 
     def _stop(self) -> None:
+        """Kill the program's whole process group and reap it; its output pipe is left to the reader thread."""
         process, self._process = self._process, None
-        if process is not None and process.poll() is None:
-            process.kill()
-        if process is not None:
-            process.wait()
-            for stream in (process.stdin, process.stdout):
-                try:
-                    if stream is not None:
-                        stream.close()
-                except OSError:
-                    pass
+        if process is None:
+            return
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass  # the whole group has ended already
+        process.wait()
+        try:
+            if process.stdin is not None:
+                process.stdin.close()
+        except OSError:
+            pass  # a write into the closed pipe was still buffered
 
     def _ask(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
         process = self._process
         assert process is not None and process.stdin is not None
         where = describe_request(request)
         try:
-            process.stdin.write(json.dumps(request) + "\n")
+            process.stdin.write(_line(request))
             process.stdin.flush()
         except (OSError, ValueError):
             self._fail(FailureKind.CRASHED, where, "its input is closed")
@@ -277,13 +290,47 @@ class SubprocessSut:
         raise SutFailure(kind, where, detail)
 
     def stderr_tail(self, lines: int = 3) -> str:
-        """The last lines the program wrote to standard error, joined by `` | ``."""
+        """The last lines the program wrote to standard error, joined by `` | ``, at most their last 500 characters."""
         if self._stderr is None:
             return ""
-        self._stderr.seek(0)
-        text = self._stderr.read().strip().splitlines()
-        self._stderr.seek(0, 2)
-        return " | ".join(text[-lines:])
+        size = self._stderr.seek(0, os.SEEK_END)
+        self._stderr.seek(max(0, size - _STDERR_TAIL_BYTES))
+        text = self._stderr.read().decode("utf-8", "replace").strip().splitlines()
+        self._stderr.seek(0, os.SEEK_END)
+        tail = " | ".join(text[-lines:])
+        return printable(tail if len(tail) <= 500 else "..." + tail[-500:])
+
+
+_STDERR_TAIL_BYTES = 64 * 1024
+"""How much of the end of a SUT's standard error is read for its last lines."""
+
+
+def _line(message: dict[str, Any]) -> bytes:
+    """A request as the line written to the SUT (ASCII, since ``json.dumps`` escapes the rest)."""
+    return (json.dumps(message) + "\n").encode("ascii")
+
+
+def _pump(stream: IO[bytes], lines: queue.Queue[bytes | None]) -> None:
+    """Queue each line of ``stream`` (at most one byte past the longest reply), then None at its end.
+
+    Runs in a thread of its own. It never raises: the stream ending, failing
+    or closing all end the reading the same way. A line cut at the limit is
+    queued (the parser rejects it) and ends the reading too. The stream is
+    closed here, by the one thread that reads it.
+    """
+    try:
+        while line := stream.readline(MAX_REPLY_BYTES + 1):
+            lines.put(line)
+            if not line.endswith(b"\n"):
+                break
+    except (OSError, ValueError):
+        pass
+    finally:
+        lines.put(None)
+        try:
+            stream.close()
+        except (OSError, ValueError):
+            pass
 
 
 # --- as a checker subject ------------------------------------------------------------------------
