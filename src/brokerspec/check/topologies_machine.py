@@ -47,7 +47,9 @@ from .machine import RunStats
 
 BROKERS = ("b1", "b2", "b3", "b4", "b5")
 BROKER = st.sampled_from(BROKERS)
-DESTINATIONS = st.sampled_from(["queue://Q", "queue://Q", "queue://R", "topic://T"])
+DESTINATIONS = st.sampled_from(["queue://Q", "queue://Q", "queue://R", "topic://T", "queue://Q.A", "queue://Q.A.B",
+                                "topic://T.X"])
+"""Dotted names too, so that a wildcard that matches across a dot (``*`` is one part only) can be told apart."""
 CONSUMERS = st.sampled_from(["c1", "c2", "c3", "c4"])
 PRODUCERS = st.sampled_from(["p1", "p2"])
 TTLS = st.sampled_from([1, 2, 2, 3, -1])
@@ -61,8 +63,9 @@ CONFIGS = st.builds(
     decrease_priority=st.booleans(),
     suppress_duplicate_queues=st.sampled_from([False, False, True]),
     suppress_duplicate_topics=st.sampled_from([True, True, False]),
-    include=st.sampled_from([(), (), (), ("queue://Q",), ("queue://*", "topic://>")]),
-    exclude=st.sampled_from([(), (), (), ("queue://R",)]),
+    include=st.sampled_from([(), (), (), ("queue://Q",), ("queue://*", "topic://>"), ("queue://Q.*",),
+                             ("queue://Q.>",), ("queue://*.A", "topic://T.*")]),
+    exclude=st.sampled_from([(), (), (), ("queue://R",), ("queue://Q.*",), ("queue://*.*.B",)]),
 )
 
 
@@ -108,7 +111,7 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             return names[index % len(names)] if names else fallback
 
         @rule(consumer=CONSUMERS, broker=BROKER, destination=DESTINATIONS,
-              priority=st.sampled_from([0, 0, 0, 5]))
+              priority=st.sampled_from([0, 0, 0, 5, -3, 10, 127]))
         def subscribe(self, consumer: str, broker: str, destination: str, priority: int) -> None:
             self.run(Subscribe(consumer, broker, destination, priority))
 
