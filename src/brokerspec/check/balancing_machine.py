@@ -73,7 +73,7 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             self.lockstep.close()
 
         def run(self, command: object) -> None:
-            counts.steps += 1
+            counts.note(command)
             self.lockstep.step(command)
 
         def node(self, pick: int) -> str:

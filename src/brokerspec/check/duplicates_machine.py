@@ -70,7 +70,7 @@ def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             self.lockstep.close()
 
         def run(self, command: object) -> None:
-            counts.steps += 1
+            counts.note(command)
             self.lockstep.step(command)
 
         @initialize(size=st.sampled_from([1, 2, 3]), queues=st.lists(st.tuples(ADDRESSES, QUEUES), max_size=3))

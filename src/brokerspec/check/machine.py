@@ -18,6 +18,7 @@ explicitly; never patch one in).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
 from hypothesis import strategies as st
@@ -44,11 +45,55 @@ from .lockstep import Lockstep, SubjectFactory
 
 
 class RunStats:
-    """Counts what a checker run did: scenarios started and steps taken."""
+    """Counts what a checker run did: scenarios started, steps taken and the argument values drawn."""
+
+    DISTINCT_LIMIT = 40
+    """Distinct values kept per operation argument (more are counted, not kept)."""
 
     def __init__(self) -> None:
         self.examples = 0
         self.steps = 0
+        self.drawn: dict[tuple[str, str], set[object]] = {}
+        """(operation, argument) -> the distinct values drawn for it, up to :data:`DISTINCT_LIMIT`."""
+        self.more: dict[tuple[str, str], int] = {}
+        """(operation, argument) -> draws of values beyond the limit (not all of them new)."""
+
+    def note(self, command: object) -> None:
+        """Count one step and remember the values of its arguments."""
+        self.steps += 1
+        op = str(getattr(command, "op", type(command).__name__))
+        for name in _field_names(type(command)):
+            value = getattr(command, name)
+            inner = _field_names(type(value))
+            if inner:  # a configuration object: its fields one by one, e.g. connect.config.include
+                for part in inner:
+                    self._remember(op, f"{name}.{part}", getattr(value, part))
+            else:
+                self._remember(op, name, value)
+
+    def _remember(self, op: str, name: str, value: object) -> None:
+        try:
+            hash(value)
+        except TypeError:
+            value = repr(value)
+        values = self.drawn.setdefault((op, name), set())
+        if value in values:
+            return
+        if len(values) < self.DISTINCT_LIMIT:
+            values.add(value)
+        else:
+            self.more[(op, name)] = self.more.get((op, name), 0) + 1
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(kind: type) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        names = tuple(f.name for f in dataclasses.fields(kind)) if dataclasses.is_dataclass(kind) else ()
+        _FIELD_NAMES[kind] = names
+    return names
 
 
 def make_machine(
@@ -87,7 +132,7 @@ def make_machine(
             self.lockstep.close()
 
         def run(self, command: AddressingCommand) -> None:
-            counts.steps += 1
+            counts.note(command)
             self.lockstep.step(command)
 
         @initialize(addresses=s.starting_addresses, queues=s.starting_queues)

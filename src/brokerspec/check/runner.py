@@ -15,8 +15,9 @@ trace file (the commands, with the diverging layer's observed outcomes) so
 from __future__ import annotations
 
 import time
+from enum import Enum
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, seed, settings
@@ -46,6 +47,8 @@ class CheckResult:
     seconds: float
     divergence: Divergence | None
     trace_path: Path | None
+    drawn: Mapping[tuple[str, str], frozenset[object]] = field(default_factory=dict, compare=False)
+    """(operation, argument) -> the distinct values the run drew for it (see :class:`.machine.RunStats`)."""
 
 
 def machine_settings(max_examples: int, steps: int = STEPS_PER_EXAMPLE, shrink: bool = True) -> settings:
@@ -97,7 +100,9 @@ def check_for(profile: Profile, subjects: Mapping[str, SubjectFactory], seconds:
     if divergence is not None:
         divergence = one_minimal(divergence, lockstep_replay(profile, subjects, domain, permissive))
         trace_path = write_divergence(out_dir, profile, divergence)
-    return CheckResult(profile, domain.name, stats.examples, stats.steps, time.monotonic() - started, divergence, trace_path)
+    drawn = {key: frozenset(values) for key, values in stats.drawn.items()}
+    return CheckResult(profile, domain.name, stats.examples, stats.steps, time.monotonic() - started, divergence,
+                       trace_path, drawn)
 
 
 def divergence_trace(profile: Profile, divergence: Divergence) -> Trace:
@@ -118,3 +123,26 @@ def write_divergence(out_dir: Path, profile: Profile, divergence: Divergence) ->
         counter += 1
         path = out_dir / f"{divergence.domain}-{safe}-{divergence.layer}-{stamp}-{counter}.jsonl"
     return write_trace(path, divergence_trace(profile, divergence))
+
+
+def describe_drawn(drawn: Mapping[tuple[str, str], frozenset[object]], shown: int = 8) -> list[tuple[str, int, str]]:
+    """The values a run drew, one row per ``operation.argument``: how many distinct ones, and some of them.
+
+    >>> describe_drawn({("subscribe", "priority"): frozenset({0, 5, -3})})
+    [('subscribe.priority', 3, '-3, 0, 5')]
+    """
+    rows = []
+    for (op, name), values in sorted(drawn.items()):
+        if all(type(v) is int for v in values):
+            listed = [str(v) for v in sorted(values, key=lambda v: int(str(v)))]
+        else:
+            listed = sorted((_show_value(v) for v in values), key=lambda text: (len(text), text))
+        sample = ", ".join(listed[:shown]) + (", ..." if len(listed) > shown else "")
+        rows.append((f"{op}.{name}", len(values), sample))
+    return rows
+
+
+def _show_value(value: object) -> str:
+    text = value.value if isinstance(value, Enum) else value
+    shown = repr(text) if isinstance(text, str) else str(text)
+    return shown if len(shown) <= 40 else shown[:37] + "..."

@@ -85,7 +85,7 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             self.lockstep.close()
 
         def run(self, command: object) -> None:
-            counts.steps += 1
+            counts.note(command)
             self.lockstep.step(command)
 
         @initialize(size=st.integers(min_value=3, max_value=5), parents=st.lists(INDEX, min_size=4, max_size=4),

@@ -1,0 +1,31 @@
+"""A run records which argument values it drew, so a user can see what the fuzzer reached."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from brokerspec.check.domains import get_domain
+from brokerspec.check.machine import RunStats
+from brokerspec.check.runner import check_for, describe_drawn
+from brokerspec.spec import get_profile
+from brokerspec.spec.addressing import Lookup
+
+
+def test_stats_keep_distinct_values_up_to_a_limit_and_count_the_rest() -> None:
+    stats = RunStats()
+    for number in range(RunStats.DISTINCT_LIMIT + 5):
+        stats.note(Lookup(f"q{number}"))
+    stats.note(Lookup("q0"))
+    assert stats.steps == RunStats.DISTINCT_LIMIT + 6
+    assert len(stats.drawn[("lookup", "name")]) == RunStats.DISTINCT_LIMIT
+    assert stats.more[("lookup", "name")] == 5
+
+
+def test_a_topology_run_reports_dotted_names_wildcard_filters_and_several_priorities(tmp_path: Path) -> None:
+    domain = get_domain("topologies")
+    result = check_for(get_profile("artemis-latest"), {"impl": domain.layers["impl"]}, 1.0, tmp_path, 4,
+                       domain=domain)
+    rows = {name: (count, sample) for name, count, sample in describe_drawn(result.drawn)}
+    assert rows["subscribe.priority"][0] > 2
+    assert any("." in str(d).partition("://")[2] for d in result.drawn[("subscribe", "destination")])
+    assert "queue://Q.*" in rows["connect.config.include"][1]
