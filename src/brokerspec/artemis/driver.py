@@ -33,6 +33,7 @@ from typing import IO, Any
 
 from brokerspec.spec import BrokerspecError
 
+from .. import jsonin
 from .releases import ensure_distribution, ensure_java_build, find_tool
 
 AMQ_CODE = re.compile(r"\bAMQ(\d{6})\b")
@@ -113,9 +114,19 @@ class Driver:
         assert stream is not None
 
         def pump() -> None:
-            for line in stream:
-                lines.put(line)
-            lines.put(None)
+            # The only reader of the driver's output, and the only one to close it: closing it from another
+            # thread while this one reads would block on the stream's lock.
+            try:
+                for line in stream:
+                    lines.put(line)
+            except (OSError, ValueError):
+                pass
+            finally:
+                lines.put(None)
+                try:
+                    stream.close()
+                except OSError:
+                    pass
 
         threading.Thread(target=pump, name=f"artemis-driver-{self.starts}", daemon=True).start()
 
@@ -139,7 +150,14 @@ class Driver:
         if line is None:
             self.close()
             raise DriverLost(f"the Artemis driver exited during {command}; see {self.workdir / 'driver.log'}")
-        reply: dict[str, Any] = json.loads(line)
+        try:
+            reply = jsonin.loads(line)
+        except jsonin.JsonInputError as error:
+            self.close()
+            raise DriverLost(f"the Artemis driver answered {command} with an unreadable line: {error}") from None
+        if not isinstance(reply, dict):
+            self.close()
+            raise DriverLost(f"the Artemis driver answered {command} with {type(reply).__name__}, not an object")
         if not reply.get("ok"):
             causes = tuple(Cause(str(item.get("class")), str(item.get("message")), item.get("type"))
                            for item in reply.get("error", ()))
@@ -158,17 +176,17 @@ class Driver:
                 process.stdin.flush()
                 process.wait(timeout=3)
             except (OSError, subprocess.TimeoutExpired):
-                try:
-                    os.killpg(process.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                process.wait()
-        for stream in (process.stdin, process.stdout):
-            try:
-                if stream is not None:
-                    stream.close()
-            except OSError:
                 pass
+        try:  # whatever the driver started goes with it
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.wait()
+        try:
+            if process.stdin is not None:
+                process.stdin.close()
+        except OSError:
+            pass  # stdout is closed by its reader thread at end of file
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
