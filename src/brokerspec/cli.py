@@ -9,9 +9,10 @@ Subcommands
     (and, for address resolution, its core-protocol variant with the FQQN
     address part ignored), within a time budget. Prints a summary table;
     writes every divergence as a trace file.
-``brokerspec replay FILE``
+``brokerspec replay FILE [--sut CMD]``
     Replays a trace against the spec, the reference and the fast
-    implementation, step by step, and shows where they part.
+    implementation (and a system under test), step by step, and shows
+    where they part.
 ``brokerspec crash run|trial|prefix ...``
     The crash-consistency harness of the duplicate-detection store: kills
     the fast broker with SIGKILL at random points and checks what survives
@@ -32,14 +33,16 @@ Subcommands
 
 Exit codes (also in the README): 0 everything agreed; 1 a divergence or
 disagreement was found; 2 usage error or unreadable input (bad trace file,
-unknown profile or option); 3 the system under test failed (crashed, hung,
-answered garbage) and nothing disagreed.
+unknown profile or option, a bad ``--timeout``, an output path that can
+never be written); 3 the system under test failed (crashed, hung, answered
+garbage) and nothing disagreed (``conform``, ``fuzz``, ``replay --sut``).
+Options are checked as they are parsed, before any work starts
+(:mod:`brokerspec.clitools`), and text from outside is printed literally.
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -54,6 +57,9 @@ from .audit.cli import add_commands as add_audit_commands
 from .audit.cli import run_audit_command, run_generate
 from .check.domains import DOMAINS, Domain, SubjectFactory
 from .check.runner import CheckResult, check_for
+from .clitools import clean, escaped, literal, output_folder, parse_timeout
+from .clitools import parse_duration as parse_duration
+from .clitools import parse_setting as parse_setting
 from .conform.cli import COMMANDS as CONFORM_COMMANDS
 from .conform.cli import add_commands as add_conform_commands
 from .conform.cli import make_sut
@@ -62,34 +68,18 @@ from .conform.sut import subject_factory
 from .explain import print_explanation
 from .render import check_table, make_console, replay_table
 from .replay import replay
-from .trace import TraceError, read_trace
+from .trace import read_trace
 
 EXIT_OK = 0
 EXIT_DIVERGENCE = 1
 EXIT_USAGE = 2
+EXIT_SUT_FAILURE = 3
 
 CORE_VARIANT = ("addressing.fqqn_checks_address", "false")
 
 
 class UsageError(BrokerspecError):
     """A command line that cannot be carried out."""
-
-
-def parse_duration(text: str) -> float:
-    """Seconds from ``30``, ``30s``, ``2m`` or ``1.5m``."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|m)?\s*", text)
-    if match is None:
-        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (try 30s or 2m)")
-    value = float(match.group(1))
-    return value * 60 if match.group(2) == "m" else value
-
-
-def parse_setting(text: str) -> tuple[str, str]:
-    """``domain.option=value`` as a pair."""
-    name, sep, value = text.partition("=")
-    if not sep or "." not in name:
-        raise argparse.ArgumentTypeError(f"expected domain.option=value, got {text!r}")
-    return name.strip(), value.strip()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -114,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="accept any outcome the rules allow instead of Artemis's exact tie-breaking (only the "
                             "balancing domain has several; the other domains are checked as usual)")
     check.add_argument("--seed", type=int, default=None, help="seed for a repeatable run")
-    check.add_argument("--out", type=Path, default=Path("brokerspec-failures"),
+    check.add_argument("--out", type=output_folder, default="brokerspec-failures",
                        help="folder for failure traces (default ./brokerspec-failures)")
 
     replay_cmd = commands.add_parser("replay", help="replay a trace against spec, reference and impl")
@@ -123,8 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
     replay_cmd.add_argument("--sut", default=None, metavar="CMD",
                             help="also replay against this system under test (a command line or inproc:LAYER), "
                                  "outcomes only; with --layers '' only against it")
-    replay_cmd.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
-                            help="per-request timeout for a subprocess SUT (default 10)")
+    replay_cmd.add_argument("--timeout", type=parse_timeout, default=10.0, metavar="SECONDS",
+                            help="per-request timeout for a subprocess SUT, a positive number (default 10)")
 
     explain_cmd = commands.add_parser("explain", help="a trace step by step: the spec's state as tables and the "
                                       "rule that decided each outcome")
@@ -174,7 +164,7 @@ def run_check(args: argparse.Namespace) -> int:
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[status]}"),
                   TimeElapsedColumn(), console=console, transient=True) as progress:
         for domain, layers, profile in runs:
-            task = progress.add_task(f"{domain.name} {profile.label}", total=None, status="")
+            task = progress.add_task(escaped(f"{domain.name} {profile.label}"), total=None, status="")
 
             def show(stats: object, task: TaskID = task) -> None:
                 progress.update(task, status=f"{getattr(stats, 'examples', 0)} scenarios, "
@@ -186,9 +176,9 @@ def run_check(args: argparse.Namespace) -> int:
     console.print(check_table(results))
     failed = [(r, r.divergence) for r in results if r.divergence is not None]
     for result, divergence in failed:
-        console.print(f"\n[bold red]{result.domain} {result.profile.label}[/]")
-        console.print(divergence.explain(), markup=False, highlight=False)
-        console.print(f"replay with: brokerspec replay {result.trace_path}", markup=False)
+        console.print(literal(f"\n{result.domain} {result.profile.label}", style="bold red"))
+        console.print(literal(divergence.explain()))
+        console.print(literal(f"replay with: brokerspec replay {result.trace_path}"))
     total = sum(r.steps for r in results)
     console.print(f"{len(results)} domain and profile runs, {total} lockstep steps, "
                   f"{len(failed)} divergence{'s' if len(failed) != 1 else ''}")
@@ -211,18 +201,26 @@ def run_replay(args: argparse.Namespace) -> int:
             sut.close()
     console = make_console()
     if trace.note:
-        console.print(f"trace note: {trace.note}", markup=False)
+        console.print(literal(f"trace note: {trace.note}"))
     console.print(replay_table(report))
     for line in report.explain_first_difference():
-        console.print(line, markup=False, highlight=False)
-    return EXIT_OK if report.first_difference is None else EXIT_DIVERGENCE
+        console.print(literal(line))
+    if report.disagrees:
+        return EXIT_DIVERGENCE
+    failure = report.sut_failure
+    if failure is not None:
+        _, error, kind = failure
+        console.print(literal(f"the SUT failed ({kind.value}) and nothing disagreed with the spec: {error}",
+                              style="bold magenta"))
+        return EXIT_SUT_FAILURE
+    return EXIT_OK
 
 
 def run_profiles() -> int:
     """``brokerspec profiles``."""
     console = make_console()
     for profile in PROFILES.values():
-        console.print(f"[bold]{profile.name}[/]: {profile.description}")
+        console.print(f"[bold]{escaped(profile.name)}[/]: {escaped(profile.description)}", highlight=False)
         for domain, options in profile.options().items():
             for option, value in options.items():
                 console.print(f"  {domain}.{option} = {value}", markup=False)
@@ -255,11 +253,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "artemis":
             return run_artemis_command(args)
         return run_profiles()
-    except TraceError as error:
-        print(f"brokerspec: error: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    except BrokerspecError as error:
-        print(f"brokerspec: error: {error}", file=sys.stderr)
+    except BrokerspecError as error:  # TraceError among them
+        print(f"brokerspec: error: {clean(error)}", file=sys.stderr)
         return EXIT_USAGE
 
 

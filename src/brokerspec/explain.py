@@ -12,6 +12,10 @@ value's fields, when it is a record), a tuple of records becomes rows of
 fields, anything else one line. So the queues, the per-name counts, the ID
 rings, the round-robin positions and the demand subscriptions all read as
 tables without code per domain.
+
+Names and notes come from the trace file, that is from outside: they are
+printed literally (:func:`~brokerspec.clitools.literal`), never as markup,
+with control characters escaped.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from brokerspec.spec import Outcome
 
 from .check.domains import get_domain
 from .check.lockstep import format_command
+from .clitools import literal
 from .conform.catalogue import RULE_TABLES
 from .trace import Trace
 
@@ -87,8 +92,8 @@ def show(value: Any) -> str:
 
 
 def cell(value: Any) -> Text:
-    """A table cell: the value shown as plain text (never read as rich markup)."""
-    return Text(show(value))
+    """A table cell: the value shown as plain text (never read as rich markup, control characters escaped)."""
+    return literal(show(value))
 
 
 def _is_record(value: Any) -> bool:
@@ -99,7 +104,7 @@ def state_tables(part: str, value: Any) -> RenderableType:
     """One state part as a table (or a line when it has no rows)."""
     if isinstance(value, Mapping):
         if not value:
-            return Text(f"{part}: (empty)")
+            return literal(f"{part}: (empty)")
         table = Table(title=part, title_justify="left")
         first = next(iter(value.values()))
         if _is_record(first):
@@ -123,21 +128,21 @@ def state_tables(part: str, value: Any) -> RenderableType:
         for item in value:
             table.add_row(*(cell(getattr(item, n)) for n in names))
         return table
-    return Text(f"{part}: {show(value)}")
+    return literal(f"{part}: {show(value)}")
 
 
 def print_explanation(console: Console, trace: Trace) -> int:
     """Print every step; the number of steps whose recorded outcome differs from the spec's."""
-    console.print(f"{trace.domain} trace under {trace.profile.label}, {len(trace.steps)} steps"
-                  + (f"; note: {trace.note}" if trace.note else ""), markup=False)
+    console.print(literal(f"{trace.domain} trace under {trace.profile.label}, {len(trace.steps)} steps"
+                          + (f"; note: {trace.note}" if trace.note else "")))
     differing = 0
     for step in explain_trace(trace):
-        console.rule(f"step {step.number}: {format_command(step.command)}")
-        console.print(Text(f"spec: {show(step.outcome)}"))
-        console.print(Text(f"rule {step.rule}: {step.rule_summary}" if step.rule_summary else f"rule {step.rule}"))
+        console.rule(literal(f"step {step.number}: {format_command(step.command)}"))
+        console.print(literal(f"spec: {show(step.outcome)}"))
+        console.print(literal(f"rule {step.rule}: {step.rule_summary}" if step.rule_summary else f"rule {step.rule}"))
         if step.recorded_differs:
             differing += 1
-            console.print(Text(f"recorded: {show(step.recorded)}  <- differs from the spec", style="bold red"))
+            console.print(literal(f"recorded: {show(step.recorded)}  <- differs from the spec", style="bold red"))
         if step.changed:
             console.print(Group(*(state_tables(part, value) for part, value in step.changed.items())))
         else:

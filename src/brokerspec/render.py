@@ -1,4 +1,10 @@
-"""Rendering results for people: rich tables for check summaries and replays."""
+"""Rendering results for people: rich tables for check summaries and replays.
+
+Every cell and title that holds text from outside (trace file names,
+operation arguments, a SUT's error messages) is a :class:`~rich.text.Text`
+made by :func:`~brokerspec.clitools.literal`: printed as written, never read
+as markup, with control characters escaped.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +18,7 @@ from brokerspec.spec import Outcome
 
 from .check.lockstep import format_command
 from .check.runner import CheckResult
+from .clitools import literal
 from .codec import encode_outcome
 from .replay import ReplayReport
 
@@ -41,38 +48,39 @@ def check_table(results: Sequence[CheckResult]) -> Table:
             verdict = Text("agree", style="green")
         else:
             verdict = Text(f"{r.divergence.layer} parted at step {r.divergence.step}", style="bold red")
-        table.add_row(r.domain, r.profile.label, str(r.examples), str(r.steps), f"{r.seconds:.1f}", verdict,
-                      str(r.trace_path) if r.trace_path else "")
+        table.add_row(r.domain, literal(r.profile.label), str(r.examples), str(r.steps), f"{r.seconds:.1f}", verdict,
+                      literal(r.trace_path or ""))
     return table
 
 
 def replay_table(report: ReplayReport) -> Table:
     """The trace step by step: recorded outcome, spec, and each layer, differences in red."""
     first = report.first_difference
-    table = Table(title=f"replay of {report.trace.source} ({report.trace.domain}) under {report.trace.profile.label}")
+    table = Table(title=literal(f"replay of {report.trace.source} ({report.trace.domain}) under "
+                                f"{report.trace.profile.label}"))
     table.add_column("step", justify="right")
     table.add_column("operation")
     table.add_column("recorded")
     table.add_column("spec")
     names = list(report.steps[0].layers) if report.steps else []
     for name in names:
-        table.add_column(name)
+        table.add_column(literal(name))
     for step in report.steps:
         marker = " <- first difference" if first is not None and step.number == first.number else ""
-        recorded = Text(short_outcome(step.recorded), style="red" if step.recorded_differs else "")
-        cells: list[Text | str] = [str(step.number) + marker, format_command(step.command), recorded,
-                                   short_outcome(step.spec)]
+        recorded = literal(short_outcome(step.recorded), style="red" if step.recorded_differs else "")
+        cells: list[Text | str] = [str(step.number) + marker, literal(format_command(step.command)), recorded,
+                                   literal(short_outcome(step.spec))]
         for name in names:
             layer = step.layers[name]
             if layer.error is not None:
-                cells.append(Text(layer.error, style="bold red"))
+                cells.append(literal(layer.error, style="bold magenta" if layer.failure else "bold red"))
                 continue
             text = "=" if layer.outcome == step.spec else short_outcome(layer.outcome)
             if not layer.state_matches:
                 text += " (state differs)"
             if layer.invariant_problem is not None:
                 text += " (private invariants broken)"
-            cells.append(Text(text, style="" if layer.agrees_with(step.spec) else "bold red"))
+            cells.append(literal(text, style="" if layer.agrees_with(step.spec) else "bold red"))
         table.add_row(*cells)
     return table
 

@@ -8,6 +8,13 @@ another). For every step it records each layer's outcome, whether the
 layer's state still equals the spec's, and the outcome the trace recorded.
 The first step where anything parts from the spec is the *first
 difference*; the report explains it field by field.
+
+A layer that raises is recorded with its error and stops; the rest go on.
+When it raised a :class:`~brokerspec.conform.protocol.SutFailure` (a SUT
+that crashed, hung or wrote garbage), the failure's kind is kept, so the
+command can tell a SUT that failed (exit code 3) from one that disagreed
+(exit code 1): :attr:`ReplayReport.disagrees` ignores what a failed SUT did
+not answer, :attr:`ReplayReport.sut_failure` names the failure.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from brokerspec.spec import Outcome
 
 from .check.domains import get_domain
 from .check.lockstep import SubjectFactory, format_command, private_problem
+from .conform.protocol import FailureKind, SutFailure
 from .trace import Trace
 
 
@@ -33,6 +41,10 @@ class LayerStep:
     state_matches: bool
     state_difference: tuple[str, ...]
     invariant_problem: str | None = None
+    failure: FailureKind | None = None
+    """When the layer is a SUT that failed at this step or before: how it failed."""
+    stopped: bool = False
+    """The layer had already failed, so it was not asked (``error`` says when it failed)."""
 
     def agrees_with(self, expected: Outcome) -> bool:
         """True when this layer's outcome, state and private invariants all match the spec."""
@@ -67,27 +79,49 @@ class ReplayReport:
 
     trace: Trace
     steps: tuple[ReplayStep, ...]
+    start_failures: tuple[tuple[str, str, FailureKind | None], ...] = ()
+    """Layers that could not be started at all: (name, error, SUT failure kind or None)."""
 
     @property
     def first_difference(self) -> ReplayStep | None:
         """The first step that does not agree, or None."""
         return next((s for s in self.steps if not s.agrees), None)
 
+    @property
+    def disagrees(self) -> bool:
+        """Whether anything parted from the spec other than a SUT failing: a recording, an outcome, a state."""
+        return (any(kind is None for _, _, kind in self.start_failures)
+                or any(step.recorded_differs or any(not layer.agrees_with(step.spec) and layer.failure is None
+                                                    for layer in step.layers.values()) for step in self.steps))
+
+    @property
+    def sut_failure(self) -> tuple[str, str, FailureKind] | None:
+        """The first SUT failure as (layer, error, kind), or None when no SUT failed."""
+        for name, error, kind in self.start_failures:
+            if kind is not None:
+                return name, error, kind
+        for step in self.steps:
+            for name, layer in step.layers.items():
+                if layer.failure is not None and layer.error is not None:
+                    return name, layer.error, layer.failure
+        return None
+
     def explain_first_difference(self) -> list[str]:
         """The first difference in words: who disagreed with the spec, and how."""
+        starts = [f"  {name} could not be started: {error}" for name, error, _ in self.start_failures]
         step = self.first_difference
         if step is None:
-            return ["every layer agrees with the spec at every step"]
-        lines = [f"first difference at step {step.number}: {format_command(step.command)}",
+            return [*starts, "every layer agrees with the spec at every step"]
+        lines = [*starts, f"first difference at step {step.number}: {format_command(step.command)}",
                  f"  spec:     {step.spec!r}  (rule {step.spec.rule})"]
         if step.recorded_differs:
             lines.append(f"  recorded: {step.recorded!r}")
         for name, layer in step.layers.items():
             if layer.error is not None:
-                lines.append(f"  {name}: raised {layer.error}")
+                lines.append(f"  {name}: {layer.error}" if layer.stopped else f"  {name}: raised {layer.error}")
             elif layer.outcome != step.spec:
                 lines.append(f"  {name}: {layer.outcome!r}")
-            if not layer.state_matches:
+            if not layer.state_matches and layer.error is None:
                 lines.append(f"  {name} state differs from the spec's:")
                 lines.extend(f"    {d}" for d in layer.state_difference)
             if layer.invariant_problem is not None:
@@ -96,26 +130,37 @@ class ReplayReport:
 
 
 def replay(trace: Trace, layers: Mapping[str, SubjectFactory]) -> ReplayReport:
-    """Run ``trace`` through the spec and every layer in ``layers``."""
+    """Run ``trace`` through the spec and every layer in ``layers``; a layer that raises stops only itself."""
     domain = get_domain(trace.domain)
     state = domain.initial_state(trace.profile)
-    subjects = {name: factory(trace.profile) for name, factory in layers.items()}
-    broken: dict[str, str] = {}
+    subjects: dict[str, Any] = {}
+    broken: dict[str, tuple[str, FailureKind | None]] = {}
+    start_failures: list[tuple[str, str, FailureKind | None]] = []
+    for name, factory in layers.items():
+        try:
+            subjects[name] = factory(trace.profile)
+        except Exception as error:  # a SUT that cannot even be started (or greeted) is a finding too
+            kind = error.kind if isinstance(error, SutFailure) else None
+            start_failures.append((name, f"{type(error).__name__}: {error}", kind))
+            broken[name] = (f"{type(error).__name__} before step 1", kind)
     steps: list[ReplayStep] = []
     for number, traced in enumerate(trace.steps, start=1):
         state, expected = domain.apply(state, traced.command)
         results: dict[str, LayerStep] = {}
-        for name, subject in subjects.items():
+        for name in layers:
             if name in broken:
-                results[name] = LayerStep(None, f"(stopped: {broken[name]})", False, ())
+                why, kind = broken[name]
+                results[name] = LayerStep(None, f"(stopped: {why})", False, (), failure=kind, stopped=True)
                 continue
+            subject = subjects[name]
             try:
                 outcome = subject.execute(traced.command)
                 show = getattr(subject, "snapshot", None)
                 snapshot = state if show is None else show()  # a SUT shows outcomes only
             except Exception as error:  # a crashing layer is reported, and stops only itself
-                broken[name] = f"{type(error).__name__} at step {number}"
-                results[name] = LayerStep(None, f"{type(error).__name__}: {error}", False, ())
+                kind = error.kind if isinstance(error, SutFailure) else None
+                broken[name] = (f"{type(error).__name__} at step {number}", kind)
+                results[name] = LayerStep(None, f"{type(error).__name__}: {error}", False, (), failure=kind)
                 continue
             difference = tuple(domain.describe_state_difference(state, snapshot)) if snapshot != state else ()
             results[name] = LayerStep(outcome, None, snapshot == state, difference, private_problem(subject))
@@ -124,4 +169,4 @@ def replay(trace: Trace, layers: Mapping[str, SubjectFactory]) -> ReplayReport:
         close = getattr(subject, "close", None)
         if close is not None:
             close()
-    return ReplayReport(trace, tuple(steps))
+    return ReplayReport(trace, tuple(steps), tuple(start_failures))
