@@ -8,6 +8,12 @@ the SUT protocol (``--sut "node examples/node-sut/sut.js"``), or
 (``inproc:impl``, ``inproc:reference``, ``inproc:spec``,
 ``inproc:planted:NAME``). Exit codes: 0 passed, 1 conformance failure, 2
 usage error, 3 SUT failure (see :mod:`.runner`).
+
+Options are checked while they are parsed (:mod:`brokerspec.clitools`): a
+``--timeout`` that is not a positive finite number, a count below its
+minimum or an output path that can never be written is a usage error
+before anything runs. What a SUT says (its name, its error messages) and
+the ``--sut`` command line are printed literally, never as markup.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from brokerspec.spec import PROFILES, BrokerspecError, Profile, get_profile
 
 from ..check.lockstep import format_command
 from ..check.machine import RunStats
+from ..clitools import at_least, clean, escaped, literal, output_file, output_folder, parse_timeout
 from ..codec import encode_command, encode_outcome
 from ..render import make_console
 from .catalogue import DOMAIN_ORDER, Case, all_cases, check_catalogue, select
@@ -65,14 +72,18 @@ def make_sut(text: str, timeout: float) -> Sut:
 
         version = text.partition(":")[2] or DEFAULT_RELEASE
         if version not in RELEASES:
-            raise ConformUsageError(f"--sut {text}: no Artemis release {version!r}; known: {', '.join(RELEASES)}")
+            raise ConformUsageError(f"--sut {clean(text)}: no Artemis release {clean(version)!r}; "
+                                    f"known: {', '.join(RELEASES)}")
         return ArtemisSut(version, timeout=max(timeout, 30.0))
     if text.startswith("inproc:"):
         try:
             return InProcessSut(text.removeprefix("inproc:"))
         except ValueError as problem:
-            raise ConformUsageError(f"--sut {text}: {problem}") from None
-    argv = shlex.split(text)
+            raise ConformUsageError(f"--sut {clean(text)}: {problem}") from None
+    try:
+        argv = shlex.split(text)
+    except ValueError as problem:
+        raise ConformUsageError(f"--sut {clean(text)}: not a command line ({problem})") from None
     if not argv:
         raise ConformUsageError("--sut is empty: give a command line or inproc:LAYER")
     return SubprocessSut(argv, timeout)
@@ -86,8 +97,8 @@ def profile_for_sut(sut: Sut, profile: Profile, console: Console) -> Profile:
         return profile
     judged = judged_profile(sut.version, profile)
     if judged != profile:
-        console.print(f"Artemis {sut.version} is judged under {judged.label}: the profile describes a later "
-                      "release, and these options are where this one differs", markup=False)
+        console.print(literal(f"Artemis {sut.version} is judged under {judged.label}: the profile describes a "
+                              "later release, and these options are where this one differs"))
     return judged
 
 
@@ -101,11 +112,11 @@ def add_commands(commands: Any, parse_setting: Callable[[str], tuple[str, str]],
     conform.add_argument("--case", default=None, metavar="TEXT", help="only cases whose name contains TEXT")
     conform.add_argument("--strict", action="store_true",
                          help="demand the spec's exact outcome where it allows several (load balancing)")
-    conform.add_argument("--max-sut-failures", type=int, default=5, metavar="N",
+    conform.add_argument("--max-sut-failures", type=at_least(1), default=5, metavar="N",
                          help="stop after N SUT failures in a row (default 5)")
-    conform.add_argument("--junit", type=Path, default=Path("brokerspec-conform/junit.xml"),
+    conform.add_argument("--junit", type=output_file, default="brokerspec-conform/junit.xml",
                          help="JUnit XML report (default brokerspec-conform/junit.xml)")
-    conform.add_argument("--json", type=Path, default=Path("brokerspec-conform/report.json"),
+    conform.add_argument("--json", type=output_file, default="brokerspec-conform/report.json",
                          help="JSON report (default brokerspec-conform/report.json)")
 
     fuzz_cmd = commands.add_parser("fuzz", help="Hypothesis-driven stateful fuzzing of a SUT against the spec")
@@ -117,7 +128,7 @@ def add_commands(commands: Any, parse_setting: Callable[[str], tuple[str, str]],
     fuzz_cmd.add_argument("--seed", type=int, default=None, help="seed for a repeatable run")
     fuzz_cmd.add_argument("--strict", action="store_true",
                           help="demand the spec's exact outcome where it allows several (load balancing)")
-    fuzz_cmd.add_argument("--out", type=Path, default=Path("brokerspec-failures"),
+    fuzz_cmd.add_argument("--out", type=output_folder, default="brokerspec-failures",
                           help="folder for the shrunk failure traces (default ./brokerspec-failures)")
 
     diff_cmd = commands.add_parser("diff", help="shortest scripts on which two profiles or revisions of the spec "
@@ -134,13 +145,13 @@ def add_commands(commands: Any, parse_setting: Callable[[str], tuple[str, str]],
                           help="total search time, shared by the domains (default 60s)")
     diff_cmd.add_argument("--seed", type=int, default=None, help="seed for a repeatable run")
     diff_cmd.add_argument("--repo", type=Path, default=Path("."), help="the git repository for revisions (default .)")
-    diff_cmd.add_argument("--out", type=Path, default=Path("brokerspec-diff"),
+    diff_cmd.add_argument("--out", type=output_folder, default="brokerspec-diff",
                           help="folder for the distinguishing traces (default ./brokerspec-diff)")
 
     catalogue = commands.add_parser("catalogue", help="the conformance catalogue as data")
     actions = catalogue.add_subparsers(dest="action", required=True)
     export = actions.add_parser("export", help="write the cases as JSON-lines files, one per domain")
-    export.add_argument("dir", type=Path, help="folder to write into (created if missing)")
+    export.add_argument("dir", type=output_folder, help="folder to write into (created if missing)")
     export.add_argument("--profile", action="append", choices=sorted(PROFILES),
                         help="profiles to compute expected outcomes for (repeatable; default all)")
     actions.add_parser("list", help="list the cases with their rules and profiles")
@@ -154,8 +165,9 @@ def add_sut_options(parser: argparse.ArgumentParser, parse_setting: Callable[[st
     parser.add_argument("--profile", default="seed", choices=sorted(PROFILES), help="profile (default seed)")
     parser.add_argument("--set", action="append", type=parse_setting, default=[], metavar="DOMAIN.OPTION=VALUE",
                         help="override a profile option (repeatable)")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
-                        help=f"per-request timeout for a subprocess SUT (default {DEFAULT_TIMEOUT:g})")
+    parser.add_argument("--timeout", type=parse_timeout, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                        help=f"per-request timeout for a subprocess SUT, a positive number "
+                             f"(default {DEFAULT_TIMEOUT:g})")
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -195,7 +207,7 @@ def run_conform(args: argparse.Namespace) -> int:
     try:
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=console, transient=True) as progress:
-            task = progress.add_task(f"conform {profile.label}", total=len(cases))
+            task = progress.add_task(escaped(f"conform {profile.label}"), total=len(cases))
 
             def advance(result: CaseResult) -> None:
                 progress.update(task, advance=1, description=result.case.name)
@@ -206,25 +218,26 @@ def run_conform(args: argparse.Namespace) -> int:
     print_report(console, report)
     report.write_junit(args.junit)
     report.write_json(args.json)
-    console.print(f"reports: {args.junit} (JUnit XML), {args.json} (JSON)", markup=False)
+    console.print(literal(f"reports: {args.junit} (JUnit XML), {args.json} (JSON)"))
     return report.exit_code()
 
 
 def print_report(console: Console, report: ConformReport) -> None:
     """The per-case table, the failures in full, the rule coverage table and the totals."""
     name = "" if report.hello is None else f" ({report.hello.name})"
-    cases = Table(title=f"conformance of {report.sut}{name} under {report.profile.label}")
+    cases = Table(title=literal(f"conformance of {report.sut}{name} under {report.profile.label}"))
     for column in ("case", "verdict", "ms", "note"):
         cases.add_column(column, justify="right" if column == "ms" else "left")
     for result in report.results:
         note = result.message.splitlines()[0] if result.message else ""
-        cases.add_row(result.case.name, f"[{STYLE[result.verdict]}]{result.verdict.value}[/]",
-                      f"{result.seconds * 1000:.0f}", note)
+        cases.add_row(literal(result.case.name), literal(result.verdict.value, style=STYLE[result.verdict]),
+                      f"{result.seconds * 1000:.0f}", literal(note))
     console.print(cases)
     for result in report.results:
         if result.verdict is Verdict.FAILED:
-            console.print(f"\n[bold red]{result.case.name}[/] ({result.case.summary})")
-            console.print(result.message, markup=False, highlight=False)
+            console.print(f"\n[bold red]{escaped(result.case.name)}[/] ({escaped(result.case.summary)})",
+                          highlight=False)
+            console.print(literal(result.message))
             if result.rule:
                 console.print(f"the expected outcome was decided by rule {result.rule}", markup=False)
     rules = Table(title="rule coverage")
@@ -232,14 +245,14 @@ def print_report(console: Console, report: ConformReport) -> None:
         rules.add_column(column, justify="left" if column in ("rule", "domain") else "right")
     for rule, domain, count, passed, failed in report.rule_rows():
         style = "bold red" if failed else ("yellow" if not count else "")
-        rules.add_row(rule, domain, str(count), str(passed), str(failed), style=style)
+        rules.add_row(literal(rule), domain, str(count), str(passed), str(failed), style=style)
     console.print(rules)
     unexercised = sum(1 for row in report.rule_rows() if not row[2])
     totals = ", ".join(f"{report.count(v)} {v.value}" for v in Verdict if report.count(v))
     console.print(f"{len(report.results)} cases: {totals}; {unexercised} rules not exercised; "
                   f"{report.seconds:.1f} s", markup=False)
     if report.stopped:
-        console.print(f"[bold magenta]stopped early:[/] {report.stopped}")
+        console.print(f"[bold magenta]stopped early:[/] {escaped(report.stopped)}", highlight=False)
 
 
 def run_fuzz(args: argparse.Namespace) -> int:
@@ -255,13 +268,13 @@ def run_fuzz(args: argparse.Namespace) -> int:
             task = progress.add_task(f"fuzz {profile.label}", total=None, status="")
 
             def show(domain: str, stats: RunStats) -> None:
-                progress.update(task, description=f"fuzz {domain} {profile.label}",
+                progress.update(task, description=escaped(f"fuzz {domain} {profile.label}"),
                                 status=f"{stats.examples} scenarios, {stats.steps} steps")
 
             report = fuzz(sut, profile, domains, args.budget, args.out, args.seed, args.strict, show)
     finally:
         sut.close()
-    table = Table(title=f"fuzzing {report.sut} under {profile.label} (seed {args.seed})")
+    table = Table(title=literal(f"fuzzing {report.sut} under {profile.label} (seed {args.seed})"))
     for column in ("domain", "scenarios", "steps", "seconds", "result"):
         table.add_column(column, justify="left" if column in ("domain", "result") else "right")
     for result in report.results:
@@ -271,18 +284,18 @@ def run_fuzz(args: argparse.Namespace) -> int:
         table.add_row(domain, "-", "-", "-", "[yellow]not offered by the SUT[/]")
     console.print(table)
     for why, count in sorted(report.unsupported.items()):
-        console.print(f"{count} scenario(s) discarded: the SUT cannot do this: {why}", markup=False, highlight=False)
+        console.print(literal(f"{count} scenario(s) discarded: the SUT cannot do this: {why}"))
     replay_with = f"brokerspec replay {{}} --sut {shlex.quote(args.sut)}"
     for result in report.divergences:
         assert result.divergence is not None
-        console.print(result.divergence.explain(), markup=False, highlight=False)
-        console.print(f"shrunk script written to {result.trace_path}; replay with:", markup=False)
-        console.print("  " + replay_with.format(shlex.quote(str(result.trace_path))), markup=False)
+        console.print(literal(result.divergence.explain()))
+        console.print(literal(f"shrunk script written to {result.trace_path}; replay with:"))
+        console.print(literal("  " + replay_with.format(shlex.quote(str(result.trace_path)))))
     if report.failure is not None:
-        console.print(f"[bold magenta]the SUT failed:[/] {report.failure}", highlight=False)
+        console.print(f"[bold magenta]the SUT failed:[/] {escaped(report.failure)}", highlight=False)
         if report.failure_trace is not None:
-            console.print(f"the script up to the failure is in {report.failure_trace}; replay with:", markup=False)
-            console.print("  " + replay_with.format(shlex.quote(str(report.failure_trace))), markup=False)
+            console.print(literal(f"the script up to the failure is in {report.failure_trace}; replay with:"))
+            console.print(literal("  " + replay_with.format(shlex.quote(str(report.failure_trace)))))
     if report.divergences:
         return EXIT_CONFORMANCE_FAILURE
     if report.failure is not None:
@@ -312,7 +325,7 @@ def run_diff(args: argparse.Namespace) -> int:
 
                 results = diff(source, target, domains, args.budget, args.out, args.seed, show)
         except SutFailure as failure:
-            console.print(f"[bold magenta]a side could not be run:[/] {failure}", highlight=False)
+            console.print(f"[bold magenta]a side could not be run:[/] {escaped(failure)}", highlight=False)
             return EXIT_SUT_FAILURE
         finally:
             source.sut.close()
@@ -321,7 +334,7 @@ def run_diff(args: argparse.Namespace) -> int:
         shutil.rmtree(workdir, ignore_errors=True)
     share = args.budget / len(domains)
     title = f"{args.source} ({source.profile.label}) vs {args.target} ({target.profile.label})"
-    table = Table(title=title)
+    table = Table(title=literal(title))
     for column in ("domain", "scenarios", "seconds", "result"):
         table.add_column(column, justify="right" if column in ("scenarios", "seconds") else "left")
     for result in results:
@@ -334,12 +347,12 @@ def run_diff(args: argparse.Namespace) -> int:
             continue
         console.print(f"\n[bold]{result.domain}[/]: the shortest script found", highlight=False)
         for number, command in enumerate(result.divergence.commands, start=1):
-            console.print(f"  {number:>3}. {format_command(command)}", markup=False, highlight=False)
+            console.print(literal(f"  {number:>3}. {format_command(command)}"))
         outcomes = result.outcomes()
         if outcomes is not None:
-            console.print(f"  {args.source}: {outcomes[0]}", markup=False, highlight=False)
-            console.print(f"  {args.target}: {outcomes[1]}", markup=False, highlight=False)
-        console.print(f"  trace: {result.trace}", markup=False)
+            console.print(literal(f"  {args.source}: {outcomes[0]}"))
+            console.print(literal(f"  {args.target}: {outcomes[1]}"))
+        console.print(literal(f"  trace: {result.trace}"))
     return EXIT_CONFORMANCE_FAILURE if any(r.divergence is not None for r in results) else EXIT_PASS
 
 
@@ -369,7 +382,7 @@ def run_export(args: argparse.Namespace) -> int:
         with path.open("w", encoding="utf-8") as out:
             for case in mine:
                 out.write(json.dumps(export_case(case, profiles)) + "\n")
-        console.print(f"{path}: {len(mine)} cases", markup=False)
+        console.print(literal(f"{path}: {len(mine)} cases"))
     return EXIT_PASS
 
 
@@ -380,7 +393,8 @@ def run_list() -> int:
         table.add_column(column)
     for case in checked_catalogue():
         profiles = "all" if set(case.profiles) == set(PROFILES) else ", ".join(case.profiles)
-        table.add_row(case.name, str(len(case.commands)), ", ".join(case.rules), profiles, case.source)
+        table.add_row(literal(case.name), str(len(case.commands)), literal(", ".join(case.rules)), literal(profiles),
+                      literal(case.source))
     make_console().print(table)
     return EXIT_PASS
 

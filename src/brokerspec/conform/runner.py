@@ -18,6 +18,12 @@ failures in a row the run stops and the remaining cases are ``not-run``: a
 SUT that hangs on everything costs a few timeouts, not one per case. The
 report keeps whatever was run, and :meth:`ConformReport.exit_code` tells the
 three kinds of result apart.
+
+The reports hold what the SUT wrote, whatever it was: the JSON report
+escapes control characters as JSON does, and the JUnit XML writes every
+character XML 1.0 forbids (NUL, ESC and the other controls) as an escape
+such as ``\x1b`` (:func:`~brokerspec.clitools.xml_safe`), so both files
+stay well-formed.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from brokerspec.spec import Profile
 
 from ..check.domains import get_domain
 from ..check.lockstep import DivergenceError, Lockstep, format_command
+from ..clitools import xml_safe
 from .catalogue import RULE_TABLES, Case
 from .protocol import FailureKind, Hello, SutFailure
 from .sut import Sut, subject_factory
@@ -135,8 +142,8 @@ class ConformReport:
         path.write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
 
     def write_junit(self, path: Path) -> None:
-        """A JUnit XML file: one test suite per domain, one test case per case."""
-        root = ElementTree.Element("testsuites", name=f"brokerspec conform {self.profile.label}")
+        """A JUnit XML file: one test suite per domain, one test case per case; well-formed whatever the SUT wrote."""
+        root = ElementTree.Element("testsuites", name=xml_safe(f"brokerspec conform {self.profile.label}"))
         for domain in dict.fromkeys(r.case.domain for r in self.results):
             results = [r for r in self.results if r.case.domain == domain]
             suite = ElementTree.SubElement(
@@ -147,12 +154,13 @@ class ConformReport:
                 time=f"{sum(r.seconds for r in results):.3f}")
             for result in results:
                 item = ElementTree.SubElement(suite, "testcase", classname=f"brokerspec.{domain}",
-                                              name=result.case.name, time=f"{result.seconds:.4f}")
+                                              name=xml_safe(result.case.name), time=f"{result.seconds:.4f}")
                 tag = {Verdict.FAILED: "failure", Verdict.SUT_FAILURE: "error", Verdict.SKIPPED: "skipped",
                        Verdict.NOT_RUN: "skipped"}.get(result.verdict)
                 if tag is not None:
-                    ElementTree.SubElement(item, tag, message=result.message.splitlines()[0] if result.message
-                                           else result.verdict.value).text = result.message
+                    message = xml_safe(result.message)
+                    ElementTree.SubElement(item, tag, message=message.splitlines()[0] if message
+                                           else result.verdict.value).text = message
         path.parent.mkdir(parents=True, exist_ok=True)
         ElementTree.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
 
