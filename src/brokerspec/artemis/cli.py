@@ -9,7 +9,8 @@ programs for them, so a later run starts at once; ``.ci/run`` calls it.
 (:mod:`.fidelity`), prints the totals and every difference, writes the
 generated block of ``docs/artemis-fidelity.md`` and a JSON report. It exits
 0 when every case that ran agrees, 1 when a case differs, 3 when a release
-could not be run.
+could not be run. The ``--page`` and ``--json`` paths are checked before
+any broker starts; what a broker says is printed literally.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
 from brokerspec.conform.runner import CaseResult
 
+from ..clitools import literal, output_file
 from ..render import make_console
 from .fidelity import AGREE, DIFFER, MARKS, run_fidelity, write_report
 from .releases import RELEASES, ArtemisUnavailable, ensure_distribution, ensure_java_build
@@ -45,9 +47,9 @@ def add_command(commands: Any) -> None:
     fidelity.add_argument("--domain", action="append", choices=DOMAINS,
                           help="only this domain (repeatable; default every domain the adapter speaks)")
     fidelity.add_argument("--case", default=None, metavar="TEXT", help="only cases whose name contains TEXT")
-    fidelity.add_argument("--page", type=Path, default=None, metavar="MARKDOWN",
+    fidelity.add_argument("--page", type=output_file, default=None, metavar="MARKDOWN",
                           help="write the table into this page's generated block (docs/artemis-fidelity.md)")
-    fidelity.add_argument("--json", type=Path, default=Path("brokerspec-fidelity/fidelity.json"),
+    fidelity.add_argument("--json", type=output_file, default="brokerspec-fidelity/fidelity.json",
                           help="JSON report (default brokerspec-fidelity/fidelity.json)")
 
 
@@ -61,9 +63,9 @@ def run(args: argparse.Namespace) -> int:
                 home = ensure_distribution(version)
                 classes = ensure_java_build(version)
             except ArtemisUnavailable as problem:
-                console.print(f"Artemis {version}: {problem}", markup=False)
+                console.print(literal(f"Artemis {version}: {problem}"))
                 return EXIT_UNAVAILABLE
-            console.print(f"Artemis {version}: {home} (adapter classes in {classes})", markup=False)
+            console.print(literal(f"Artemis {version}: {home} (adapter classes in {classes})"))
         return EXIT_AGREE
     domains = tuple(args.domain or DOMAINS)
     with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=console, transient=True) as progress:
@@ -77,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             runs = run_fidelity(versions, domains, args.case, show)
         except ArtemisUnavailable as problem:
-            console.print(f"Artemis cannot be run here: {problem}", markup=False)
+            console.print(literal(f"Artemis cannot be run here: {problem}"))
             return EXIT_UNAVAILABLE
     for release_run in runs:
         totals = ", ".join(f"{release_run.count(mark)} {mark}" for mark in MARKS if release_run.count(mark))
@@ -86,14 +88,13 @@ def run(args: argparse.Namespace) -> int:
                       markup=False)
         for mark in release_run.marks:
             if mark.mark == DIFFER:
-                console.print(f"  differ  {mark.case} (step {mark.step}): {mark.note}", markup=False,
-                              highlight=False)
+                console.print(literal(f"  differ  {mark.case} (step {mark.step}): {mark.note}"))
     if args.page is not None:
         write_report(runs, args.page, args.json)
-        console.print(f"wrote {args.page} and {args.json}", markup=False)
+        console.print(literal(f"wrote {args.page} and {args.json}"))
     else:
         write_report(runs, Path(args.json).with_suffix(".md"), args.json)
-        console.print(f"wrote {args.json} and {Path(args.json).with_suffix('.md')}", markup=False)
+        console.print(literal(f"wrote {args.json} and {Path(args.json).with_suffix('.md')}"))
     ran = [m for r in runs for m in r.marks if m.mark in (AGREE, DIFFER)]
     if not ran:
         console.print("no case ran against a broker: nothing was checked", markup=False)
