@@ -30,9 +30,9 @@ dies, with SIGKILL, at a random moment:
 :func:`run_crash_trials` runs many trials and returns a :class:`CrashReport`;
 each failing trial's seed is printed with the command that replays it::
 
-    python -m brokerspec.crash run --trials 200 --seed 1
-    python -m brokerspec.crash trial --seed 12345 --profile artemis-latest --set duplicates.id_cache_size=3
-    python -m brokerspec.crash prefix --seed 12345 --profile artemis-latest --durable 17
+    brokerspec crash run --trials 200 --seed 1
+    brokerspec crash trial --seed 12345 --profile artemis-latest --set duplicates.id_cache_size=3
+    brokerspec crash prefix --seed 12345 --profile artemis-latest --durable 17
 
 ``trial`` repeats one trial's workload and kill plan (where a delay lands
 depends on timing, so a delay trial is repeated in spirit, not to the
@@ -41,6 +41,10 @@ abandons the store without closing it, and checks the reload: the
 deterministic half of a trial. Every trial uses its own temporary folder,
 removed afterwards, and a child still running when its trial ends for any
 reason is killed.
+
+The options are checked before anything runs: a profile, a ``--set`` or a
+``--broker`` that does not exist, or a count below one, is a usage error
+(exit code 2, one line).
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ import dataclasses
 import importlib
 import os
 import random
+import shlex
 import signal
 import subprocess
 import sys
@@ -64,7 +69,8 @@ from pathlib import Path
 from typing import Any
 
 from brokerspec.impl.duplicates import FastDuplicatesBroker
-from brokerspec.spec import PROFILES, Profile, get_profile
+from brokerspec.clitools import at_least, clean, parse_setting
+from brokerspec.spec import PROFILES, BrokerspecError, Profile, get_profile
 from brokerspec.spec.duplicates import (
     Begin,
     CacheName,
@@ -203,12 +209,15 @@ class TrialResult:
         return self.matched is not None and not self.error
 
     def replay_command(self) -> str:
-        """The command that runs this trial again."""
-        sets = "".join(f" --set {dotted}={value}" for dotted, value in self.profile.overrides)
-        broker = "" if self.broker == DEFAULT_BROKER else f" --broker {self.broker}"
-        path = f"PYTHONPATH={os.pathsep.join(self.python_path)} " if self.python_path else ""
-        return (f"{path}python -m brokerspec.crash trial --seed {self.seed} --profile {self.profile.name}{sets} "
-                f"--steps {self.steps}{broker}")
+        """The ``brokerspec crash trial`` command that runs this trial again, quoted for a POSIX shell."""
+        words = ["brokerspec", "crash", "trial", "--seed", str(self.seed), "--profile", self.profile.name]
+        for dotted, value in self.profile.overrides:
+            words += ["--set", f"{dotted}={value}"]
+        words += ["--steps", str(self.steps)]
+        if self.broker != DEFAULT_BROKER:
+            words += ["--broker", self.broker]
+        path = f"PYTHONPATH={shlex.quote(os.pathsep.join(self.python_path))} " if self.python_path else ""
+        return path + shlex.join(words)
 
     def describe(self) -> str:
         """A few lines for people."""
@@ -535,49 +544,77 @@ def run_crash_trials(trials: int, seed: int, profiles: Sequence[Profile],
 # --- the command line -------------------------------------------------------------------------------
 
 
-def _overrides(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
-    return tuple((dotted, value) for dotted, _, value in (item.partition("=") for item in args.set))
+def broker_name(text: str) -> str:
+    """An argument type for ``--broker``: ``module:Class``, importable as the children will import it."""
+    module_name, sep, class_name = text.partition(":")
+    if not sep or not module_name or not class_name:
+        raise argparse.ArgumentTypeError(f"expected module:Class, got {clean(text)!r}")
+    folder = os.getcwd()  # a child runs ``python -m``, which puts the working folder first on its path
+    added = folder not in sys.path
+    if added:
+        sys.path.insert(0, folder)
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as error:
+        raise argparse.ArgumentTypeError(f"cannot import {clean(module_name)!r}: {clean(error)}") from None
+    finally:
+        if added:
+            sys.path.remove(folder)
+    if not isinstance(getattr(module, class_name, None), type):
+        raise argparse.ArgumentTypeError(f"{clean(module_name)} has no class {clean(class_name)!r}")
+    return text
 
 
-def _profile(args: argparse.Namespace) -> Profile:
-    return get_profile(args.profile, _overrides(args))
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``run``, ``trial``, ``prefix`` and ``child`` (what ``run`` and ``trial`` start)."""
-    parser = argparse.ArgumentParser(prog="python -m brokerspec.crash", description="crash-consistency trials")
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``run``, ``trial``, ``prefix`` and ``child``; every value is checked as it is parsed."""
+    parser = argparse.ArgumentParser(prog="brokerspec crash", description="crash-consistency trials")
     commands = parser.add_subparsers(dest="command", required=True)
     for name in ("run", "trial", "prefix", "child"):
         sub = commands.add_parser(name)
         if name == "run":
-            sub.add_argument("--profile", action="append", help="repeat for several (default: every profile)")
+            sub.add_argument("--profile", action="append", choices=sorted(PROFILES),
+                             help="repeat for several (default: every profile)")
         else:
-            sub.add_argument("--profile", default="artemis-latest")
-        sub.add_argument("--set", default=[], action="append", metavar="DOMAIN.OPTION=VALUE")
+            sub.add_argument("--profile", default="artemis-latest", choices=sorted(PROFILES))
+        sub.add_argument("--set", default=[], action="append", type=parse_setting, metavar="DOMAIN.OPTION=VALUE")
         sub.add_argument("--seed", type=int, default=1)
-        sub.add_argument("--steps", type=int, default=DEFAULT_STEPS)
-        sub.add_argument("--broker", default=DEFAULT_BROKER)
-    commands.choices["run"].add_argument("--trials", type=int, default=200)
-    commands.choices["run"].add_argument("--workers", type=int, default=2)
-    commands.choices["prefix"].add_argument("--durable", type=int, required=True)
+        sub.add_argument("--steps", type=at_least(1), default=DEFAULT_STEPS)
+        sub.add_argument("--broker", type=broker_name, default=DEFAULT_BROKER, metavar="MODULE:CLASS")
+    commands.choices["run"].add_argument("--trials", type=at_least(1), default=200)
+    commands.choices["run"].add_argument("--workers", type=at_least(1), default=2)
+    commands.choices["prefix"].add_argument("--durable", type=at_least(0), required=True)
     commands.choices["child"].add_argument("--store", type=Path, required=True)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``run``, ``trial``, ``prefix`` and ``child`` (what ``run`` and ``trial`` start)."""
+    parser = build_parser()
     args = parser.parse_args(argv)
+    python_path = tuple(filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep)))
+    try:
+        names = (args.profile or list(PROFILES)) if args.command == "run" else [args.profile]
+        profiles = [get_profile(name, tuple(args.set)) for name in names]
+    except BrokerspecError as error:
+        print(f"brokerspec crash: error: {clean(error)}", file=sys.stderr)
+        return 2
+    if args.command == "prefix" and args.durable > args.steps:
+        print(f"brokerspec crash: error: --durable {args.durable} is more than --steps {args.steps}", file=sys.stderr)
+        return 2
     if args.command == "child":
-        run_child(args.store, _profile(args), args.seed, args.steps, args.broker)
+        run_child(args.store, profiles[0], args.seed, args.steps, args.broker)
         return 0
     if args.command == "trial":
-        result = run_trial(args.seed, _profile(args), args.steps, args.broker,
-                           tuple(filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))))
+        result = run_trial(args.seed, profiles[0], args.steps, args.broker, python_path)
         print(result.describe())
         return 0 if result.ok else 1
     if args.command == "prefix":
         with tempfile.TemporaryDirectory(prefix="brokerspec-crash-") as name:
-            result = check_prefix(_profile(args), args.seed, args.steps, args.durable, Path(name), args.broker)
+            result = check_prefix(profiles[0], args.seed, args.steps, args.durable, Path(name), args.broker)
         print(result.describe())
         return 0 if result.ok else 1
-    profiles = [get_profile(name, _overrides(args)) for name in (args.profile or PROFILES)]
     report = run_crash_trials(args.trials, args.seed, profiles, steps=args.steps, broker=args.broker,
-                              workers=args.workers)
+                              python_path=python_path, workers=args.workers)
     print(report.summary())
     return 0 if report.ok else 1
 
