@@ -335,3 +335,11 @@ def test_a_faults_file_that_is_not_text_is_a_usage_error(tmp_path: Path, capsys:
     faults.write_bytes(b'{"history": "h\xff", "step": 1}\n')
     assert main(["audit", str(tmp_path), "--out", str(tmp_path / "out"), "--expect", str(faults)]) == EXIT_USAGE
     assert f"{faults}: " in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "0"])
+def test_mutation_score_refuses_a_timeout_that_is_not_a_positive_finite_number(
+        value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["mutation-score", "--timeout", value])
+    assert stopped.value.code == 2 and "--timeout" in capsys.readouterr().err

@@ -118,4 +118,4 @@ def test_report_counts_failures() -> None:
     assert (report.trials, report.lost, report.phantom, report.mismatches, report.errors) == (3, 1, 0, 1, 1)
     assert report.failed_seeds == [2, 3] and report.in_flight_durable == 1 and report.finished == 1
     text = report.summary()
-    assert "seed 2" in text and "python -m brokerspec.crash trial --seed 2 --profile seed" in text
+    assert "seed 2" in text and "brokerspec crash trial --seed 2 --profile seed" in text

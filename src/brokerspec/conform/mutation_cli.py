@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from ..clitools import at_least, output_folder, parse_timeout
 from ..render import make_console
 from .catalogue import DOMAIN_ORDER, all_cases
 from .mutation import (
@@ -60,9 +61,9 @@ def add_command(commands: Any) -> None:
                      help="also run the mutants left out by default (self-checks, state views, solver entry points)")
     cmd.add_argument("--operator", action="append", default=[], metavar="TEXT",
                      help="only cosmic-ray operators whose name contains TEXT (repeatable)")
-    cmd.add_argument("--sample", type=int, default=None, metavar="N",
+    cmd.add_argument("--sample", type=at_least(1), default=None, metavar="N",
                      help="run about N mutants, evenly spread (default: all)")
-    cmd.add_argument("--fuzz-examples", type=int, default=FUZZ_EXAMPLES, metavar="N",
+    cmd.add_argument("--fuzz-examples", type=at_least(0), default=FUZZ_EXAMPLES, metavar="N",
                      help=f"fuzzed scripts per profile after the catalogue (default {FUZZ_EXAMPLES}; 0: none)")
     cmd.add_argument("--seed", type=int, default=FUZZ_SEED, help=f"the fuzz seed (default {FUZZ_SEED})")
     cmd.add_argument("--case", default=None, metavar="TEXT",
@@ -70,23 +71,20 @@ def add_command(commands: Any) -> None:
     cmd.add_argument("--survivors-of", type=Path, default=None, metavar="REPORT",
                      help="only the mutants that survived in an earlier run's mutation-score.json "
                           "(to see quickly what new cases kill)")
-    cmd.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutants run at once (default: cores)")
-    cmd.add_argument("--timeout", type=float, default=TIMEOUT, metavar="SECONDS",
+    cmd.add_argument("--jobs", type=at_least(1), default=os.cpu_count() or 1,
+                     help="mutants run at once (default: cores)")
+    cmd.add_argument("--timeout", type=parse_timeout, default=TIMEOUT, metavar="SECONDS",
                      help=f"a mutant still running after this is killed (default {TIMEOUT:g})")
     cmd.add_argument("--no-planted", action="store_true", help="skip the planted-bug brokers")
     cmd.add_argument("--target", type=float, default=90.0, metavar="PERCENT",
                      help="the score to reach (default 90)")
-    cmd.add_argument("--out", type=Path, default=Path("brokerspec-mutation"),
+    cmd.add_argument("--out", type=output_folder, default=Path("brokerspec-mutation"),
                      help="folder for mutation-score.json and survivors.txt (default ./brokerspec-mutation)")
 
 
 def run(args: argparse.Namespace) -> int:
     """``brokerspec mutation-score``."""
     console = make_console()
-    if args.jobs < 1 or args.timeout <= 0 or args.fuzz_examples < 0 or (args.sample is not None and args.sample < 1):
-        console.print("--jobs and --sample must be at least 1, --timeout above 0, --fuzz-examples not negative",
-                      markup=False)
-        return EXIT_USAGE
     try:
         the_plan = plan(args.file, args.domain or (), args.operator, args.sample, args.everything)
         if args.survivors_of is not None:

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import pytest
 
+from ..clitools import parse_timeout
+
 # Loaded in every pytest session where brokerspec is installed, so this module
-# imports nothing of the spec: the items live in pytest_items, imported only
-# when --brokerspec-sut is given.
+# imports nothing of the spec (clitools needs only the standard library): the
+# items live in pytest_items, imported only when --brokerspec-sut is given.
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -31,7 +33,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="the profile: seed, artemis-2.11 or artemis-latest (default seed)")
     group.addoption("--brokerspec-domain", action="append", default=None, metavar="DOMAIN",
                     help="only this domain: addressing, duplicates, balancing or topologies (repeatable)")
-    group.addoption("--brokerspec-timeout", type=float, default=None, metavar="SECONDS",
+    group.addoption("--brokerspec-timeout", type=parse_timeout, default=None, metavar="SECONDS",
                     help="per-request timeout for a subprocess SUT (default: the adapter's, as for brokerspec conform)")
     group.addoption("--brokerspec-strict", action="store_true",
                     help="demand the spec's exact outcome where it allows several")
