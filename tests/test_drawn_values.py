@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from brokerspec.check.domains import get_domain
+from brokerspec.cli import main
 from brokerspec.check.machine import RunStats
 from brokerspec.check.runner import check_for, describe_drawn
 from brokerspec.spec import get_profile
@@ -29,3 +32,13 @@ def test_a_topology_run_reports_dotted_names_wildcard_filters_and_several_priori
     assert rows["subscribe.priority"][0] > 2
     assert any("." in str(d).partition("://")[2] for d in result.drawn[("subscribe", "destination")])
     assert "queue://Q.*" in rows["connect.config.include"][1]
+
+
+def test_fuzz_lists_the_values_it_drew_when_asked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fuzz", "--sut", "inproc:impl", "--domain", "topologies", "--budget", "1s", "--seed", "1",
+                 "--out", str(tmp_path)]) == 0
+    assert "--show-values lists the values" in capsys.readouterr().out
+    assert main(["fuzz", "--sut", "inproc:impl", "--domain", "topologies", "--budget", "1s", "--seed", "1",
+                 "--show-values", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "values drawn" in out and "subscribe.priority" in out and "'queue://Q.A'" in out

@@ -17,7 +17,7 @@ from rich.text import Text
 from brokerspec.spec import Outcome
 
 from .check.lockstep import format_command
-from .check.runner import CheckResult
+from .check.runner import CheckResult, describe_drawn
 from .clitools import literal
 from .codec import encode_outcome
 from .replay import ReplayReport
@@ -91,3 +91,16 @@ def make_console(width: int | None = None) -> Console:
     if width is None and not console.is_terminal:
         console = Console(width=200, soft_wrap=False)
     return console
+
+
+def drawn_table(results: Sequence[CheckResult]) -> Table:
+    """What each domain's run drew: per operation argument, how many distinct values, and some of them."""
+    table = Table(title="values drawn (distinct values per operation argument)")
+    table.add_column("domain")
+    table.add_column("argument")
+    table.add_column("distinct", justify="right")
+    table.add_column("values")
+    for result in results:
+        for argument, count, sample in describe_drawn(result.drawn):
+            table.add_row(result.domain, argument, str(count), Text(sample))
+    return table

@@ -36,7 +36,7 @@ from ..check.lockstep import format_command
 from ..check.machine import RunStats
 from ..clitools import at_least, clean, escaped, literal, output_file, output_folder, parse_timeout
 from ..codec import encode_command, encode_outcome
-from ..render import make_console
+from ..render import drawn_table, make_console
 from .catalogue import DOMAIN_ORDER, Case, all_cases, check_catalogue, select
 from .mutation_cli import add_command as add_mutation_command
 from .mutation_cli import run as run_mutation_score
@@ -128,6 +128,8 @@ def add_commands(commands: Any, parse_setting: Callable[[str], tuple[str, str]],
     fuzz_cmd.add_argument("--seed", type=int, default=None, help="seed for a repeatable run")
     fuzz_cmd.add_argument("--strict", action="store_true",
                           help="demand the spec's exact outcome where it allows several (load balancing)")
+    fuzz_cmd.add_argument("--show-values", action="store_true",
+                          help="also list the values drawn for every operation argument (what the run reached)")
     fuzz_cmd.add_argument("--out", type=output_folder, default="brokerspec-failures",
                           help="folder for the shrunk failure traces (default ./brokerspec-failures)")
 
@@ -283,13 +285,18 @@ def run_fuzz(args: argparse.Namespace) -> int:
     for domain in report.skipped:
         table.add_row(domain, "-", "-", "-", "[yellow]not offered by the SUT[/]")
     console.print(table)
+    if args.show_values:
+        console.print(drawn_table(report.results))
+    elif report.results:
+        arguments = sum(len(r.drawn) for r in report.results)
+        console.print(f"{arguments} operation arguments drawn; --show-values lists the values", markup=False)
     for why, count in sorted(report.unsupported.items()):
         console.print(literal(f"{count} scenario(s) discarded: the SUT cannot do this: {why}"))
     replay_with = f"brokerspec replay {{}} --sut {shlex.quote(args.sut)}"
     for result in report.divergences:
         assert result.divergence is not None
         console.print(literal(result.divergence.explain()))
-        console.print(literal(f"shrunk script written to {result.trace_path}; replay with:"))
+        console.print(literal(f"shrunk script (no single step can go) written to {result.trace_path}; replay with:"))
         console.print(literal("  " + replay_with.format(shlex.quote(str(result.trace_path)))))
     if report.failure is not None:
         console.print(f"[bold magenta]the SUT failed:[/] {escaped(report.failure)}", highlight=False)
