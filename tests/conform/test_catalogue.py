@@ -156,7 +156,9 @@ def test_catalogue_export_writes_one_jsonl_per_domain_with_expected_outcomes(tmp
         assert set(first) >= {"name", "steps", "expected", "rules", "source", "rules_exercised", "overrides"}
         if "seed" in first["expected"]:
             assert len(first["expected"]["seed"]) == len(first["steps"])
-    assert main(["catalogue", "export", str(tmp_path / "addressing.jsonl")]) == 2
+    with pytest.raises(SystemExit) as refused:  # a file where the folder should be: refused while parsing
+        main(["catalogue", "export", str(tmp_path / "addressing.jsonl")])
+    assert refused.value.code == 2
 
 
 def test_catalogue_list_and_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
