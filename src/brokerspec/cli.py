@@ -35,7 +35,9 @@ Exit codes (also in the README): 0 everything agreed; 1 a divergence or
 disagreement was found; 2 usage error or unreadable input (bad trace file,
 unknown profile or option, a bad ``--timeout``, an output path that can
 never be written); 3 the system under test failed (crashed, hung, answered
-garbage) and nothing disagreed (``conform``, ``fuzz``, ``replay --sut``).
+garbage) and nothing disagreed (``conform``, ``fuzz``, ``replay --sut``); 4
+nothing was checked (``conform`` with every case skipped, ``fuzz`` with no
+domain offered or every scenario discarded).
 Options are checked as they are parsed, before any work starts
 (:mod:`brokerspec.clitools`), and text from outside is printed literally.
 """

@@ -214,3 +214,32 @@ def test_the_protocol_server_answers_hostile_requests_with_an_error_and_goes_on(
 def test_the_server_lists_the_domains_of_its_layer() -> None:
     hello = Server("planted:loop-check-missing").answer({"v": 1, "type": "hello", "profile": "seed", "domains": []})
     assert hello is not None and hello["domains"] == ["topologies"]
+
+
+def test_conform_and_fuzz_say_nothing_was_checked_when_the_sut_offers_no_asked_domain(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    only_addressing = "inproc:planted:first-match-instead-of-ambiguous"
+    code = main(["conform", "--sut", only_addressing, "--domain", "duplicates", "--junit", str(tmp_path / "j.xml"),
+                 "--json", str(tmp_path / "r.json")])
+    out = capsys.readouterr().out
+    assert code == 4 and "nothing was checked: every case was skipped" in out and "offers addressing" in out
+    code = main(["fuzz", "--sut", only_addressing, "--domain", "duplicates", "--budget", "1s", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 4 and "nothing was checked: the SUT offers addressing" in out
+    assert "no difference found" not in out
+
+
+class CannotDoAnything(InProcessSut):
+    """A SUT that can perform no operation at all, as a wire adapter for the wrong broker might."""
+
+    def execute(self, command: Any) -> Any:
+        raise Unsupported(FailureKind.UNSUPPORTED, "op", "nothing works here")
+
+
+def test_fuzz_says_nothing_was_checked_when_every_scenario_was_discarded(tmp_path: Path) -> None:
+    report = fuzz(CannotDoAnything("impl"), get_profile("artemis-latest"), ("addressing",), 1.0, tmp_path, run_seed=1)
+    assert report.results and report.results[0].examples > 0 and not report.divergences
+    why = report.nothing_checked()
+    assert why is not None and "was discarded at its first step" in why
+    assert fuzz(InProcessSut("impl"), get_profile("artemis-latest"), ("addressing",), 1.0, tmp_path,
+                run_seed=1).nothing_checked() is None

@@ -7,7 +7,7 @@ the SUT protocol (``--sut "node examples/node-sut/sut.js"``), or
 ``inproc:LAYER`` for one of brokerspec's own layers in this process
 (``inproc:impl``, ``inproc:reference``, ``inproc:spec``,
 ``inproc:planted:NAME``). Exit codes: 0 passed, 1 conformance failure, 2
-usage error, 3 SUT failure (see :mod:`.runner`).
+usage error, 3 SUT failure, 4 nothing was checked (see :mod:`.runner`).
 
 Options are checked while they are parsed (:mod:`brokerspec.clitools`): a
 ``--timeout`` that is not a positive finite number, a count below its
@@ -44,6 +44,7 @@ from .diff import diff, make_side, make_workdir
 from .fuzz import fuzz
 from .runner import (
     EXIT_CONFORMANCE_FAILURE,
+    EXIT_NOTHING_CHECKED,
     EXIT_PASS,
     EXIT_SUT_FAILURE,
     EXIT_USAGE,
@@ -255,6 +256,9 @@ def print_report(console: Console, report: ConformReport) -> None:
                   f"{report.seconds:.1f} s", markup=False)
     if report.stopped:
         console.print(f"[bold magenta]stopped early:[/] {escaped(report.stopped)}", highlight=False)
+    why_not = report.nothing_checked()
+    if why_not is not None:
+        console.print(f"[bold yellow]{escaped(why_not)}[/]", highlight=False)
 
 
 def run_fuzz(args: argparse.Namespace) -> int:
@@ -307,6 +311,10 @@ def run_fuzz(args: argparse.Namespace) -> int:
         return EXIT_CONFORMANCE_FAILURE
     if report.failure is not None:
         return EXIT_SUT_FAILURE
+    why_not = report.nothing_checked()
+    if why_not is not None:
+        console.print(f"[bold yellow]{escaped(why_not)}[/]", highlight=False)
+        return EXIT_NOTHING_CHECKED
     budget = f"{args.budget:g} s"
     console.print(f"no difference found within the budget ({budget}, "
                   f"{sum(r.examples for r in report.results)} scenarios)", markup=False)

@@ -110,6 +110,22 @@ class FuzzReport:
         """The domains where the SUT gave a wrong outcome."""
         return [r for r in self.results if r.divergence is not None]
 
+    def nothing_checked(self) -> str | None:
+        """Why no scenario was judged, in one line (None when some was): no domain offered, or every
+        scenario discarded because the SUT could not play it."""
+        if self.failure is not None or self.divergences:
+            return None
+        if not self.results:
+            offered = ", ".join(self.hello.domains) if self.hello is not None and self.hello.domains else "no domain"
+            return (f"nothing was checked: the SUT offers {offered} under {self.profile.name}, none of "
+                    f"{', '.join(self.skipped) or 'the domains asked for'}")
+        discarded = sum(self.unsupported.values())
+        judged = sum(r.steps for r in self.results) - discarded  # each discard ends its scenario at one step
+        if judged <= 0:
+            return (f"nothing was checked: every scenario ({discarded}) was discarded at its first step because "
+                    "the SUT could not play it (see the reasons above)")
+        return None
+
 
 def fuzz(sut: Sut, profile: Profile, domains: tuple[str, ...], seconds: float, out_dir: Path,
          run_seed: int | None = None, strict: bool = False,

@@ -50,6 +50,8 @@ EXIT_PASS = 0
 EXIT_CONFORMANCE_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_SUT_FAILURE = 3
+EXIT_NOTHING_CHECKED = 4
+"""No case or scenario ran: a verdict of success would claim what was never checked."""
 
 
 class Verdict(Enum):
@@ -95,12 +97,26 @@ class ConformReport:
         return sum(1 for r in self.results if r.verdict is verdict)
 
     def exit_code(self) -> int:
-        """0 all run cases passed; 1 a conformance failure; 3 a SUT failure and no conformance failure."""
+        """0 all run cases passed; 1 a conformance failure; 3 a SUT failure and no conformance failure;
+        4 nothing was checked (every case skipped: the SUT offers none of the domains under the profile)."""
         if self.count(Verdict.FAILED):
             return EXIT_CONFORMANCE_FAILURE
         if self.count(Verdict.SUT_FAILURE) or self.stopped or self.hello is None:
             return EXIT_SUT_FAILURE
+        if not self.count(Verdict.PASSED):
+            return EXIT_NOTHING_CHECKED
         return EXIT_PASS
+
+    def nothing_checked(self) -> str | None:
+        """Why no case was checked, in one line (None when some case passed or failed)."""
+        if self.exit_code() != EXIT_NOTHING_CHECKED:
+            return None
+        offered = "no domain" if self.hello is None or not self.hello.domains else ", ".join(self.hello.domains)
+        profiles = "" if self.hello is None or self.hello.profiles is None else \
+            f" under profiles {', '.join(self.hello.profiles)}"
+        wanted = ", ".join(dict.fromkeys(r.case.domain for r in self.results))
+        return (f"nothing was checked: every case was skipped; the cases are in {wanted or 'no domain'} under "
+                f"{self.profile.name}, and the SUT offers {offered}{profiles}")
 
     def rule_rows(self) -> list[tuple[str, str, int, int, int]]:
         """(rule, domain, cases exercising it, passed, failed) for every rule of every domain that ran.
