@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -13,14 +14,16 @@ import pytest
 
 from brokerspec.cli import main
 from brokerspec.conform.diff import Pair, Distinguished
+from brokerspec.conform.catalogue import all_cases
 from brokerspec.conform.fuzz import fuzz
 from brokerspec.conform.protocol import FailureKind, Unsupported
+from brokerspec.conform.runner import Verdict, run_conformance
 from brokerspec.conform.serve import Server, serve
 from brokerspec.conform.sut import InProcessSut, SubprocessSut
 from brokerspec.explain import explain_trace, show
 from brokerspec.spec import get_profile
 from brokerspec.spec import Outcome
-from brokerspec.spec.addressing import CreateAddress, CreateQueue, RoutingType, SetPrefix
+from brokerspec.spec.addressing import CreateAddress, CreateQueue, InvalidName, RoutingType, SetPrefix
 from brokerspec.trace import Trace, TraceStep, read_trace
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -243,3 +246,28 @@ def test_fuzz_says_nothing_was_checked_when_every_scenario_was_discarded(tmp_pat
     assert why is not None and "was discarded at its first step" in why
     assert fuzz(InProcessSut("impl"), get_profile("artemis-latest"), ("addressing",), 1.0, tmp_path,
                 run_seed=1).nothing_checked() is None
+
+
+class RewordsRefusals(InProcessSut):
+    """The fast implementation, but every invalid-name refusal is worded its own way (free text)."""
+
+    reworded = 0
+
+    def execute(self, command: Any) -> Outcome:
+        outcome = super().execute(command)
+        reason = getattr(outcome, "reason", None)
+        if isinstance(reason, InvalidName):
+            RewordsRefusals.reworded += 1
+            changes: dict[str, Any] = {"reason": dataclasses.replace(reason, problem="worded otherwise")}
+            reworded: Outcome = dataclasses.replace(outcome, **changes)
+            return reworded
+        return outcome
+
+
+def test_free_text_is_never_compared_only_the_reason_and_its_structured_fields() -> None:
+    cases = [c for c in all_cases() if c.domain == "addressing"]
+    reworded = run_conformance(RewordsRefusals("impl"), cases, get_profile("artemis-latest"))
+    plain = run_conformance(InProcessSut("impl"), cases, get_profile("artemis-latest"))
+    assert reworded.exit_code() == plain.exit_code() == 0
+    assert reworded.count(Verdict.PASSED) == plain.count(Verdict.PASSED) > 0
+    assert RewordsRefusals.reworded > 0, "no case refused a name, so nothing was reworded"
