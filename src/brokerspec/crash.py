@@ -42,6 +42,17 @@ deterministic half of a trial. Every trial uses its own temporary folder,
 removed afterwards, and a child still running when its trial ends for any
 reason is killed.
 
+``--broker MODULE:CLASS`` (default
+``brokerspec.impl.duplicates:FastDuplicatesBroker``) names the broker the
+children run: a class built as ``CLASS(profile, store_path)`` that keeps its
+durable state in a store at ``store_path``, takes duplicates-domain commands
+through ``execute(command)``, and has ``close()``; the parent reloads the
+store with the same class and compares its ``snapshot()`` with the spec's
+state. It is how a planted-bug store (``brokerspec.planted.duplicates_bugs``)
+or a store of your own is put through the same trials. The module is
+imported as the children import it, with the working folder first on the
+path.
+
 The options are checked before anything runs: a profile, a ``--set`` or a
 ``--broker`` that does not exist, or a count below one, is a usage error
 (exit code 2, one line).
