@@ -24,7 +24,6 @@ import json
 import os
 import queue
 import re
-import signal
 import subprocess
 import threading
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from typing import IO, Any
 from brokerspec.spec import BrokerspecError
 
 from .. import jsonin
+from ..conform.sut import kill_group, pump_lines
 from .releases import ensure_distribution, ensure_java_build, find_tool
 
 AMQ_CODE = re.compile(r"\bAMQ(\d{6})\b")
@@ -92,8 +92,8 @@ class Driver:
         self.workdir = workdir
         self.timeout = timeout
         self.starts = 0
-        self._process: subprocess.Popen[str] | None = None
-        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._process: subprocess.Popen[bytes] | None = None
+        self._lines: queue.Queue[bytes | None] = queue.Queue()
         self._stderr: IO[str] | None = None
 
     def _start(self) -> None:
@@ -104,31 +104,15 @@ class Driver:
         process = subprocess.Popen(
             [find_tool("java"), "-Xmx128M", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
              "-cp", f"{classes}{os.pathsep}{home / 'lib' / '*'}", "BrokerspecDriver"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True, encoding="utf-8",
-            bufsize=1, start_new_session=True, cwd=self.workdir)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, start_new_session=True,
+            cwd=self.workdir)
         self._process = process
         self.starts += 1
-        lines: queue.Queue[str | None] = queue.Queue()
-        self._lines = lines
-        stream = process.stdout
-        assert stream is not None
-
-        def pump() -> None:
-            # The only reader of the driver's output, and the only one to close it: closing it from another
-            # thread while this one reads would block on the stream's lock.
-            try:
-                for line in stream:
-                    lines.put(line)
-            except (OSError, ValueError):
-                pass
-            finally:
-                lines.put(None)
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-
-        threading.Thread(target=pump, name=f"artemis-driver-{self.starts}", daemon=True).start()
+        self._lines = queue.Queue()
+        assert process.stdout is not None
+        # The same reader as a SUT's: the only thread that reads the output, and the one that closes it.
+        threading.Thread(target=pump_lines, args=(process.stdout, self._lines),
+                         name=f"artemis-driver-{self.starts}", daemon=True).start()
 
     def call(self, command: str, **fields: Any) -> dict[str, Any]:
         """Run one client call; its reply's fields, or CallFailed / DriverLost."""
@@ -137,7 +121,7 @@ class Driver:
         process = self._process
         assert process is not None and process.stdin is not None
         try:
-            process.stdin.write(json.dumps({"cmd": command, **fields}) + "\n")
+            process.stdin.write((json.dumps({"cmd": command, **fields}) + "\n").encode("utf-8"))
             process.stdin.flush()
         except OSError:
             self.close()
@@ -172,21 +156,12 @@ class Driver:
         if process.poll() is None:
             try:
                 assert process.stdin is not None
-                process.stdin.write('{"cmd": "bye"}\n')
+                process.stdin.write(b'{"cmd": "bye"}\n')
                 process.stdin.flush()
                 process.wait(timeout=3)
             except (OSError, subprocess.TimeoutExpired):
                 pass
-        try:  # whatever the driver started goes with it
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        process.wait()
-        try:
-            if process.stdin is not None:
-                process.stdin.close()
-        except OSError:
-            pass  # stdout is closed by its reader thread at end of file
+        kill_group(process)  # whatever the driver started goes with it
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None

@@ -237,24 +237,14 @@ class SubprocessSut:
         self._process = process
         self._lines = queue.Queue()
         assert process.stdout is not None
-        threading.Thread(target=_pump, args=(process.stdout, self._lines), name=f"sut-stdout-{self.starts}",
+        threading.Thread(target=pump_lines, args=(process.stdout, self._lines), name=f"sut-stdout-{self.starts}",
                          daemon=True).start()
 
     def _stop(self) -> None:
         """Kill the program's whole process group and reap it; its output pipe is left to the reader thread."""
         process, self._process = self._process, None
-        if process is None:
-            return
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass  # the whole group has ended already
-        process.wait()
-        try:
-            if process.stdin is not None:
-                process.stdin.close()
-        except OSError:
-            pass  # a write into the closed pipe was still buffered
+        if process is not None:
+            kill_group(process)
 
     def _ask(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
         process = self._process
@@ -310,7 +300,25 @@ def _line(message: dict[str, Any]) -> bytes:
     return (json.dumps(message) + "\n").encode("ascii")
 
 
-def _pump(stream: IO[bytes], lines: queue.Queue[bytes | None]) -> None:
+def kill_group(process: subprocess.Popen[bytes]) -> None:
+    """Kill ``process``'s whole process group (it was started in a session of its own) and reap it.
+
+    Its input is closed; its output is left to the thread reading it (:func:`pump_lines`), which
+    closes it at its end: closing it here could block on that thread's read.
+    """
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass  # the whole group has ended already
+    process.wait()
+    try:
+        if process.stdin is not None:
+            process.stdin.close()
+    except OSError:
+        pass  # a write into the closed pipe was still buffered
+
+
+def pump_lines(stream: IO[bytes], lines: queue.Queue[bytes | None]) -> None:
     """Queue each line of ``stream`` (at most one byte past the longest reply), then None at its end.
 
     Runs in a thread of its own. It never raises: the stream ending, failing
