@@ -42,8 +42,14 @@ _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 """Characters XML 1.0 does not allow in a document."""
 
 
+def escape_char(char: str) -> str:
+    """One character as a Python-style escape: ``\\x1b``, ``\\u2028``, ``\\U000e0001``."""
+    code = ord(char)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
 def _escape_char(match: re.Match[str]) -> str:
-    return repr(match.group())[1:-1]
+    return escape_char(match.group())
 
 
 def clean(text: object) -> str:
@@ -53,6 +59,18 @@ def clean(text: object) -> str:
     'bad\\\\x00 \\\\x1b[31mred [/]'
     """
     return _UNSAFE.sub(_escape_char, str(text))
+
+
+def printable(text: str) -> str:
+    """``text`` as one line of plain text: every character Python does not count as printable escaped.
+
+    Stricter than :func:`clean`: newlines, line separators, format characters
+    and lone surrogates are escaped too, so a SUT's words quoted in a verdict
+    stay on one line and show what was sent without acting on it.
+    """
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else escape_char(char) for char in text)
 
 
 def literal(text: object, style: str = "") -> Text:
@@ -195,5 +213,5 @@ def spark_master(text: str) -> str:
 
 
 __all__ = ["MASTER_FORMS", "MAX_TIMEOUT", "at_least", "clean", "escaped", "folder_problem", "input_file", "literal",
-           "output_file", "output_folder", "parse_duration", "parse_setting", "parse_timeout", "spark_master",
-           "xml_safe"]
+           "output_file", "output_folder", "parse_duration", "parse_setting", "parse_timeout", "printable",
+           "spark_master", "xml_safe"]

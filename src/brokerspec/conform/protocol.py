@@ -44,6 +44,7 @@ from typing import Any
 from brokerspec.spec import Outcome, Profile
 
 from ..check.lockstep import SubjectFailure
+from ..clitools import printable
 from ..codec import CodecError, decode_outcome, encode_command
 from ..jsonin import JsonInputError, loads
 
@@ -221,27 +222,9 @@ def shorten(text: str, limit: int = 120) -> str:
     return printable(text if len(text) <= limit else text[:limit] + "...")
 
 
-def printable(text: str) -> str:
-    """``text`` with every character Python does not count as printable written as an escape (``\\x1b``).
-
-    Control characters, line separators, format characters and lone
-    surrogates among them. A SUT's words go into verdicts, terminals and XML
-    reports; this keeps them one line of plain text that shows what was sent
-    without acting on it.
-    """
-    if text.isprintable():
-        return text
-    return "".join(char if char.isprintable() else _escape(char) for char in text)
-
-
 def quote(value: object) -> str:
     """A JSON value from a reply, written as JSON and shortened, to quote in a verdict."""
     return shorten(json.dumps(value, ensure_ascii=False))
-
-
-def _escape(char: str) -> str:
-    code = ord(char)
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def _is_strings(value: object) -> bool:

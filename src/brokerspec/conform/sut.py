@@ -48,6 +48,7 @@ from typing import IO, Any, NoReturn, Protocol
 from brokerspec.spec import Outcome, Profile
 
 from ..check.domains import DOMAINS, get_domain
+from ..clitools import printable
 from .protocol import (
     BYE,
     MAX_REPLY_BYTES,
@@ -58,7 +59,6 @@ from .protocol import (
     hello_request,
     op_request,
     parse_reply,
-    printable,
     read_hello,
     read_outcome,
     reset_request,
