@@ -105,7 +105,7 @@ def read_expected(path: Path) -> set[tuple[str, int]]:
         try:
             record = jsonin.loads(line)
         except jsonin.JsonInputError as error:
-            raise UsageError(f"{clean(path)}:{number}: not valid JSON: {clean(error)}") from None
+            raise UsageError(f"{clean(path)}:{number}: {clean(error)}") from None  # the reader says what it is
         problem = fault_problem(record)
         if problem is not None:
             raise UsageError(f"{clean(path)}:{number}: not a fault record: {problem}")
