@@ -12,7 +12,8 @@ from brokerspec.check.strategies import commands
 from brokerspec.codec import CodecError, decode_command, decode_outcome, encode_command, encode_outcome
 from brokerspec.spec import get_profile
 from brokerspec.spec.addressing import AddressingCommand, Lookup, apply, initial_state
-from brokerspec.trace import Trace, TraceError, TraceStep, dump_trace, parse_trace, read_trace, write_trace
+from brokerspec.trace import (Trace, TraceError, TraceStep, dump_trace, parse_trace, read_trace, write_new_trace,
+                             write_trace)
 
 
 @settings(max_examples=200, deadline=None)
@@ -33,6 +34,14 @@ def test_round_trip_of_commands_outcomes_and_traces(script: list[AddressingComma
 def test_unusual_characters_survive_a_file(tmp_path: Path) -> None:
     trace = Trace(get_profile("seed"), (TraceStep(Lookup("a\u2028b\u0085c\u2029d")),), note="line\u2028sep")
     assert read_trace(write_trace(tmp_path / "t.jsonl", trace)) == trace
+
+
+def test_failure_traces_never_overwrite_an_earlier_one(tmp_path: Path) -> None:
+    first = Trace(get_profile("seed"), (TraceStep(Lookup("first")),), note="one")
+    second = Trace(get_profile("seed"), (TraceStep(Lookup("second")),), note="two")
+    paths = [write_new_trace(tmp_path / "out" / "f.jsonl", t) for t in (first, second, second)]
+    assert [p.name for p in paths] == ["f.jsonl", "f-2.jsonl", "f-3.jsonl"]
+    assert read_trace(paths[0]) == first and read_trace(paths[1]) == second
 
 
 def test_codec_errors_name_the_path() -> None:

@@ -93,6 +93,26 @@ def write_trace(path: Path, trace: Trace) -> Path:
     return path
 
 
+def write_new_trace(path: Path, trace: Trace) -> Path:
+    """Write ``trace`` to ``path``, or to ``STEM-2.jsonl``, ``STEM-3.jsonl``... if it exists; return where.
+
+    Failure traces are evidence: the next run must never overwrite the last
+    one's. The file is created exclusively (``open(..., "x")``), so two runs
+    writing at once still get a file each.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = dump_trace(trace)
+    candidate, counter = path, 1
+    while True:
+        try:
+            with candidate.open("x", encoding="utf-8") as out:
+                out.write(text)
+            return candidate
+        except FileExistsError:
+            counter += 1
+            candidate = path.with_name(f"{path.stem}-{counter}{path.suffix}")
+
+
 def read_trace(path: Path) -> Trace:
     """Read and validate a trace file."""
     try:

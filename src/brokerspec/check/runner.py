@@ -26,7 +26,7 @@ from hypothesis.stateful import run_state_machine_as_test
 
 from brokerspec.spec import Profile
 
-from ..trace import Trace, TraceStep, write_trace
+from ..trace import Trace, TraceStep, write_new_trace
 from .domains import ADDRESSING, Domain
 from .lockstep import Divergence, DivergenceError, SubjectFactory
 from .machine import RunStats, make_machine
@@ -118,11 +118,7 @@ def write_divergence(out_dir: Path, profile: Profile, divergence: Divergence) ->
     stamp = time.strftime("%Y%m%d-%H%M%S")
     safe = "".join(ch if ch.isalnum() or ch in "-._" else "_" for ch in profile.label)
     path = out_dir / f"{divergence.domain}-{safe}-{divergence.layer}-{stamp}.jsonl"
-    counter = 1
-    while path.exists():
-        counter += 1
-        path = out_dir / f"{divergence.domain}-{safe}-{divergence.layer}-{stamp}-{counter}.jsonl"
-    return write_trace(path, divergence_trace(profile, divergence))
+    return write_new_trace(path, divergence_trace(profile, divergence))
 
 
 def describe_drawn(drawn: Mapping[tuple[str, str], frozenset[object]], shown: int = 8) -> list[tuple[str, int, str]]:

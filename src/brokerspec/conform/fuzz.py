@@ -31,7 +31,7 @@ from ..check.domains import get_domain
 from ..check.lockstep import Divergence
 from ..check.machine import RunStats
 from ..check.runner import CheckResult, check_for
-from ..trace import Trace, TraceStep, write_trace
+from ..trace import Trace, TraceStep, write_new_trace
 from .protocol import Hello, SutFailure, Unsupported
 from .sut import Sut, subject_factory
 
@@ -157,8 +157,7 @@ def fuzz(sut: Sut, profile: Profile, domains: tuple[str, ...], seconds: float, o
             report.failure = first
             note = f"the SUT failed: {first}"
             steps = tuple(TraceStep(c, None) for c in guard.script)
-            out_dir.mkdir(parents=True, exist_ok=True)
-            report.failure_trace = write_trace(out_dir / f"{name}-sut-failure.jsonl",
+            report.failure_trace = write_new_trace(out_dir / f"{name}-sut-failure.jsonl",
                                                Trace(profile, steps, domain=name, note=note))
             break
         report.results.append(result)
