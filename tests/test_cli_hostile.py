@@ -125,7 +125,7 @@ def test_an_unbalanced_quote_in_the_sut_is_a_usage_error(command: list[str], tmp
 
 def test_conform_prints_what_the_sut_wrote_literally(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sut = broken("control") + " '[blink]sut[/]'"  # the SUT ignores the extra argument; the title shows it
-    code = main(["conform", "--sut", sut, "--domain", "addressing", "--timeout", "5",
+    code = main(["conform", "--sut", sut, "--domain", "addressing", "--timeout", "5", "--out", str(tmp_path),
                  "--junit", str(tmp_path / "junit.xml"), "--json", str(tmp_path / "report.json")])
     captured = capsys.readouterr()
     assert code == EXIT_SUT_FAILURE, captured.out
@@ -175,7 +175,7 @@ def test_clean_escapes_controls_and_keeps_lines() -> None:
 def test_the_junit_and_json_reports_stay_well_formed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     junit, report = tmp_path / "junit.xml", tmp_path / "report.json"
     code = main(["conform", "--sut", broken("control"), "--domain", "addressing", "--timeout", "5",
-                 "--junit", str(junit), "--json", str(report)])
+                 "--out", str(tmp_path), "--junit", str(junit), "--json", str(report)])
     capsys.readouterr()
     assert code == EXIT_SUT_FAILURE
     errors = ElementTree.parse(junit).getroot().findall(".//error")

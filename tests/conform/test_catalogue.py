@@ -104,7 +104,7 @@ def test_conform_over_the_pipe_with_a_planted_bug_fails_and_writes_both_reports(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sut = f"{sys.executable} -m brokerspec.conform.serve --layer planted:message-ttl-ignored"
     code = main(["conform", "--sut", sut, "--profile", "artemis-latest", "--domain", "topologies",
-                 "--junit", str(tmp_path / "j.xml"), "--json", str(tmp_path / "r.json")])
+                 "--out", str(tmp_path), "--junit", str(tmp_path / "j.xml"), "--json", str(tmp_path / "r.json")])
     out = capsys.readouterr().out
     assert code == EXIT_CONFORMANCE_FAILURE
     assert "rule coverage" in out and "TOPO-MSG-TTL" in out and "the expected outcome was decided by rule" in out

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from brokerspec.spec import get_profile
 
-from ..clitools import at_least, escaped, literal, output_file
+from ..clitools import at_least, escaped, literal, output_file, output_folder
 from ..render import make_console
 from .catalogue import DOMAIN_ORDER, select
 from .cli_common import ConformUsageError, add_sut_options, checked_catalogue, make_sut, profile_for_sut
@@ -37,6 +37,9 @@ def add_parser(commands: Any, parse_setting: Callable[[str], tuple[str, str]],
                          help="JUnit XML report (default brokerspec-conform/junit.xml)")
     conform.add_argument("--json", type=output_file, default="brokerspec-conform/report.json",
                          help="JSON report (default brokerspec-conform/report.json)")
+    conform.add_argument("--out", type=output_folder, default="brokerspec-conform/failures",
+                         help="folder for the trace of every failing case, never overwritten "
+                              "(default brokerspec-conform/failures)")
 
 
 
@@ -58,14 +61,27 @@ def run(args: argparse.Namespace) -> int:
             def advance(result: CaseResult) -> None:
                 progress.update(task, advance=1, description=result.case.name)
 
-            report = run_conformance(sut, cases, profile, args.strict, args.max_sut_failures, advance)
+            report = run_conformance(sut, cases, profile, args.strict, args.max_sut_failures, advance, args.out)
     finally:
         sut.close()
+    report.sut_command = args.sut
     print_report(console, report)
     report.write_junit(args.junit)
     report.write_json(args.json)
     console.print(literal(f"reports: {args.junit} (JUnit XML), {args.json} (JSON)"))
     return report.exit_code()
+
+
+def print_trace_commands(console: Console, report: ConformReport, result: CaseResult) -> None:
+    """Where a failing case's trace was written, and the commands that replay and explain it."""
+    commands = report.commands_for(result)
+    if commands is None:
+        return
+    if result.verdict is not Verdict.FAILED:
+        console.print(literal(f"\n{result.case.name}: {result.verdict.value}"))
+    for line in (f"trace written to {result.trace_path}; replay with:", f"  {commands[0]}", "explain with:",
+                 f"  {commands[1]}"):
+        console.print(literal(line), soft_wrap=True)  # never wrapped: a command is copied as printed
 
 
 def print_report(console: Console, report: ConformReport) -> None:
@@ -86,6 +102,7 @@ def print_report(console: Console, report: ConformReport) -> None:
             console.print(literal(result.message))
             if result.rule:
                 console.print(f"the expected outcome was decided by rule {result.rule}", markup=False)
+        print_trace_commands(console, report, result)
     rules = Table(title="rule coverage")
     for column in ("rule", "domain", "cases", "passed", "failed"):
         rules.add_column(column, justify="left" if column in ("rule", "domain") else "right")
@@ -105,4 +122,4 @@ def print_report(console: Console, report: ConformReport) -> None:
 
 
 
-__all__ = ["add_parser", "print_report", "run"]
+__all__ = ["add_parser", "print_report", "print_trace_commands", "run"]

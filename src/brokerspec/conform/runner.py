@@ -19,6 +19,14 @@ SUT that hangs on everything costs a few timeouts, not one per case. The
 report keeps whatever was run, and :meth:`ConformReport.exit_code` tells the
 three kinds of result apart.
 
+A failure is worded with the outcomes as the SUT's protocol writes them
+(:func:`~.failures.failure_text`). Given an output folder, every ``failed``
+or ``sut-failure`` case is written as a trace file (the case's script with
+the outcomes the SUT gave, its profile and a note naming the case and the
+step) that is never overwritten by a later run, and the report names the
+file with the ``brokerspec replay`` and ``brokerspec explain`` commands for
+it (:meth:`ConformReport.commands_for`).
+
 The reports hold what the SUT wrote, whatever it was: the JSON report
 escapes control characters as JSON does, and the JUnit XML writes every
 character XML 1.0 forbids (NUL, ESC and the other controls) as an escape
@@ -28,7 +36,9 @@ stay well-formed.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import shlex
 import time
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Sequence
@@ -42,7 +52,9 @@ from brokerspec.spec import Profile
 from ..check.domains import get_domain
 from ..check.lockstep import DivergenceError, Lockstep, format_command
 from ..clitools import xml_safe
+from ..trace import Trace, write_new_trace
 from .catalogue import RULE_TABLES, Case
+from .failures import case_trace, failure_text, trace_path_for
 from .protocol import FailureKind, Hello, SutFailure
 from .sut import Sut, subject_factory
 
@@ -77,6 +89,10 @@ class CaseResult:
     """For a failure: the rule that decided the expected outcome at the failing step."""
     rules: tuple[str, ...] = ()
     """The rules the case exercises under the run's profile."""
+    trace: Trace | None = field(default=None, compare=False, repr=False)
+    """For a failure or a SUT failure: the case's script with the SUT's outcomes, as a trace."""
+    trace_path: Path | None = None
+    """Where that trace was written (None when it was not)."""
 
 
 @dataclass
@@ -91,6 +107,16 @@ class ConformReport:
     seconds: float = 0.0
     stopped: str = ""
     """Why the run stopped early ("" when it ran to the end)."""
+    sut_command: str = ""
+    """The ``--sut`` text as given, for the replay commands the report prints ("": the SUT's label)."""
+
+    def commands_for(self, result: CaseResult) -> tuple[str, str] | None:
+        """The ``brokerspec replay`` and ``brokerspec explain`` commands for a case's trace (None: no trace)."""
+        if result.trace_path is None:
+            return None
+        path = shlex.quote(str(result.trace_path))
+        return (f"brokerspec replay {path} --sut {shlex.quote(self.sut_command or self.sut)}",
+                f"brokerspec explain {path}")
 
     def count(self, verdict: Verdict) -> int:
         """How many cases ended with ``verdict``."""
@@ -145,12 +171,19 @@ class ConformReport:
             "stopped": self.stopped,
             "exit_code": self.exit_code(),
             "totals": {v.value: self.count(v) for v in Verdict},
-            "cases": [{"name": r.case.name, "domain": r.case.domain, "verdict": r.verdict.value,
-                       "seconds": round(r.seconds, 4), "step": r.step, "message": r.message, "rule": r.rule,
-                       "rules": list(r.rules)} for r in self.results],
+            "cases": [self._case_json(r) for r in self.results],
             "rules": [{"rule": rule, "domain": domain, "cases": cases, "passed": passed, "failed": failed}
                       for rule, domain, cases, passed, failed in self.rule_rows()],
         }
+
+    def _case_json(self, result: CaseResult) -> dict[str, Any]:
+        commands = self.commands_for(result)
+        return {"name": result.case.name, "domain": result.case.domain, "verdict": result.verdict.value,
+                "seconds": round(result.seconds, 4), "step": result.step, "message": result.message,
+                "rule": result.rule, "rules": list(result.rules),
+                "trace": None if result.trace_path is None else str(result.trace_path),
+                "replay": None if commands is None else commands[0],
+                "explain": None if commands is None else commands[1]}
 
     def write_json(self, path: Path) -> None:
         """Write :meth:`to_json` to ``path``."""
@@ -174,7 +207,10 @@ class ConformReport:
                 tag = {Verdict.FAILED: "failure", Verdict.SUT_FAILURE: "error", Verdict.SKIPPED: "skipped",
                        Verdict.NOT_RUN: "skipped"}.get(result.verdict)
                 if tag is not None:
-                    message = xml_safe(result.message)
+                    commands = self.commands_for(result)
+                    written = "" if commands is None else (f"\n\ntrace: {result.trace_path}\nreplay with: "
+                                                           f"{commands[0]}\nexplain with: {commands[1]}")
+                    message = xml_safe(result.message + written)
                     ElementTree.SubElement(item, tag, message=message.splitlines()[0] if message
                                            else result.verdict.value).text = message
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -197,20 +233,29 @@ def run_case(sut: Sut, case: Case, profile: Profile, strict: bool = False) -> Ca
         divergence = error.divergence
         assert lockstep is not None
         expected = lockstep.outcomes[divergence.step - 1]
+        text = failure_text(lockstep, divergence)
+        trace = case_trace(case.name, case.domain, profile, case.commands, divergence.observed, divergence.step,
+                           text)
         return CaseResult(case, Verdict.FAILED, time.monotonic() - started, divergence.step,
-                          divergence.explain(), expected.rule or None, rules)
+                          text, expected.rule or None, rules, trace)
     except SutFailure as failure:
         step = None if lockstep is None else len(lockstep.commands)
         where = f" at step {step}: {format_command(case.commands[step - 1])}" if step else ""
-        return CaseResult(case, Verdict.SUT_FAILURE, time.monotonic() - started, step,
-                          f"{failure}{where}", None, rules)
+        text = f"{failure}{where}"
+        observed = () if lockstep is None else lockstep.observed["sut"]
+        trace = case_trace(case.name, case.domain, profile, case.commands, observed, step, text)
+        return CaseResult(case, Verdict.SUT_FAILURE, time.monotonic() - started, step, text, None, rules, trace)
     return CaseResult(case, Verdict.PASSED, time.monotonic() - started, None, "", None, rules)
 
 
 def run_conformance(sut: Sut, cases: Sequence[Case], profile: Profile, strict: bool = False,
                     max_sut_failures: int = 5,
-                    on_result: Callable[[CaseResult], None] | None = None) -> ConformReport:
-    """Run every case of ``cases`` for ``profile`` against ``sut``; never raises for what the SUT does."""
+                    on_result: Callable[[CaseResult], None] | None = None,
+                    out_dir: Path | None = None) -> ConformReport:
+    """Run every case of ``cases`` for ``profile`` against ``sut``; never raises for what the SUT does.
+
+    With ``out_dir``, each failed or SUT-failed case's trace is written there (never over an existing file).
+    """
     started = time.monotonic()
     report = ConformReport(sut.label, profile, strict)
     domains = tuple(dict.fromkeys(c.domain for c in cases))
@@ -228,6 +273,9 @@ def run_conformance(sut: Sut, cases: Sequence[Case], profile: Profile, strict: b
                                                                f"{profile.name}")
         else:
             result = run_case(sut, case, profile, strict)
+        if out_dir is not None and result.trace is not None:
+            path = write_new_trace(trace_path_for(out_dir, case.name, result.trace.profile), result.trace)
+            result = dataclasses.replace(result, trace_path=path)
         report.results.append(result)
         if on_result is not None:
             on_result(result)
