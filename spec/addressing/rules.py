@@ -3,10 +3,15 @@
 Introduction
 ------------
 Each rule has a stable ID (``ADDR-...``), one sentence of plain words, the
-profiles it applies to, and its source: a seed document or an Artemis file,
-test or JIRA key. The spec's outcomes carry the ID of the rule that decided
-them, so a trace or a conformance report can say *why* an outcome is
-expected. A test checks that every ID the operations use is listed here.
+profiles it applies to, and its source: seed 000
+(``000_3ece6d51ae6d999d.txt``, the FQQN and ambiguity-detection design of
+ARTEMIS-1093), the Artemis class and method, test or JIRA key it was read
+from, or a page of the Artemis user manual. "Seen on 2.11.0 and 2.40.0"
+marks behaviour the released brokers showed when driven through their own
+client (``docs/artemis-fidelity.md``). The spec's outcomes carry the ID of
+the rule that decided them, so a trace or a conformance report can say
+*why* an outcome is expected. A test checks that every ID the operations
+use is listed here.
 """
 
 from __future__ import annotations
@@ -62,7 +67,8 @@ RULES: dict[str, Rule] = {
         Rule("ADDR-NAME-SEPARATOR", "A name containing '::' is rejected as an address or queue name.",
              "Artemis user manual, address-model: '::' only for FQQNs"),
         Rule("ADDR-REJECT-ATOMIC", "A rejected command changes nothing.",
-             "brokerspec decision (Artemis may leave an auto-created address behind)"),
+             "brokerspec decision, docs/addressing.md section 5.2 (Artemis may leave an auto-created address "
+             "behind)"),
         Rule("ADDR-ADDRESS-CREATE", "Creating a new address records its routing types.",
              "Artemis ActiveMQServerImpl.createAddressInfo"),
         Rule("ADDR-ADDRESS-EXISTS", "Creating an address that exists is rejected.",
@@ -178,9 +184,10 @@ RULES: dict[str, Rule] = {
              "Artemis acceptor parameters anycastPrefix, multicastPrefix; AbstractProtocolManager.setAnycastPrefix "
              "(''.split(',') is ['']); seen on 2.11.0 and 2.40.0"),
         Rule("ADDR-CONFIG-SETTINGS", "Auto-creation settings are set per address, '#' for every other address.",
-             "Artemis address-settings"),
+             "Artemis user manual, address-settings; HierarchicalObjectRepository (the match '#')"),
         Rule("ADDR-SETTINGS", "Defaults: auto-create addresses and queues on, default routing types MULTICAST.",
-             "Artemis AddressSettings defaults"),
+             "Artemis AddressSettings DEFAULT_AUTO_CREATE_ADDRESSES, DEFAULT_AUTO_CREATE_QUEUES, "
+             "getDefaultAddressRoutingType (ActiveMQDefaultConfiguration.DEFAULT_ROUTING_TYPE)"),
     )
 }
 

@@ -4,9 +4,12 @@ Introduction
 ------------
 Each rule has a stable ID (``LB-...`` for first routing, ``RD-...`` for
 redistribution), one sentence of plain words, its source and the profiles
-it applies to. Letters and numbers such as F3 or I5 refer to the sections of
-the project's researched notes on Artemis routing, each of which cites the
-Artemis class, test or JIRA it was read from; those are repeated here.
+it applies to. A source names the Artemis class and method the rule was
+read from (``BindingsImpl`` and ``CopyOnWriteBindings`` under
+``artemis-server/.../core/postoffice/impl/``, the cluster classes under
+``.../core/server/cluster/impl/``), the Artemis test that pins it, the
+JIRA key that changed it, or seed 003 (``003_df6d5e31f642e5ae.txt``), the
+walk through ``MessageLoadBalancingType`` and redistribution in 2.11.0.
 Outcomes carry the ID of the rule that decided them; the structural rules
 shape the state or the choices and no outcome names them.
 """
@@ -22,89 +25,106 @@ RULES: dict[str, Rule] = {
     r.id: r
     for r in (
         Rule("LB-NODES", "A cluster starts with node n1; nodes join by name; an operation naming an unknown node "
-             "is refused.", "brokerspec's cluster model (each node has its own post office, A5)", ALL),
+             "is refused.",
+             "brokerspec's cluster model, docs/load-balancing.md section 1: each node has its own PostOfficeImpl", ALL),
         Rule("LB-QUEUE-PER-NODE", "A queue name is unique on its node but may repeat on other nodes; every other "
              "node holds a remote binding for it, in creation order.",
-             "A5: RemoteQueueBindingImpl unique name = queue name + node ID; ClusterConnectionImpl.doBindingAdded",
+             "RemoteQueueBindingImpl (unique name = queue name + node ID), ClusterConnectionImpl.doBindingAdded",
              ALL),
         Rule("LB-GROUPS", "Bindings balance in routing-name groups: all ANYCAST queues of an address form one group, "
              "each MULTICAST queue its own; same-named groups on different nodes merge.",
-             "A6: LocalQueueBinding.getRoutingName (ARTEMIS-780)", ALL),
+             "LocalQueueBinding.getRoutingName (ARTEMIS-780)", ALL),
         Rule("LB-ELIGIBLE", "A binding is eligible when its queue filter matches, its routing type is the message's "
              "(if the message has one), and for an FQQN send under 2.43 on its name is the FQQN's queue.",
-             "F2: BindingsImpl.matchBinding; F5; ARTEMIS-5597", ALL),
+             "BindingsImpl.matchBinding; ARTEMIS-5597; "
+             "OnewayTwoNodeClusterTest.testRoundRobinMultipleQueuesWithFilters", ALL),
         Rule("LB-OFF-REMOTE", "Under OFF and OFF_WITH_REDISTRIBUTION a remote binding is eligible only for a "
              "MULTICAST message: always for OFF_WITH_REDISTRIBUTION, for OFF since 2.29.0; before, never.",
-             "H; BindingsImpl.matchBinding; ARTEMIS-3608, ARTEMIS-4196, ARTEMIS-3188", ALL),
+             "BindingsImpl.matchBinding; ARTEMIS-3608, ARTEMIS-4196, ARTEMIS-3188", ALL),
         Rule("LB-ROUND-ROBIN", "Each group routes to at most one binding: the first from the stored position that "
              "is eligible, connected and preferred (or any connected eligible one under STRICT); the position moves "
              "only when a binding is chosen, to just after it, resets when out of range, is forgotten when the "
-             "group empties.", "F3: BindingsImpl.getNextBinding (seed 003 shows the same loop in redistribute); "
-             "CopyOnWriteBindings.removeBinding", ALL),
+             "group empties.", "BindingsImpl.getNextBinding (seed 003 shows the same loop in redistribute); "
+             "CopyOnWriteBindings.removeBinding; OnewayTwoNodeClusterTest.testBasicRoundRobin", ALL),
         Rule("LB-SINGLE", "A group of one eligible binding receives whatever its consumers and connection.",
-             "F3 (bindingsCount == 1); BindingsImplTest.testGetNextBindingWithLoadBalancingOnDemand", ALL),
+             "BindingsImpl.getNextBinding (bindingsCount == 1); "
+             "BindingsImplTest.testGetNextBindingWithLoadBalancingOnDemand", ALL),
         Rule("LB-PREFERRED", "A local binding is preferred when a consumer's filter matches; a remote one when it has "
              "consumers, the type is not OFF, and no consumer filter is recorded or one matches.",
-             "F4: LocalQueueBinding.isHighAcceptPriority, RemoteQueueBindingImpl.isHighAcceptPriority; ARTEMIS-2473",
+             "LocalQueueBinding.isHighAcceptPriority, RemoteQueueBindingImpl.isHighAcceptPriority; ARTEMIS-2473; "
+             "RemoteQueueBindImplTest.testIsHighAcceptPriority",
              ALL),
         Rule("LB-FALLBACK", "When no binding is preferred, ON_DEMAND falls back to the last local eligible binding "
              "met in the scan (else the first eligible one); the other types to the first eligible one.",
-             "F3: lastLowPriorityBinding in BindingsImpl.getNextBinding; MessageRedistributionTest."
+             "lastLowPriorityBinding in BindingsImpl.getNextBinding; MessageRedistributionTest."
              "testRedistributionWithMultipleQueuesOnTheSameAddress", ALL),
         Rule("LB-DISCONNECTED", "A remote binding whose bridge is down is never a first choice, only a fallback or a "
-             "group's only member.", "F6: Binding.isConnected in getNextBinding", ALL),
+             "group's only member.", "Binding.isConnected in BindingsImpl.getNextBinding", ALL),
         Rule("LB-TYPES", "The load-balancing types are OFF, STRICT and ON_DEMAND, and OFF_WITH_REDISTRIBUTION "
              "since 2.19.0; configuring a type the version lacks is refused.",
              "seed 003 MessageLoadBalancingType; ARTEMIS-1925", ALL),
         Rule("LB-CONSUMERS", "A message that lands on a queue goes to one started consumer whose filter matches, in "
              "turn; with none it waits. A paused consumer takes nothing but still counts for routing. A consumer "
-             "name is unique in the cluster.", "QueueImpl.deliver; ServerConsumerImpl.handle (BUSY when stopped); F5",
+             "name is unique in the cluster.", "QueueImpl.deliver, hasMatchingConsumer (a paused consumer counts); "
+             "ServerConsumerImpl.handle (BUSY when stopped)",
              ALL),
         Rule("LB-NO-BINDINGS", "A send to an address with no bindings anywhere in the cluster is NO_BINDINGS.",
-             "F8: PostOfficeImpl.route", ALL),
+             "PostOfficeImpl.route", ALL),
         Rule("LB-UNROUTED-STATUS", "A send that no binding accepts although the address has bindings is NO_BINDINGS "
-             "up to 2.27 and OK from 2.28.0 to 2.44.0.", "F8: ARTEMIS-4089, ARTEMIS-4911", ALL),
+             "up to 2.27 and OK from 2.28.0 to 2.44.0.",
+             "PostOfficeImpl.route, simpleRoute; ARTEMIS-4089, ARTEMIS-4911; "
+             "FullQualifiedQueueTest.testFilteredQueueNegative", ALL),
         Rule("LB-FQQN-LOCAL", "Before 2.43.0 a send to address::queue goes only to the local queue of that name on "
              "that address, without round robin or remote bindings; its filter is checked from 2.35.0.",
-             "G2, G3: ARTEMIS-1867, ARTEMIS-4795", OLDER),
+             "BindingsImpl.route (the FQQN branch); ARTEMIS-1867, ARTEMIS-4795", OLDER),
         Rule("LB-DELETE-QUEUE", "A queue with consumers cannot be deleted; deleting one drops its waiting messages.",
              "ActiveMQServerImpl.destroyQueue (consumers present: AMQ229025)", ALL),
         Rule("RD-TRIGGER-CLOSE", "When a queue's last consumer closes, the local queue named like its routing name "
-             "gets a redistributor.", "I1: PostOfficeImpl.onNotification CONSUMER_CLOSED", ALL),
+             "gets a redistributor.", "PostOfficeImpl.onNotification CONSUMER_CLOSED", ALL),
         Rule("RD-TRIGGER-REMOTE-CONSUMER", "When a consumer attaches on another node, the local queue named like the "
              "remote queue's routing name gets a redistributor.",
-             "I1: PostOfficeImpl.onNotification CONSUMER_CREATED", ALL),
+             "PostOfficeImpl.onNotification CONSUMER_CREATED", ALL),
         Rule("RD-TRIGGER-QUEUE-CREATED", "From 2.20.0, a new local queue whose address has a connected remote "
              "binding with consumers gives the local queue named like its routing name a redistributor; before, "
              "a new queue starts nothing.",
-             "I1: PostOfficeImpl.onNotification BINDING_ADDED (from 2.20.0, commit 7d129b36e9; "
+             "PostOfficeImpl.onNotification BINDING_ADDED (from 2.20.0, commit 7d129b36e9; "
              "MessageRedistributionTest.testRedistributionToRemoteConsumerFromNewQueueLbOffWithRedistribution)",
              ALL),
         Rule("RD-DELAY", "A redistributor is added unless the delay is -1: after that many ticks of the logical "
              "clock for a positive delay, at once for any other (a delay below -1 is no error), and only to a queue "
              "without consumers or one that flagged a message every consumer refused; a consumer attaching cancels "
-             "it.", "I2: QueueImpl.addRedistributor (schedules only a positive delay), cancelRedistributor, "
-             "hasUnMatchedPending; ARTEMIS-2007", 
+             "it.", "QueueImpl.addRedistributor (schedules only a positive delay), cancelRedistributor, "
+             "hasUnMatchedPending; ARTEMIS-2007; MessageRedistributionTest.testDelayedRedistributionCancelled",
              ALL),
         Rule("RD-ALLOWED", "Only ON_DEMAND and OFF_WITH_REDISTRIBUTION redistribute; OFF and STRICT never do.",
-             "seed 003 BindingsImpl.allowRedistribute / redistribute; H; I7", ALL),
+             "seed 003 BindingsImpl.allowRedistribute / redistribute; Artemis user manual, clusters "
+             "(message-load-balancing must be ON_DEMAND or OFF_WITH_REDISTRIBUTION); "
+             "MessageRedistributionTest.testNoRedistributionWhenConsumerIsClosedForwardWhenNoConsumersTrue", ALL),
         Rule("RD-TARGET", "A waiting message goes to the first member of its queue's group, from the position, that "
              "has a matching consumer and whose filter matches; the position moves past it; targets take turns.",
-             "seed 003 BindingsImpl.redistribute; I5, I6", ALL),
+             "seed 003 BindingsImpl.redistribute; MessageRedistributionTest.testRedistributionWhenConsumerIsClosed "
+             "(targets alternate)", ALL),
         Rule("RD-SKIP-ORIGIN", "Redistribution never picks the queue the message waits in.",
              "seed 003 BindingsImpl.redistribute (binding.getBindable() != originatingQueue)", ALL),
         Rule("RD-GROUPED", "A message with a group ID is never redistributed.",
-             "I3: Redistributor.handle; MessageRedistributionTest.testRedistributionWithMessageGroups", ALL),
+             "Redistributor.handle; MessageRedistributionTest.testRedistributionWithMessageGroups", ALL),
         Rule("RD-NEW-ID", "A redistributed message is a copy with a new message ID.",
              "seed 003 PostOfficeImpl.redistribute (message.copy(storageManager.generateID()))", ALL),
         Rule("RD-GROUP", "The redistribution group is the queue's name; for an FQQN message held by an ANYCAST queue "
-             "it is the FQQN's address from 2.25.0.", "seed 003; G5: ARTEMIS-3918", ALL),
+             "it is the FQQN's address from 2.25.0.", "seed 003; BindingsImpl.redistribute (ARTEMIS-3918)", ALL),
+        Rule("LB-FAIR-TURNS", "Every round robin keeps its own turn (each routing-name group on each node, each "
+             "redistribution group, each queue's consumers) and passes it on: where the allowed members stay the same "
+             "and the spec would hand the next message to another one, a broker that breaks ties its own way still "
+             "does not take one member max(2, n) times running in a group of n.",
+             "BindingsImpl.getNextBinding (one BindingIndex per routing name in CopyOnWriteBindings, moved past the "
+             "binding taken); QueueImpl (consumers in turn); Artemis user manual, clusters.adoc: messages are "
+             "distributed round-robin", ALL),
     )
 }
 
 STRUCTURAL = frozenset({
     "LB-GROUPS", "LB-ELIGIBLE", "LB-OFF-REMOTE", "LB-SINGLE", "LB-PREFERRED", "LB-FALLBACK", "RD-TRIGGER-CLOSE",
     "RD-TRIGGER-REMOTE-CONSUMER", "RD-TRIGGER-QUEUE-CREATED", "RD-ALLOWED", "RD-TARGET", "RD-SKIP-ORIGIN",
-    "RD-GROUPED", "RD-NEW-ID", "RD-GROUP",
+    "RD-GROUPED", "RD-NEW-ID", "RD-GROUP", "LB-FAIR-TURNS",
 })
 """Rules that shape the state or the choices rather than decide an outcome; no outcome carries their ID."""
