@@ -244,7 +244,7 @@ class DuplicatesOptions:
 
 
 class FqqnSend(Enum):
-    """How a message sent to ``address::queue`` is routed (seed-free; section G of the routing notes)."""
+    """How a message sent to ``address::queue`` is routed (no seed speaks of it; ``BindingsImpl.route``)."""
 
     LOCAL_UNFILTERED = "LOCAL_UNFILTERED"
     """Straight to the local queue of that name, its filter not checked, no load balancing (2.7.0-2.34.x, ARTEMIS-1867)."""

@@ -100,11 +100,11 @@ class Rules:
     roles: dict[str, Role]
 
     def within_consumer_ttl(self, ttl: int, path: tuple[str, ...]) -> bool:
-        """consumerTTL (notes 1.2 step 2)."""
+        """consumerTTL (``DemandForwardingBridgeSupport.serviceRemoteConsumerAdvisory``)."""
         return ttl == -1 or len(path) < ttl  # equivalent mutants (Eq_LtE): a TTL is -1 or positive
 
     def is_loop(self, local: str, path: tuple[str, ...]) -> bool:
-        """The loop check (notes 1.2 step 3)."""
+        """The loop check ("already routed through this broker once", ``serviceRemoteConsumerAdvisory``)."""
         return local in path
 
     def can_conduit(self, config: BridgeConfig, destination: str, remote_is_network: bool) -> bool:
@@ -129,7 +129,7 @@ class Rules:
                 and is_permitted(link.config, remote.destination))
 
     def priority(self, config: BridgeConfig, path: tuple[str, ...], remote_priority: int) -> int:
-        """notes 1.2 step 6."""
+        """The demand subscription's priority (``DemandForwardingBridgeSupport.doCreateDemandSubscription``)."""
         if not config.decrease_priority:
             return remote_priority
         return PRIORITY_BASE - (len(path) + 1) if len(path) > 1 else PRIORITY_BASE  # equivalent mutants (Gt_NotEq): the path holds at least the remote broker

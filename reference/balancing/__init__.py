@@ -7,8 +7,9 @@ office whose per-address Bindings hold local and remote queue bindings in
 routing-name groups with round-robin positions, queues with consumers and
 a redistributor, and a cluster connection that tells every node about the
 others' queues and consumers. Sources are seed 003 (``BindingsImpl`` and
-``PostOfficeImpl.redistribute`` in 2.11.0) and the project's notes on
-Artemis routing, sections A5-A6 and F-I; the spec in
+``PostOfficeImpl.redistribute`` in 2.11.0) and those Artemis classes with
+``RemoteQueueBindingImpl`` and ``QueueImpl``, whose rules
+``brokerspec.spec.balancing.rules`` cites one by one; the spec in
 ``brokerspec.spec.balancing`` is the semantics this reproduces.
 
 Modules, in reading order: :mod:`.messages` (messages, filters, IDs, the

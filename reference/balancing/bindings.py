@@ -4,7 +4,8 @@ Introduction
 ------------
 For each address a node's post office keeps a :class:`BindingsImpl`
 holding every binding of that address in the cluster, local and remote,
-shaped as in 2.11.0 (notes, section 0 point 2):
+shaped as in 2.11.0 (``routingNameBindingMap`` and ``routingNamePositions``,
+which ``CopyOnWriteBindings`` replaced in 2.18.0, ARTEMIS-3219):
 
 * ``routing_name_binding_map``: routing name -> the bindings of that
   routing-name group in the order they were added (creation order, since
@@ -32,7 +33,7 @@ Theory of operation:
    otherwise remember ``lastLowPriorityBinding``: the first eligible one,
    overwritten under ON_DEMAND by every local one. The index becomes the
    chosen position plus one; with nothing eligible it is not written. (2.11.0
-   skipped the write when the value was unchanged; the notes and the spec
+   skipped the write when the value was unchanged; the spec
    write it on every choice, so a group routed to once has a position.)
 4. :meth:`BindingsImpl.redistribute` is the loop seed 003 shows: the group
    named like the originating queue (or the FQQN's address, G5), from the

@@ -275,7 +275,8 @@ class PostOffice:
         """Look the local queue up by routing name and give it a redistributor, unless the delay is -1 (I1, I2).
 
         Because the lookup uses the routing name, an ANYCAST queue named
-        otherwise than its address is not found (I1, code-derived note).
+        otherwise than its address is not found (read from
+        ``PostOfficeImpl.onNotification``; no Artemis test covers it).
         """
         queue = self.get_local_queue(routing_name)
         if queue is None:

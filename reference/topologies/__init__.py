@@ -21,10 +21,12 @@ wire), :mod:`.destinations` (queues, topics, subscriptions, the message
 store), :mod:`.bridges` (``DemandForwardingBridge``, ``ConduitBridge``, the
 tree bridge), :mod:`.connectors`, :mod:`.broker` (one broker),
 :mod:`.network` (the network and how it settles) and :mod:`.topology` (the
-one entry point, and the network as a spec state). Sources are the
-project's researched notes on ActiveMQ Classic networks (5.17.2), sections
-1.2 and 1.3, and seed 002; the spec in ``brokerspec.spec.topologies`` is the
-semantics this reproduces.
+one entry point, and the network as a spec state). Sources are the network
+classes of ActiveMQ Classic 5.17.2 (``DemandForwardingBridgeSupport``,
+``ConduitBridge``, ``NetworkBridgeFilter``, ``Queue``), whose rules
+``brokerspec.spec.topologies.rules`` cites by file and method, and seed 002;
+the spec in ``brokerspec.spec.topologies`` is the semantics this
+reproduces.
 """
 
 from .advisories import AdvisoryBroker, AdvisoryWire, ConsumerInfo

@@ -11,7 +11,7 @@ by ``conduitSubscriptions``: :class:`ConduitBridge` (the default) or the
 plain :class:`DemandForwardingBridge`. Seed 002's tree links are a third
 kind, :class:`TreeBridge`.
 
-Theory of operation: ``serviceRemoteConsumerAdvisory`` (notes 1.2), for one
+Theory of operation: ``DemandForwardingBridgeSupport.serviceRemoteConsumerAdvisory``, for one
 advisory about a consumer on B, in order:
 
 1. consumerTTL - ignore it when its brokerPath is already consumerTTL long

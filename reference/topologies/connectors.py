@@ -10,7 +10,7 @@ the directed bridges of :mod:`.bridges`:
   makes the bridge source=>target; with ``duplex="true"`` the same
   connection also carries target=>source, configured from the initiator's
   ``BrokerInfo.networkProperties`` (``TransportConnection.processBrokerInfo``,
-  notes 1.2). Both bridges therefore share one :class:`BridgeConfig`.
+  ActiveMQ 5.17.2). Both bridges therefore share one :class:`BridgeConfig`.
   Changing the TTLs restarts both bridges with the new settings.
 * :class:`TreeConnector` - seed 002's ``<treeConnector nodeType=...>``: the
   source declares itself a leaf or a branch under its parent, the target.
@@ -21,7 +21,7 @@ Each connector is registered on both its brokers under (source, target)
 (``Broker.connectors``), which is how a broker answers "am I linked to X"
 and "which design do I use" without looking at the rest of the network.
 Two brokers share one connector, or two non-duplex network connectors in
-opposite directions (the notes' non-duplex chain): any more would make a
+opposite directions (a chain of plain connectors, one each way): any more would make a
 second bridge in the same direction (:func:`is_clashing`).
 """
 

@@ -9,7 +9,7 @@ for at all. ``NetworkBridgeConfiguration`` holds ``excludedDestinations``
 and ``dynamicallyIncludedDestinations`` as wildcard patterns, and
 ``DemandForwardingBridgeSupport.isPermissableDestination`` asks them in a
 fixed order: an excluded destination is never bridged; with an include
-list, only what it matches is (notes 1.2 step 4). A pattern is compiled
+list, only what it matches is. A pattern is compiled
 once into a :class:`DestinationFilter`, the way ``DestinationFilter.parseFilter``
 picks a simple, prefix or wildcard filter: ``*`` stands for one dot-separated
 part of a name, ``>`` for every part from there on (and, alone, for any name).
@@ -27,7 +27,8 @@ bridge's messageTTL. The destination policy may name a different factory:
 ``ConditionalNetworkBridgeFilterFactory`` with ``replayWhenNoConsumers``
 builds a :class:`ConditionalNetworkBridgeFilter`, which lets a queue
 message go *back* to a broker on its path when the local queue has no
-client consumer left, without checking messageTTL (AMQ-2324, notes 1.2).
+client consumer left, without checking messageTTL (AMQ-2324,
+``ConditionalNetworkBridgeFilter.matchesForwardingFilter``).
 
 One guard is the model's, not ActiveMQ's: a message whose path already
 holds ``MAX_HOPS`` brokers is never forwarded again, so that replay cannot

@@ -280,7 +280,7 @@ def delete_queue(state: AddressingState, command: DeleteQueue) -> Transition:
     """Delete the queue a client name resolves to.
 
     The name resolves exactly as a lookup does (``ActiveMQServerImpl.destroyQueue``
-    resolves through ``getBinding``; Artemis note C6). Rules
+    resolves through ``SimpleAddressManager.getBinding``, which looks up an FQQN's queue part). Rules
     ADDR-QUEUE-DELETE (count decremented: deleting one of two same-named
     queues makes the bare name resolve again; from 2.20 the last queue of
     an auto-created address takes the address with it, ARTEMIS-3541,
@@ -385,7 +385,7 @@ def wanted_queue_for_send(
     """The queue a send would auto-create if allowed, or None (rules ADDR-SEND-*-AUTO-QUEUE).
 
     A send without a routing type creates no queue: Artemis's
-    ``checkAutoCreate`` answers EXISTED at once for it (Artemis note D4).
+    ``ServerSessionImpl.checkAutoCreate`` answers EXISTED at once for it.
 
     A send never refuses because of a queue name: when the name it would
     create is already taken (on any address under broker-wide names), it

@@ -13,7 +13,9 @@ Modules: :mod:`.ids` (value types and cache keys), :mod:`.ring` (the
 bounded cache), :mod:`.lifecycle` (the transaction table), :mod:`.model`
 (state), :mod:`.commands`, :mod:`.outcomes`, :mod:`.operations` (the
 transitions), :mod:`.rules` (rule IDs and sources). Sources: seed 001 and
-the project's researched rules R1-R33 on Artemis duplicate detection.
+Artemis itself (``PostOfficeImpl``, the ID caches, ``DuplicateDetectionTest``
+and the JIRA issues that changed them); :mod:`.rules` names them rule by
+rule.
 """
 
 from .commands import (

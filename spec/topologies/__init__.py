@@ -13,8 +13,10 @@ that the same scenario can be run under each and compared.
 Modules: :mod:`.model` (state), :mod:`.commands`, :mod:`.outcomes`,
 :mod:`.demand` (propagation), :mod:`.routing` (messages),
 :mod:`.operations` (the transitions), :mod:`.invariants`, :mod:`.metrics`,
-:mod:`.retail` (the seed's hierarchy), :mod:`.rules`. Sources: seed 002 and
-the project's researched notes on ActiveMQ Classic networks (5.17.2).
+:mod:`.retail` (the seed's hierarchy), :mod:`.rules`. Sources: seed 002
+(AMQ-2875) and the network classes of ActiveMQ Classic 5.17.2
+(``org.apache.activemq.network`` in apache/activemq); :mod:`.rules` names
+the file and method behind each rule.
 """
 
 from .commands import (

@@ -5,12 +5,13 @@ Introduction
 A client consumer is a registration on its broker. Every bridge A=>B sees
 the registrations of B through B's consumer advisories and may turn each
 into a *demand subscription* on A, which is itself a registration on A and
-so visible to every bridge into A. That is the whole mechanism (notes 1.2,
-``DemandForwardingBridgeSupport.serviceRemoteConsumerAdvisory``); demand is
-its fixed point, and :func:`compute_demand` computes it.
+so visible to every bridge into A. That is the whole mechanism
+(``DemandForwardingBridgeSupport.serviceRemoteConsumerAdvisory`` and
+``addConsumerInfo`` in ActiveMQ 5.17.2); demand is its fixed point, and
+:func:`compute_demand` computes it.
 
-For one remote registration ``r`` on B and the bridge A=>B, in order
-(notes 1.3, steps 1-8):
+For one remote registration ``r`` on B and the bridge A=>B, in the order
+``serviceRemoteConsumerAdvisory`` and ``addConsumerInfo`` apply them:
 
 1. consumerTTL: skip when ``len(r.path) >= consumerTTL`` (unless -1);
 2. loop check: skip when A is already on ``r.path``;
@@ -70,7 +71,7 @@ from .model import (
 )
 
 PRIORITY_BASE = -5
-"""``consumerPriorityBase`` in ``DemandForwardingBridgeSupport.doCreateDemandSubscription`` (notes 1.2 step 6)."""
+"""``NetworkBridgeConfiguration.consumerPriorityBase``, as ``doCreateDemandSubscription`` uses it."""
 
 
 def matches_wildcard(pattern: str, destination: str) -> bool:
@@ -97,7 +98,7 @@ def matches_wildcard(pattern: str, destination: str) -> bool:
 
 
 def is_permitted(config: BridgeConfig, destination: str) -> bool:
-    """Whether the bridge may carry demand for ``destination`` (``isPermissableDestination``, notes 1.2 step 4).
+    """Whether the bridge may carry demand for ``destination`` (``isPermissableDestination``).
 
     Excludes are checked first; an empty include list permits everything.
     """
@@ -107,7 +108,7 @@ def is_permitted(config: BridgeConfig, destination: str) -> bool:
 
 
 def is_within_consumer_ttl(config: BridgeConfig, path: tuple[str, ...]) -> bool:
-    """Whether a registration with ``path`` may still become demand across this bridge (notes 1.2 step 2).
+    """Whether a registration with ``path`` may still become demand across this bridge (consumerTTL).
 
     pre: config.consumer_ttl == -1 or config.consumer_ttl >= 1
     post: __return__ == (config.consumer_ttl == -1 or len(path) < config.consumer_ttl)
@@ -116,7 +117,7 @@ def is_within_consumer_ttl(config: BridgeConfig, path: tuple[str, ...]) -> bool:
 
 
 def is_loop(local: str, path: tuple[str, ...]) -> bool:
-    """Whether ``local`` already lies on ``path`` ("already routed through this broker once", notes 1.2 step 3).
+    """Whether ``local`` already lies on ``path`` (the loop check: "already routed through this broker once").
 
     post: __return__ == (local in path)
     """
@@ -124,7 +125,7 @@ def is_loop(local: str, path: tuple[str, ...]) -> bool:
 
 
 def compute_priority(config: BridgeConfig, path: tuple[str, ...], remote_priority: int) -> int:
-    """The priority of a demand subscription whose brokerPath is ``path`` (notes 1.2 step 6).
+    """The priority of a demand subscription whose brokerPath is ``path`` (``doCreateDemandSubscription``).
 
     post: (not config.decrease_priority) or __return__ <= PRIORITY_BASE
     post: (not config.decrease_priority) or len(path) > 1 or __return__ == PRIORITY_BASE

@@ -27,7 +27,8 @@ and is defined so that a person can count it on a diagram:
 ``hops``
     For each delivered message, the number of bridges it crossed.
 
-Sources: seed 002 (spillage, resource wastage) and the notes' section 1.3.
+Sources: seed 002 (spillage, resource wastage) and ActiveMQ's consumerTTL
+(``DemandForwardingBridgeSupport.serviceRemoteConsumerAdvisory``, AMQ-4607).
 """
 
 from __future__ import annotations

@@ -26,8 +26,9 @@ consumers (see :mod:`.demand`) and kept in the state so that every layer's
 view can be compared. Destinations are written as ActiveMQ writes them,
 ``queue://NAME`` or ``topic://NAME``.
 
-Sources: the project's researched notes on ActiveMQ Classic networks,
-section 1.2 (code paths in 5.17.2) and section 1.3 (the simulation rules);
+Sources: ActiveMQ Classic 5.17.2, ``DemandForwardingBridgeSupport`` and
+``ConduitBridge`` (demand subscriptions and their brokerPath),
+``NetworkBridgeConfiguration`` (a connector's settings and defaults);
 seed 002 for the tree connector.
 """
 

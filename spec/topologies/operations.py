@@ -81,7 +81,7 @@ def _network_clash(state: TopologyState, command: Connect) -> bool:
     """Whether a new network connector would duplicate a bridge or join a tree link.
 
     Two brokers may have one connector, or two non-duplex ones in opposite
-    directions (the notes' non-duplex chain); anything more would make a
+    directions (a chain of plain connectors, one each way); anything more would make a
     second bridge in the same direction.
     """
     if (command.source, command.target) in state.connectors:
@@ -98,7 +98,7 @@ def add_broker(state: TopologyState, command: AddBroker) -> Result:
 
 
 def connect(state: TopologyState, command: Connect) -> Result:
-    """``source`` declares a network connector to ``target`` (notes 1.3: bridges and their settings)."""
+    """``source`` declares a network connector to ``target`` (duplex: ``TransportConnection.processBrokerInfo``)."""
     if _unknown(state, command.source, command.target):
         return _refuse(state, Refusal.UNKNOWN_BROKER, "TOPO-BROKERS")
     if command.source == command.target:

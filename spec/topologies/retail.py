@@ -9,7 +9,7 @@ reference, the fast implementation and real brokers:
 
 * ``network``: every region declares a duplex network connector to HQ and
   every store one to its region, all with the given TTL (``networkTTL``
-  sets consumerTTL and messageTTL alike, notes 1.4);
+  sets consumerTTL and messageTTL alike, ``NetworkBridgeConfiguration.setNetworkTTL``);
 * ``tree``: every region declares a branch tree connector to HQ and every
   store a leaf tree connector to its region (seed 002 rule 2).
 

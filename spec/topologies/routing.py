@@ -4,7 +4,8 @@ Introduction
 ------------
 A broker treats a message that arrives over a bridge exactly like one a
 client sent: it dispatches it to its own registrations for the
-destination (notes 1.3, "Message routing"). A registration is *eligible*
+destination (ActiveMQ 5.17.2: ``DemandForwardingBridgeSupport.serviceLocalCommand``
+sends the copy on as a new message). A registration is *eligible*
 when it is a client consumer, or a demand subscription whose bridge's
 ``NetworkBridgeFilter`` lets the message through:
 
