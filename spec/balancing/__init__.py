@@ -18,8 +18,11 @@ strict choice (Artemis's exact round robin) and the set of allowed choices;
 Modules: :mod:`.model` (state), :mod:`.commands`, :mod:`.outcomes`,
 :mod:`.choice` (the pure choice functions), :mod:`.operations` (the
 transitions), :mod:`.judge` (strict and permissive), :mod:`.rules`. Sources:
-seed 003 (``MessageLoadBalancingType`` and redistribution in 2.11.0) and the
-project's researched notes on Artemis routing, sections A5-A6 and F-I.
+seed 003 (``MessageLoadBalancingType`` and redistribution in 2.11.0) and
+the Artemis classes it walks through, read at 2.11.0 and after 2.44.0
+(``BindingsImpl``, ``PostOfficeImpl``, ``QueueImpl``, ``Redistributor``,
+``RemoteQueueBindingImpl``); :mod:`.rules` names the class, test or JIRA
+key behind each rule.
 """
 
 from .choice import (
