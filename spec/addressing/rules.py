@@ -70,9 +70,10 @@ RULES: dict[str, Rule] = {
              "brokerspec decision, docs/addressing.md section 5.2 (Artemis may leave an auto-created address "
              "behind)"),
         Rule("ADDR-ADDRESS-CREATE", "Creating a new address records its routing types.",
-             "Artemis ActiveMQServerImpl.createAddressInfo"),
+             "Artemis ActiveMQServerImpl.addAddressInfo"),
         Rule("ADDR-ADDRESS-EXISTS", "Creating an address that exists is rejected.",
-             "Artemis ActiveMQServerImpl.createAddressInfo, addressAlreadyExists AMQ229204"),
+             "Artemis ActiveMQServerControlImpl.createAddress (addAddressInfo answers false), addressAlreadyExists "
+             "AMQ229204"),
         Rule("ADDR-ADDRESS-DELETE", "Deleting an address removes it; with force its queues are removed first, "
              "each decrementing its name's count.",
              "Artemis ActiveMQServerImpl.removeAddressInfo(address, auth, force)"),

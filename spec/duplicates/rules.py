@@ -96,7 +96,7 @@ RULES: dict[str, Rule] = {
              "in the cache (from 2.18 it is deleted, leaving a hole).",
              "PagingTest.testFailMessagesDuplicates; ARTEMIS-3384", ALL),
         Rule("DUP-SEND-FAILED-IN-TX", "A send that fails inside a transaction makes the transaction rollback-only.",
-             "OpenWireConnection.processMessageSend (markAsRollbackOnly on a failed send)", ALL),
+             "OpenWireConnection.CommandProcessor.processMessage (markAsRollbackOnly on a failed send)", ALL),
         # --- receiving and ending transactions
         Rule("DUP-RECEIVE", "A receive takes the first waiting message; inside a transaction its acknowledgement is "
              "held until the transaction ends.", "Artemis ServerConsumerImpl acknowledge in a transaction", ALL),
