@@ -126,49 +126,72 @@ def fault_problem(record: Any) -> str | None:
 
 
 def run_audit_command(args: argparse.Namespace) -> int:
-    """``brokerspec audit``."""
+    """``brokerspec audit``: in one process for a small input without ``--master``, else on Spark."""
     from rich.table import Table
 
-    from .engine import start_session
     from .inputs import inspect
     from .run import describe, run_audit
+    from .single import LOCAL_LIMIT_BYTES, input_bytes
 
     profile = get_profile(args.profile, tuple(args.set))
     expected = read_expected(args.expect) if args.expect is not None else None
     audit_input = inspect(args.input, args.mode)  # every input error before Spark starts
     console = make_console()
+    size = input_bytes(audit_input)
+    if args.master is None and size <= LOCAL_LIMIT_BYTES:
+        console.print(literal(f"auditing in one process: the input is {size:,} bytes, at most "
+                              f"{LOCAL_LIMIT_BYTES:,} (give --master to use Spark)"))
+        result = run_audit(None, args.input, args.out, profile, mode=args.mode, partitions=args.partitions,
+                           progress=lambda text: console.print(literal(text)), found=audit_input)
+    else:
+        result = _on_spark(args, profile, audit_input, console)
+    table = Table(title="audit summary")
+    table.add_column("")
+    table.add_column("", justify="right")
+    for name, value in describe(result).items():
+        table.add_row(literal(name), literal(f"{value:,}" if isinstance(value, int) else value))
+    console.print(table)
+    if result.by_rule:
+        rules = Table(title="divergences by rule")
+        rules.add_column("rule")
+        rules.add_column("divergences", justify="right")
+        for rule, count in result.by_rule.items():
+            rules.add_row(literal(rule), f"{count:,}")
+        console.print(rules)
+    console.print(f"rows in {result.rows_in:,} = checked {result.checked:,} + quarantined "
+                  f"{result.quarantined:,}", markup=False, highlight=False)
+    console.print(literal(f"report: {args.out / 'report.md'} and {args.out / 'report.html'}"))
+    if expected is None:
+        return EXIT_OK if result.divergences == 0 else EXIT_DIVERGENCE
+    found = found_divergences(args.out)
+    missed, extra = sorted(expected - found), sorted(found - expected)
+    console.print(f"expected faults: {len(expected)}, found: {len(expected & found)}, missed: {len(missed)}, "
+                  f"not expected: {len(extra)}", markup=False, highlight=False)
+    for history, step in missed[:20]:
+        console.print(literal(f"  missed {history} step {step}"))
+    for history, step in extra[:20]:
+        console.print(literal(f"  not expected {history} step {step}"))
+    return EXIT_OK if not missed and not extra else EXIT_DIVERGENCE
+
+
+def _on_spark(args: argparse.Namespace, profile: Any, audit_input: Any, console: Any) -> Any:
+    from .engine import start_session
+    from .progress import SparkProgress
+    from .run import run_audit
+
     console.print(literal("starting Spark" + (f" on {args.master}" if args.master else " (local)")))
     spark = start_session(args.master)
     try:
-        result = run_audit(spark, args.input, args.out, profile, mode=args.mode, partitions=args.partitions,
-                           progress=lambda text: console.print(literal(text)), found=audit_input)
-        table = Table(title="audit summary")
-        table.add_column("")
-        table.add_column("", justify="right")
-        for name, value in describe(result).items():
-            table.add_row(literal(name), literal(f"{value:,}" if isinstance(value, int) else value))
-        console.print(table)
-        if result.by_rule:
-            rules = Table(title="divergences by rule")
-            rules.add_column("rule")
-            rules.add_column("divergences", justify="right")
-            for rule, count in result.by_rule.items():
-                rules.add_row(literal(rule), f"{count:,}")
-            console.print(rules)
-        console.print(f"rows in {result.rows_in:,} = checked {result.checked:,} + quarantined "
-                      f"{result.quarantined:,}", markup=False, highlight=False)
-        console.print(literal(f"report: {args.out / 'report.md'} and {args.out / 'report.html'}"))
-        if expected is None:
-            return EXIT_OK if result.divergences == 0 else EXIT_DIVERGENCE
-        found = {(str(r[0]), int(r[1])) for r in
-                 spark.read.parquet(str(args.out / "divergences")).select("history", "step").collect()}
-        missed, extra = sorted(expected - found), sorted(found - expected)
-        console.print(f"expected faults: {len(expected)}, found: {len(expected & found)}, missed: {len(missed)}, "
-                      f"not expected: {len(extra)}", markup=False, highlight=False)
-        for history, step in missed[:20]:
-            console.print(literal(f"  missed {history} step {step}"))
-        for history, step in extra[:20]:
-            console.print(literal(f"  not expected {history} step {step}"))
-        return EXIT_OK if not missed and not extra else EXIT_DIVERGENCE
+        with SparkProgress(spark, console) as progress:
+            return run_audit(spark, args.input, args.out, profile, mode=args.mode, partitions=args.partitions,
+                             progress=progress.say, found=audit_input)
     finally:
         spark.stop()
+
+
+def found_divergences(out: Path) -> set[tuple[str, int]]:
+    """(history, step) of every divergence in ``out/divergences/`` (either engine's Parquet)."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(out / "divergences", columns=["history", "step"])
+    return {(str(h), int(s)) for h, s in zip(table.column(0).to_pylist(), table.column(1).to_pylist())}

@@ -111,11 +111,11 @@ SUMMARIES = "history string, checked long, divergences long, domain string, prof
 Batches = Iterator[pa.RecordBatch]
 
 
-def _to_batch(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.RecordBatch:
+def to_batch(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.RecordBatch:
     return pa.RecordBatch.from_pylist(rows, schema=schema)
 
 
-def _arrow_schema(ddl: str) -> pa.Schema:
+def arrow_schema(ddl: str) -> pa.Schema:
     types = {"string": pa.string(), "long": pa.int64(), "boolean": pa.bool_(),
              "array<string>": pa.list_(pa.string())}
     fields = []
@@ -159,7 +159,7 @@ class LineCounter:
 
 def number_lines(batches: Batches) -> Batches:
     """(file, text) in file order -> (file, line, text), numbering lines from 1 within each file."""
-    schema = _arrow_schema(LINES)
+    schema = arrow_schema(LINES)
     counter = LineCounter()
     for batch in batches:
         files, lines = counter.columns(batch.column(0).to_pylist())
@@ -172,21 +172,24 @@ def read_lines(spark: SparkSession, paths: list[str]) -> DataFrame:
     return frame.mapInArrow(number_lines, LINES)
 
 
+STREAM_PARQUET_COLUMNS = ("address", "seq", "op", "duplicate_id", "tx", "observed")
+
+
+def number_stream_rows(batches: Batches) -> Batches:
+    """(file, address, seq, op, duplicate_id, tx, observed) in file order -> STREAM_ROWS, rows numbered per file."""
+    schema = arrow_schema(STREAM_ROWS)
+    counter = LineCounter()
+    for batch in batches:
+        files, lines = counter.columns(batch.column(0).to_pylist())
+        columns = [batch.column(i) for i in range(1, 7)]
+        yield pa.RecordBatch.from_arrays([*columns, files, lines, pa.nulls(batch.num_rows, pa.string())],
+                                         schema=schema)
+
+
 def read_stream_parquet(spark: SparkSession, paths: list[str]) -> DataFrame:
     """Stream rows from Parquet as STREAM_ROWS (the row number within its file as ``line``)."""
-    frame = spark.read.parquet(*paths).selectExpr(
-        "_metadata.file_path AS file", "address", "seq", "op", "duplicate_id", "tx", "observed")
-    schema = _arrow_schema(STREAM_ROWS)
-
-    def number(batches: Batches) -> Batches:
-        counter = LineCounter()
-        for batch in batches:
-            files, lines = counter.columns(batch.column(0).to_pylist())
-            columns = [batch.column(i) for i in range(1, 7)]
-            yield pa.RecordBatch.from_arrays([*columns, files, lines, pa.nulls(batch.num_rows, pa.string())],
-                                             schema=schema)
-
-    return frame.mapInArrow(number, STREAM_ROWS)
+    frame = spark.read.parquet(*paths).selectExpr("_metadata.file_path AS file", *STREAM_PARQUET_COLUMNS)
+    return frame.mapInArrow(number_stream_rows, STREAM_ROWS)
 
 
 HISTORY_PARQUET_COLUMNS = ("v", "history", "type", "step", "op", "args", "outcome", "domain", "profile",
@@ -215,53 +218,54 @@ def parquet_record(row: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-def read_history_parquet(spark: SparkSession, paths: list[str]) -> DataFrame:
-    """History rows from Parquet as LINES: each row becomes the JSON text of its trace line."""
+def history_parquet_lines(batches: Batches) -> Batches:
+    """(file, *HISTORY_PARQUET_COLUMNS) in file order -> LINES: each row as the JSON text of its trace line."""
     import json
 
+    schema = arrow_schema(LINES)
+    counter = LineCounter()
+    for batch in batches:
+        out = []
+        for row in batch.to_pylist():
+            file, line = counter.number(row.pop("file"))
+            text = json.dumps(parquet_record(row), ensure_ascii=False)
+            out.append({"file": file, "line": line, "text": text})
+        yield to_batch(out, schema)
+
+
+def read_history_parquet(spark: SparkSession, paths: list[str]) -> DataFrame:
+    """History rows from Parquet as LINES: each row becomes the JSON text of its trace line."""
     frame = spark.read.parquet(*paths).selectExpr("_metadata.file_path AS file", *HISTORY_PARQUET_COLUMNS)
-    schema = _arrow_schema(LINES)
-
-    def to_lines(batches: Batches) -> Batches:
-        counter = LineCounter()
-        for batch in batches:
-            out = []
-            for row in batch.to_pylist():
-                file, line = counter.number(row.pop("file"))
-                text = json.dumps(parquet_record(row), ensure_ascii=False)
-                out.append({"file": file, "line": line, "text": text})
-            yield _to_batch(out, schema)
-
-    return frame.mapInArrow(to_lines, LINES)
+    return frame.mapInArrow(history_parquet_lines, LINES)
 
 
 # --- pure steps: streams ------------------------------------------------------------------
 
 
+def parse_stream_batches(batches: Batches) -> Batches:
+    """LINES -> STREAM_ROWS, batch by batch; a line that is no stream row keeps only its place and the reason."""
+    schema = arrow_schema(STREAM_ROWS)
+    for batch in batches:
+        out = []
+        for file, line, text in zip(*(c.to_pylist() for c in batch.columns)):
+            if not text.strip():
+                continue
+            try:
+                result = streams.validate_record(jsonin.loads(text))
+            except jsonin.JsonInputError as error:
+                result = str(error)
+            if isinstance(result, str):
+                out.append({"file": file, "line": line, "reason": result})
+            else:
+                address, seq, op, duplicate_id, tx, observed = result
+                out.append({"address": address, "seq": seq, "op": op, "duplicate_id": duplicate_id, "tx": tx,
+                            "observed": observed, "file": file, "line": line, "reason": None})
+        yield to_batch(out, schema)
+
+
 def parse_stream_lines(lines: DataFrame) -> DataFrame:
     """LINES -> STREAM_ROWS; a line that is no stream row keeps only its place and the reason."""
-
-    schema = _arrow_schema(STREAM_ROWS)
-
-    def parse(batches: Batches) -> Batches:
-        for batch in batches:
-            out = []
-            for file, line, text in zip(*(c.to_pylist() for c in batch.columns)):
-                if not text.strip():
-                    continue
-                try:
-                    result = streams.validate_record(jsonin.loads(text))
-                except jsonin.JsonInputError as error:
-                    result = str(error)
-                if isinstance(result, str):
-                    out.append({"file": file, "line": line, "reason": result})
-                else:
-                    address, seq, op, duplicate_id, tx, observed = result
-                    out.append({"address": address, "seq": seq, "op": op, "duplicate_id": duplicate_id, "tx": tx,
-                                "observed": observed, "file": file, "line": line, "reason": None})
-            yield _to_batch(out, schema)
-
-    return lines.mapInArrow(parse, STREAM_ROWS)
+    return lines.mapInArrow(parse_stream_batches, STREAM_ROWS)
 
 
 def _replayed(kind: str, **values: Any) -> dict[str, Any]:
@@ -279,7 +283,7 @@ def stream_replayer(cache_size: int, presorted: bool = False) -> Callable[[Batch
     (``kind = 'unsorted'``) any sign that they are not, and the caller falls
     back to shuffling.
     """
-    schema = _arrow_schema(REPLAYED)
+    schema = arrow_schema(REPLAYED)
 
     def rows(batches: Batches, out: list[dict[str, Any]]) -> Iterator[tuple[object, ...]]:
         seen: set[object] = set()
@@ -309,10 +313,10 @@ def stream_replayer(cache_size: int, presorted: bool = False) -> Callable[[Batch
         for result in streams.audit_sorted_rows(rows(batches, out), cache_size):
             out.append(_stream_result(result))
             if len(out) >= 20000:
-                yield _to_batch(out, schema)
+                yield to_batch(out, schema)
                 out.clear()
         if out:
-            yield _to_batch(out, schema)
+            yield to_batch(out, schema)
 
     return replay
 
@@ -362,9 +366,9 @@ def judge_commits(replayed: DataFrame) -> DataFrame:
 # --- pure steps: histories ----------------------------------------------------------------
 
 
-def key_history_lines(lines: DataFrame, root: str = "") -> DataFrame:
-    """LINES -> HISTORY_ROWS: each line's history (its ``history`` field, else its file) and step."""
-    schema = _arrow_schema(HISTORY_ROWS)
+def history_keyer(root: str = "") -> Callable[[Batches], Batches]:
+    """The function LINES -> HISTORY_ROWS, batch by batch: each line's history (its field, else its file)."""
+    schema = arrow_schema(HISTORY_ROWS)
 
     def key(batches: Batches) -> Batches:
         for batch in batches:
@@ -377,9 +381,14 @@ def key_history_lines(lines: DataFrame, root: str = "") -> DataFrame:
                     history = os.path.relpath(file, root) if root else file
                 out.append({"history": history, "step": step, "file": file, "line": line, "text": text,
                             "reason": reason})
-            yield _to_batch(out, schema)
+            yield to_batch(out, schema)
 
-    return lines.mapInArrow(key, HISTORY_ROWS)
+    return key
+
+
+def key_history_lines(lines: DataFrame, root: str = "") -> DataFrame:
+    """LINES -> HISTORY_ROWS: each line's history (its ``history`` field, else its file) and step."""
+    return lines.mapInArrow(history_keyer(root), HISTORY_ROWS)
 
 
 def _history_result(result: tuple[object, ...]) -> dict[str, Any]:
@@ -396,31 +405,32 @@ def _history_result(result: tuple[object, ...]) -> dict[str, Any]:
     return _replayed("quarantine", reason=result[6], **base)
 
 
+def replay_history_batches(batches: Batches) -> Batches:
+    """HISTORY_ROWS sorted by (history, step, file, line) -> REPLAYED, batch by batch."""
+    schema = arrow_schema(REPLAYED)
+    out: list[dict[str, Any]] = []
+
+    def keyed() -> Iterator[histories.HistoryRow]:
+        for batch in batches:
+            for history, step, file, line, text, reason in zip(*(c.to_pylist() for c in batch.columns)):
+                if reason is not None:
+                    out.append(_replayed("quarantine", history=history, file=file, line=line, reason=reason))
+                    continue
+                yield history, step, file, line, text
+
+    for result in histories.audit_history_rows(keyed()):
+        out.append(_history_result(result))
+        if len(out) >= 20000:
+            yield to_batch(out, schema)
+            out.clear()
+    if out:
+        yield to_batch(out, schema)
+
+
 def replay_histories(rows: DataFrame, partitions: int) -> DataFrame:
     """HISTORY_ROWS -> REPLAYED: group by history, order by step (header first), replay through the spec."""
-    schema = _arrow_schema(REPLAYED)
-
-    def replay(batches: Batches) -> Batches:
-        out: list[dict[str, Any]] = []
-
-        def keyed() -> Iterator[histories.HistoryRow]:
-            for batch in batches:
-                for history, step, file, line, text, reason in zip(*(c.to_pylist() for c in batch.columns)):
-                    if reason is not None:
-                        out.append(_replayed("quarantine", history=history, file=file, line=line, reason=reason))
-                        continue
-                    yield history, step, file, line, text
-
-        for result in histories.audit_history_rows(keyed()):
-            out.append(_history_result(result))
-            if len(out) >= 20000:
-                yield _to_batch(out, schema)
-                out.clear()
-        if out:
-            yield _to_batch(out, schema)
-
     grouped = rows.repartition(partitions, "history").sortWithinPartitions("history", "step", "file", "line")
-    return grouped.mapInArrow(replay, REPLAYED)
+    return grouped.mapInArrow(replay_history_batches, REPLAYED)
 
 
 # --- pure steps: the tables ---------------------------------------------------------------

@@ -52,6 +52,10 @@ def find_files(root: Path) -> tuple[tuple[Path, ...], str]:
     if root.is_file():
         files = [root]
     else:
+        if (root / "data").is_dir() and (root / "faults.jsonl").is_file():
+            raise InputError(f"{root}: this is a brokerspec generate output folder, not its data; audit "
+                             f"{root / 'data'} (and give --expect {root / 'faults.jsonl'} to check the planted "
+                             f"faults)")
         files = sorted(p for p in root.rglob("*") if p.is_file() and not _is_spark_marker(p))
         if not files:
             raise InputError(f"{root}: the folder holds no input files")

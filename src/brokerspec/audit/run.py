@@ -28,8 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 from brokerspec.spec import Profile
 
-from . import engine
+from . import engine, single
 from .inputs import HISTORIES, AuditInput, inspect
+from .listing import write_traces
+from .tables import LISTED, Tables, bin_width, binned, ranked
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -54,6 +56,10 @@ class AuditResult:
     quarantine_reasons: dict[str, int]
     shuffled: bool
     seconds: dict[str, float] = field(default_factory=dict)
+    engine: str = "spark"
+    """``spark``, or ``one process`` for an input small enough (:data:`.single.LOCAL_LIMIT_BYTES`)."""
+    profiles: dict[str, int] = field(default_factory=dict)
+    """Histories per profile named in their headers (histories only: streams use the ``--profile`` given)."""
 
     @property
     def balanced(self) -> bool:
@@ -87,10 +93,7 @@ def replay(spark: SparkSession, found: AuditInput, profile: Profile, partitions:
     """The REPLAYED rows for the input, and whether they were shuffled into groups."""
     paths = [str(p) for p in found.files]
     if found.mode == HISTORIES:
-        lines = (engine.read_lines(spark, paths) if found.format == "jsonl"
-                 else engine.read_history_parquet(spark, paths))
-        keyed = engine.key_history_lines(lines, str(found.root) if found.root.is_dir() else "")
-        return engine.replay_histories(keyed, partitions), True
+        return engine.replay_histories(_keyed_lines(spark, found), partitions), True
     cache_size = profile.duplicates.id_cache_size
     if found.format == "jsonl":
         rows = engine.parse_stream_lines(engine.read_lines(spark, paths))
@@ -104,6 +107,13 @@ def replay(spark: SparkSession, found: AuditInput, profile: Profile, partitions:
     return engine.replay_streams(rows, cache_size, partitions), True
 
 
+def _keyed_lines(spark: SparkSession, found: AuditInput) -> DataFrame:
+    paths = [str(p) for p in found.files]
+    lines = (engine.read_lines(spark, paths) if found.format == "jsonl"
+             else engine.read_history_parquet(spark, paths))
+    return engine.key_history_lines(lines, str(found.root) if found.root.is_dir() else "")
+
+
 def _is_really_sorted(replayed: DataFrame) -> bool:
     from pyspark.sql import functions as F
 
@@ -113,26 +123,59 @@ def _is_really_sorted(replayed: DataFrame) -> bool:
     return summaries.where(F.col("count") > 1).limit(1).count() == 0
 
 
-def run_audit(spark: SparkSession, input_path: Path, out: Path, profile: Profile, *, mode: str = "auto",
+def run_audit(spark: SparkSession | None, input_path: Path, out: Path, profile: Profile, *, mode: str = "auto",
               partitions: int | None = None, progress: Progress | None = None,
-              found: AuditInput | None = None) -> AuditResult:
+              found: AuditInput | None = None, limit: int = LISTED) -> AuditResult:
     """Audit ``input_path`` under ``profile`` and write the tables and report to ``out``.
 
-    ``found`` is the input as :func:`.inputs.inspect` saw it, when the caller has already looked.
+    With ``spark`` None the audit runs in this process (:mod:`.single`);
+    the tables are the same. ``found`` is the input as
+    :func:`.inputs.inspect` saw it, when the caller has already looked;
+    ``limit`` is how many divergences the report lists one by one.
     """
+    say = progress or (lambda _: None)
+    seconds: dict[str, float] = {}
+    found = found or inspect(input_path, mode)
+    say(f"input: {len(found.files)} {found.format} file(s) of {found.mode}")
+    if spark is None:
+        clock = time.perf_counter()
+        rows_in = single.count_input(found)
+        seconds["count input"] = time.perf_counter() - clock
+        clock = time.perf_counter()
+        tables = single.audit_tables(found, profile, out, rows_in, limit)
+        seconds["replay and write tables"] = time.perf_counter() - clock
+        say(f"replayed {rows_in:,} rows in one process")
+    else:
+        tables = _spark_tables(spark, found, profile, out, partitions, say, seconds, limit)
+    result = AuditResult(found.mode, found.format, len(found.files), tables.rows_in, tables.checked,
+                         tables.quarantined, tables.divergences, tables.groups, tables.divergent_groups,
+                         tables.by_rule, tables.by_address, tables.over_history, tables.quarantine_reasons,
+                         tables.shuffled, seconds, "spark" if spark is not None else "one process",
+                         tables.profiles if found.mode == HISTORIES else {})
+    if not result.balanced:
+        raise AccountingError(f"rows in ({result.rows_in:,}) != rows checked ({result.checked:,}) + rows "
+                              f"quarantined ({result.quarantined:,})")
+    listing = write_traces(tables, out, found.mode)
+    (out / "summary.json").write_text(result.to_json() + "\n", encoding="utf-8")
+    from .report import write_report
+
+    write_report(result, out, profile, listing)
+    return result
+
+
+def _spark_tables(spark: SparkSession, found: AuditInput, profile: Profile, out: Path, partitions: int | None,
+                  say: Progress, seconds: dict[str, float], limit: int) -> Tables:
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    say = progress or (lambda _: None)
-    seconds: dict[str, float] = {}
     clock = time.perf_counter()
-    found = found or inspect(input_path, mode)
-    say(f"input: {len(found.files)} {found.format} file(s) of {found.mode}")
     parts = partitions or int(spark.conf.get("spark.sql.shuffle.partitions") or 4)
+    say("counting the input rows")
     rows_in = _count_input(spark, found)
     seconds["count input"] = time.perf_counter() - clock
 
     clock = time.perf_counter()
+    say(f"replaying {rows_in:,} rows")
     replayed, shuffled = replay(spark, found, profile, parts)
     replayed = replayed.persist(StorageLevel.MEMORY_AND_DISK)
     replayed.count()
@@ -140,43 +183,49 @@ def run_audit(spark: SparkSession, input_path: Path, out: Path, profile: Profile
     say(f"replayed {rows_in:,} rows" + ("" if shuffled else " (input already grouped by address: no shuffle)"))
 
     clock = time.perf_counter()
+    say("writing the tables")
     divergences = engine.divergences_of(replayed)
     if found.mode != HISTORIES:
         divergences = divergences.unionByName(engine.judge_commits(replayed))
     out.mkdir(parents=True, exist_ok=True)
-    divergences.coalesce(1).write.mode("overwrite").parquet(str(out / "divergences"))
-    engine.quarantine_of(replayed).coalesce(1).write.mode("overwrite").parquet(str(out / "quarantine"))
+    order = ("history", "step", "file", "line")
+    divergences.orderBy(*order).coalesce(1).write.mode("overwrite").parquet(str(out / "divergences"))
+    (engine.quarantine_of(replayed).orderBy("file", "line").coalesce(1).write.mode("overwrite")
+     .parquet(str(out / "quarantine")))
     summaries = engine.summaries_of(replayed)
-    summaries.coalesce(1).write.mode("overwrite").parquet(str(out / "histories"))
+    summaries.orderBy("history").coalesce(1).write.mode("overwrite").parquet(str(out / "histories"))
     seconds["write tables"] = time.perf_counter() - clock
 
     clock = time.perf_counter()
+    say("summarising")
     written = spark.read.parquet(str(out / "divergences"))
     checked, groups = summaries.agg(F.sum("checked"), F.count(F.lit(1))).first() or (0, 0)
-    divergent_groups = written.select("history").distinct().count()
     quarantine = spark.read.parquet(str(out / "quarantine"))
-    quarantined = quarantine.count()
-    reasons = {str(r[0]): int(r[1]) for r in quarantine.groupBy(F.substring_index("reason", ":", 1)).count()
-               .orderBy(F.desc("count")).limit(20).collect()}
-    total = written.count()
-    by_rule = {str(r[0]): int(r[1]) for r in written.select(F.explode("rule_ids").alias("rule"))
-               .groupBy("rule").count().orderBy(F.desc("count")).collect()}
-    by_address = {str(r[0]): int(r[1]) for r in written.groupBy(F.coalesce("address", F.lit("(none)")))
-                  .count().orderBy(F.desc("count")).limit(30).collect()}
-    over = _over_history(written)
+    reasons = _counts(quarantine.groupBy(F.substring_index("reason", ":", 1)).count())
+    by_rule = _counts(written.select(F.explode("rule_ids").alias("rule")).groupBy("rule").count())
+    by_address = _counts(written.groupBy(F.coalesce("address", F.lit("(none)"))).count())
+    profiles = _counts(spark.read.parquet(str(out / "histories")).where(F.col("profile") != "")
+                       .groupBy("profile").count())
+    listed = [row.asDict() for row in written.orderBy(*order).limit(limit).collect()]
+    for row in listed:
+        row["rule_ids"] = list(row["rule_ids"])
+    tables = Tables(rows_in, int(checked or 0), int(groups or 0), written.select("history").distinct().count(),
+                    quarantine.count(), ranked(reasons, 20), written.count(), ranked(by_rule),
+                    ranked(by_address, 30), _over_history(written), ranked(profiles), listed, shuffled=shuffled)
+    if found.mode == HISTORIES and listed:
+        wanted = sorted({str(row["history"]) for row in listed})
+        for found_line in (_keyed_lines(spark, found).where(F.col("history").isin(wanted) & F.col("step")
+                                                             .isNotNull())
+                           .select("history", "step", "file", "line", "text").collect()):
+            history, step, file, line, text = found_line
+            tables.history_lines.setdefault(str(history), []).append((int(step), str(file), int(line), str(text)))
     replayed.unpersist()
     seconds["summarise"] = time.perf_counter() - clock
-    result = AuditResult(found.mode, found.format, len(found.files), rows_in, int(checked or 0), quarantined,
-                         total, int(groups or 0), divergent_groups, by_rule, by_address, over, reasons, shuffled,
-                         seconds)
-    if not result.balanced:
-        raise AccountingError(f"rows in ({rows_in:,}) != rows checked ({result.checked:,}) + rows quarantined "
-                              f"({quarantined:,})")
-    (out / "summary.json").write_text(result.to_json() + "\n", encoding="utf-8")
-    from .report import write_report
+    return tables
 
-    write_report(result, out, profile)
-    return result
+
+def _counts(frame: DataFrame) -> dict[str, int]:
+    return {str(r[0]): int(r[1]) for r in frame.collect()}
 
 
 def _over_history(divergences: DataFrame, bins: int = 20) -> list[tuple[int, int, int]]:
@@ -187,17 +236,15 @@ def _over_history(divergences: DataFrame, bins: int = 20) -> list[tuple[int, int
     if bounds is None or bounds[0] is None:
         return []
     low, high = int(bounds[0]), int(bounds[1])
-    width = max(1, -(-(high - low + 1) // bins))
+    width = bin_width(low, high, bins)
     counted = divergences.groupBy(F.floor((F.col("step") - low) / width).alias("bin")).count().collect()
-    found = {int(r[0]): int(r[1]) for r in counted}
-    return [(low + b * width, low + (b + 1) * width - 1, found.get(b, 0)) for b in range(bins)
-            if low + b * width <= high]
+    return binned(low, high, width, {int(r[0]): int(r[1]) for r in counted})
 
 
 def describe(result: AuditResult) -> dict[str, Any]:
     """The figures the printed summary shows, in order."""
     return {
-        "mode": result.mode, "files": result.files, "rows in": result.rows_in, "rows checked": result.checked,
+        "mode": result.mode, "engine": result.engine, "files": result.files, "rows in": result.rows_in, "rows checked": result.checked,
         "rows quarantined": result.quarantined, "divergences": result.divergences,
         "groups": result.groups, "groups with divergences": result.divergent_groups,
     }
