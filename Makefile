@@ -103,6 +103,7 @@ docs: $(STAMP)
 	$(BIN)/python -m brokerspec.sutguide --write
 	$(BIN)/python -m brokerspec.doctables
 	$(BIN)/python -m brokerspec.doctables_duplicates
+	$(BIN)/python -m brokerspec.doctables_rules
 	$(BIN)/python -m brokerspec.topology_plot docs/images
 
 clean:
