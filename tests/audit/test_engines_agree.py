@@ -31,7 +31,7 @@ def table(out: Path, name: str) -> list[tuple[Any, ...]]:
 
 
 def figures(result: AuditResult) -> dict[str, Any]:
-    data = json.loads(result.to_json())
+    data: dict[str, Any] = json.loads(result.to_json())
     for key in ("seconds", "engine", "shuffled"):
         data.pop(key)
     return data
@@ -81,3 +81,29 @@ def test_a_small_input_is_audited_without_starting_spark(tmp_path: Path, capsys:
     assert "auditing in one process" in out and "starting Spark" not in out
     assert f"at most {LOCAL_LIMIT_BYTES:,}" in out and "found: 2, missed: 0" in out
     assert json.loads((tmp_path / "out" / "summary.json").read_text())["engine"] == "one process"
+
+
+def test_spark_progress_prints_plain_lines_with_the_tasks_done_when_not_a_terminal(spark: SparkSession) -> None:
+    import io
+    import time
+
+    from rich.console import Console
+
+    from brokerspec.audit.progress import SparkProgress
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, force_terminal=False, width=200)
+
+    def slow(x: int) -> int:
+        time.sleep(0.4)
+        return x
+
+    with SparkProgress(spark, console, interval=0.1) as progress:
+        progress.say("replaying 6 rows")
+        assert spark.sparkContext.parallelize(range(6), 3).map(slow).sum() == 15
+    lines = buffer.getvalue().splitlines()
+    assert lines[0] == "replaying 6 rows"
+    counted = [line for line in lines[1:] if line.startswith("replaying 6 rows: ")]
+    assert counted and all("tasks done in 1 running stage" in line for line in counted)
+    assert len(counted) == len(set(counted))  # a line only when the count moved
+    assert "\x1b" not in buffer.getvalue()

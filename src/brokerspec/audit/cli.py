@@ -4,6 +4,10 @@ Exit codes follow the rest of the command line: 0 no divergence (and, with
 ``--expect``, exactly the expected faults found), 1 divergences found (or
 not the expected ones), 2 usage error or an input that cannot be audited.
 
+An input of at most :data:`.single.LOCAL_LIMIT_BYTES` is audited in this
+process without starting Spark, unless ``--master`` is given; a larger one
+on Spark, with its progress shown while Spark works.
+
 Every option is checked before Spark starts: counts, the ``--master`` URL's
 form, the ``--out`` folder and the ``--expect`` file as they are parsed
 (:mod:`brokerspec.clitools`), then every line of ``--expect`` (a JSON
@@ -16,13 +20,19 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from brokerspec.spec import PROFILES, get_profile
+from brokerspec.spec import PROFILES, Profile, get_profile
 
 from .. import jsonin
 from ..clitools import MASTER_FORMS, at_least, clean, input_file, literal, output_folder, spark_master
 from ..render import make_console
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .inputs import AuditInput
+    from .run import AuditResult
 
 EXIT_OK = 0
 EXIT_DIVERGENCE = 1
@@ -174,7 +184,8 @@ def run_audit_command(args: argparse.Namespace) -> int:
     return EXIT_OK if not missed and not extra else EXIT_DIVERGENCE
 
 
-def _on_spark(args: argparse.Namespace, profile: Any, audit_input: Any, console: Any) -> Any:
+def _on_spark(args: argparse.Namespace, profile: Profile, audit_input: AuditInput, console: Console) -> AuditResult:
+    """The audit on Spark, with its progress shown while Spark works (:mod:`.progress`)."""
     from .engine import start_session
     from .progress import SparkProgress
     from .run import run_audit
