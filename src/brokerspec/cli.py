@@ -49,8 +49,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
-
 from brokerspec.spec import PROFILES, BrokerspecError, Profile, get_profile
 
 from .artemis.cli import add_command as add_artemis_command
@@ -59,6 +57,7 @@ from .audit.cli import add_commands as add_audit_commands
 from .audit.cli import run_audit_command, run_generate
 from .check.domains import DOMAINS, Domain, SubjectFactory
 from .check.runner import CheckResult, check_for
+from .check_progress import CheckProgress
 from .clitools import clean, escaped, literal, output_folder, parse_timeout
 from .clitools import parse_duration as parse_duration
 from .clitools import parse_setting as parse_setting
@@ -163,18 +162,12 @@ def run_check(args: argparse.Namespace) -> int:
     console = make_console()
     share = args.budget / len(runs)
     results: list[CheckResult] = []
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[status]}"),
-                  TimeElapsedColumn(), console=console, transient=True) as progress:
+    with CheckProgress(console, len(runs)) as progress:  # a live bar in a terminal, else a line per run
         for domain, layers, profile in runs:
-            task = progress.add_task(escaped(f"{domain.name} {profile.label}"), total=None, status="")
-
-            def show(stats: object, task: TaskID = task) -> None:
-                progress.update(task, status=f"{getattr(stats, 'examples', 0)} scenarios, "
-                                             f"{getattr(stats, 'steps', 0)} steps")
-
+            show = progress.start(domain.name, profile)
             permissive = args.permissive and domain.judge is not None
             results.append(check_for(profile, layers, share, args.out, args.seed, show, domain, permissive))
-            progress.remove_task(task)
+            progress.finish(results[-1])
     console.print(check_table(results))
     failed = [(r, r.divergence) for r in results if r.divergence is not None]
     for result, divergence in failed:

@@ -39,7 +39,12 @@ def short_outcome(outcome: Outcome | None) -> str:
 
 
 def check_table(results: Sequence[CheckResult]) -> Table:
-    """One row per domain and profile: how much was checked and what was found."""
+    """One row per domain and profile: how much was checked and what was found.
+
+    A profile-free domain's row says so instead of naming the profile it ran under.
+    """
+    from .check_progress import profile_label
+
     table = Table(title="brokerspec check: spec vs reference vs impl")
     for column in ("domain", "profile", "scenarios", "steps", "seconds", "result", "trace"):
         table.add_column(column, justify="right" if column in ("scenarios", "steps", "seconds") else "left")
@@ -48,8 +53,8 @@ def check_table(results: Sequence[CheckResult]) -> Table:
             verdict = Text("agree", style="green")
         else:
             verdict = Text(f"{r.divergence.layer} parted at step {r.divergence.step}", style="bold red")
-        table.add_row(r.domain, literal(r.profile.label), str(r.examples), str(r.steps), f"{r.seconds:.1f}", verdict,
-                      literal(r.trace_path or ""))
+        table.add_row(r.domain, literal(profile_label(r.domain, r.profile)), str(r.examples), str(r.steps),
+                      f"{r.seconds:.1f}", verdict, literal(r.trace_path or ""))
     return table
 
 
