@@ -14,8 +14,8 @@
 #   make mutation    the conformance suite's mutation score: every cosmic-ray mutant of impl/ and every planted
 #                    bug (report in brokerspec-mutation/); fails below 90% or when a planted bug survives
 #   make bench       the benchmark (figures only, no timed assertions)
-#   make docs        regenerate the spec-made tables in docs/*.md and docs/sut-author-guide.md (tests check
-#                    they are current)
+#   make docs        regenerate the spec-made tables in docs/*.md, docs/sut-author-guide.md and the command
+#                    output shown in the guides (tests check they are current)
 #
 # The first use creates .venv and installs the package with its dev tools. The install is a
 # setuptools *strict* editable install: a tree of links under build/ with the real import
@@ -101,6 +101,7 @@ bench: $(STAMP)
 
 docs: $(STAMP)
 	$(BIN)/python -m brokerspec.sutguide --write
+	$(BIN)/python -m brokerspec.docsamples --write
 	$(BIN)/python -m brokerspec.doctables
 	$(BIN)/python -m brokerspec.doctables_duplicates
 	$(BIN)/python -m brokerspec.doctables_rules
