@@ -74,7 +74,7 @@ def test_replay_shows_the_first_difference(tmp_path: Path, capsys: pytest.Captur
     assert main(["replay", str(path), "--layers", "impl"]) == EXIT_DIVERGENCE
     out = capsys.readouterr().out
     assert "first difference at step 3: lookup(name='a1::q1')" in out
-    assert "recorded: Resolved(address='a2'" in out
+    assert 'recorded: {"type": "resolved", "address": "a2"' in out, "outcomes are shown as the protocol's JSON"
 
 
 @pytest.mark.parametrize(("content", "message"), [

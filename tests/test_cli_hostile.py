@@ -98,8 +98,10 @@ def test_replay_against_a_sut_that_fails_exits_3(mode: str, kind: str, layers: s
 def test_replay_with_a_failing_sut_and_a_wrong_recording_is_a_divergence(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = trace_file(tmp_path / "wrong.jsonl", lookup=Resolved("a2", "q1", ANY))
-    code = main(["replay", str(path), "--sut", broken("crash"), "--timeout", "5"])
+    code = main(["replay", str(path), "--sut", broken("crash"), "--timeout", "5", "--judge-recorded"])
     assert code == EXIT_DIVERGENCE, capsys.readouterr().out
+    code = main(["replay", str(path), "--sut", broken("crash"), "--timeout", "5"])
+    assert code == EXIT_SUT_FAILURE, "with --sut the recording is not judged: what is left is the SUT's failure"
 
 
 def test_replay_against_a_sut_that_agrees_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,7 +12,10 @@ Subcommands
 ``brokerspec replay FILE [--sut CMD]``
     Replays a trace against the spec, the reference and the fast
     implementation (and a system under test), step by step, and shows
-    where they part.
+    where they part. With ``--sut`` the verdict is the SUT's (recorded
+    outcomes are shown, judged only with ``--judge-recorded``), and
+    where the rules allow several outcomes any allowed one agrees
+    unless ``--strict``.
 ``brokerspec crash run|trial|prefix ...``
     The crash-consistency harness of the duplicate-detection store: kills
     the fast broker with SIGKILL at random points and checks what survives
@@ -67,7 +70,7 @@ from .conform.cli import make_sut
 from .conform.cli import run_command as run_conform_command
 from .conform.sut import subject_factory
 from .explain import print_explanation
-from .render import check_table, make_console, replay_table
+from .render import check_table, make_console, replay_legend, replay_table
 from .replay import replay
 from .trace import read_trace
 
@@ -113,7 +116,14 @@ def build_parser() -> argparse.ArgumentParser:
     replay_cmd.add_argument("--layers", default="reference,impl", help="comma-separated layers")
     replay_cmd.add_argument("--sut", default=None, metavar="CMD",
                             help="also replay against this system under test (a command line or inproc:LAYER), "
-                                 "outcomes only; with --layers '' only against it")
+                                 "outcomes only; with --layers '' only against it. The verdict is then whether the "
+                                 "SUT and the layers agree with the spec: the recorded outcomes are shown, not judged")
+    replay_cmd.add_argument("--judge-recorded", action="store_true",
+                            help="with --sut, also count a recorded outcome that differs from the spec's as a "
+                                 "difference (always so without --sut)")
+    replay_cmd.add_argument("--strict", action="store_true",
+                            help="demand the spec's exact outcome from the SUT where the rules allow several "
+                                 "(load balancing); by default any allowed one agrees, as in conform")
     replay_cmd.add_argument("--timeout", type=parse_timeout, default=10.0, metavar="SECONDS",
                             help="per-request timeout for a subprocess SUT, a positive number (default 10)")
 
@@ -189,8 +199,9 @@ def run_replay(args: argparse.Namespace) -> int:
     if args.sut is not None:
         sut = make_sut(args.sut, args.timeout)
         layers["sut"] = subject_factory(sut, trace.domain)
+    permissive = ("sut",) if sut is not None and not args.strict else ()
     try:
-        report = replay(trace, layers)
+        report = replay(trace, layers, judge_recorded=sut is None or args.judge_recorded, permissive=permissive)
     finally:
         if sut is not None:
             sut.close()
@@ -198,6 +209,7 @@ def run_replay(args: argparse.Namespace) -> int:
     if trace.note:
         console.print(literal(f"trace note: {trace.note}"))
     console.print(replay_table(report))
+    console.print(replay_legend(report))
     for line in report.explain_first_difference():
         console.print(literal(line))
     if report.disagrees:

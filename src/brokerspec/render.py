@@ -72,7 +72,12 @@ def replay_table(report: ReplayReport) -> Table:
         table.add_column(literal(name))
     for step in report.steps:
         marker = " <- first difference" if first is not None and step.number == first.number else ""
-        recorded = literal(short_outcome(step.recorded), style="red" if step.recorded_differs else "")
+        if step.recorded_parts:
+            recorded = literal(short_outcome(step.recorded), style="red")
+        elif step.recorded_differs:
+            recorded = literal(short_outcome(step.recorded) + " (not judged)", style="yellow")
+        else:
+            recorded = literal(short_outcome(step.recorded))
         cells: list[Text | str] = [str(step.number) + marker, literal(format_command(step.command)), recorded,
                                    literal(short_outcome(step.spec))]
         for name in names:
@@ -81,6 +86,8 @@ def replay_table(report: ReplayReport) -> Table:
                 cells.append(literal(layer.error, style="bold magenta" if layer.failure else "bold red"))
                 continue
             text = "=" if layer.outcome == step.spec else short_outcome(layer.outcome)
+            if layer.allowed and layer.outcome != step.spec:
+                text += " (allowed)"
             if not layer.state_matches:
                 text += " (state differs)"
             if layer.invariant_problem is not None:
@@ -88,6 +95,31 @@ def replay_table(report: ReplayReport) -> Table:
             cells.append(literal(text, style="" if layer.agrees_with(step.spec) else "bold red"))
         table.add_row(*cells)
     return table
+
+
+REPLAY_LEGEND = (
+    ("=", "the layer gave the spec's outcome"),
+    ("(allowed)", "another outcome the rules allow, where they allow several (a SUT, unless --strict)"),
+    ("-", "nothing recorded for this step"),
+    ("(not judged)", "a recorded outcome other than the spec's that does not count (a SUT is replayed; "
+                     "--judge-recorded counts it)"),
+    ("(state differs)", "the layer's state is not the spec's (brokerspec's own layers; a SUT shows outcomes only)"),
+    ("(private invariants broken)", "the layer's own consistency checks failed"),
+    ("(stopped: ...)", "the layer failed at an earlier step and was not asked again"),
+    ("red", "parts from the spec; magenta: how a SUT failed (crashed, hung, wrote garbage, an error reply)"),
+    ("<- first difference", "the first step where anything that counts parted from the spec"),
+)
+"""The replay table's symbols and what each means, printed under the table."""
+
+
+def replay_legend(report: ReplayReport) -> Text:
+    """The legend printed under :func:`replay_table`: every symbol, then what the verdict counts."""
+    width = max(len(symbol) for symbol, _ in REPLAY_LEGEND)
+    lines = [f"  {symbol:<{width}}  {meaning}" for symbol, meaning in REPLAY_LEGEND]
+    judged = all(step.recorded_judged for step in report.steps)
+    lines.append("recorded outcomes count in the verdict" if judged else
+                 "recorded outcomes are shown, not judged: the verdict is the layers' and the SUT's")
+    return literal("legend:\n" + "\n".join(lines), style="dim")
 
 
 def make_console(width: int | None = None) -> Console:

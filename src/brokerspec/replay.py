@@ -15,11 +15,24 @@ that crashed, hung or wrote garbage), the failure's kind is kept, so the
 command can tell a SUT that failed (exit code 3) from one that disagreed
 (exit code 1): :attr:`ReplayReport.disagrees` ignores what a failed SUT did
 not answer, :attr:`ReplayReport.sut_failure` names the failure.
+
+Two choices make a replay answer "does this SUT agree with the spec?"
+rather than "does this recording?". ``judge_recorded=False`` keeps the
+recorded outcomes for the reader but leaves them out of the verdict: a trace
+that ``conform`` or ``fuzz`` wrote records the SUT's wrong outcome, and once
+the SUT is fixed the replay must be able to pass. ``permissive`` names the
+layers judged as ``conform`` judges a SUT by default: where the rules allow
+several outcomes (load balancing), any allowed one agrees, and the layer is
+followed from the state its own outcome leads to (the lockstep driver's
+permissive mode, :mod:`brokerspec.check.lockstep`).
+
+An outcome in the account of a difference is written as the SUT protocol's
+JSON (:func:`~brokerspec.conform.failures.wire_json`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from typing import Any
@@ -28,6 +41,7 @@ from brokerspec.spec import Outcome
 
 from .check.domains import get_domain
 from .check.lockstep import SubjectFactory, format_command, private_problem
+from .conform.failures import wire_json
 from .conform.protocol import FailureKind, SutFailure
 from .trace import Trace
 
@@ -45,11 +59,13 @@ class LayerStep:
     """When the layer is a SUT that failed at this step or before: how it failed."""
     stopped: bool = False
     """The layer had already failed, so it was not asked (``error`` says when it failed)."""
+    allowed: bool | None = None
+    """Judged permissively: whether the rules allow the outcome (None: it must be the spec's own)."""
 
     def agrees_with(self, expected: Outcome) -> bool:
-        """True when this layer's outcome, state and private invariants all match the spec."""
-        return (self.error is None and self.outcome == expected and self.state_matches
-                and self.invariant_problem is None)
+        """True when this layer's outcome (or an allowed one), state and private invariants all match the spec."""
+        outcome_ok = self.outcome == expected if self.allowed is None else self.allowed
+        return self.error is None and outcome_ok and self.state_matches and self.invariant_problem is None
 
 
 @dataclass(frozen=True)
@@ -61,6 +77,8 @@ class ReplayStep:
     recorded: Outcome | None
     spec: Outcome
     layers: dict[str, LayerStep]
+    recorded_judged: bool = True
+    """Whether the recorded outcome counts in the verdict (it is shown either way)."""
 
     @property
     def recorded_differs(self) -> bool:
@@ -68,9 +86,14 @@ class ReplayStep:
         return self.recorded is not None and self.recorded != self.spec
 
     @property
+    def recorded_parts(self) -> bool:
+        """True when the recorded outcome differs from the spec's and counts in the verdict."""
+        return self.recorded_judged and self.recorded_differs
+
+    @property
     def agrees(self) -> bool:
-        """True when the recording and every layer match the spec at this step."""
-        return not self.recorded_differs and all(l.agrees_with(self.spec) for l in self.layers.values())
+        """True when the recording (if judged) and every layer match the spec at this step."""
+        return not self.recorded_parts and all(l.agrees_with(self.spec) for l in self.layers.values())
 
 
 @dataclass(frozen=True)
@@ -91,7 +114,7 @@ class ReplayReport:
     def disagrees(self) -> bool:
         """Whether anything parted from the spec other than a SUT failing: a recording, an outcome, a state."""
         return (any(kind is None for _, _, kind in self.start_failures)
-                or any(step.recorded_differs or any(not layer.agrees_with(step.spec) and layer.failure is None
+                or any(step.recorded_parts or any(not layer.agrees_with(step.spec) and layer.failure is None
                                                     for layer in step.layers.values()) for step in self.steps))
 
     @property
@@ -113,14 +136,17 @@ class ReplayReport:
         if step is None:
             return [*starts, "every layer agrees with the spec at every step"]
         lines = [*starts, f"first difference at step {step.number}: {format_command(step.command)}",
-                 f"  spec:     {step.spec!r}  (rule {step.spec.rule})"]
+                 f"  spec:     {wire_json(step.spec)}  (rule {step.spec.rule or '-'})"]
         if step.recorded_differs:
-            lines.append(f"  recorded: {step.recorded!r}")
+            judged = "" if step.recorded_judged else " (not judged)"
+            lines.append(f"  recorded{judged}: {wire_json(step.recorded)}")
         for name, layer in step.layers.items():
             if layer.error is not None:
                 lines.append(f"  {name}: {layer.error}" if layer.stopped else f"  {name}: raised {layer.error}")
             elif layer.outcome != step.spec:
-                lines.append(f"  {name}: {layer.outcome!r}")
+                allowed = "" if layer.allowed is None else (" (an outcome the rules allow)" if layer.allowed
+                                                            else " (not an outcome the rules allow)")
+                lines.append(f"  {name}: {wire_json(layer.outcome)}{allowed}")
             if not layer.state_matches and layer.error is None:
                 lines.append(f"  {name} state differs from the spec's:")
                 lines.extend(f"    {d}" for d in layer.state_difference)
@@ -129,10 +155,18 @@ class ReplayReport:
         return lines
 
 
-def replay(trace: Trace, layers: Mapping[str, SubjectFactory]) -> ReplayReport:
-    """Run ``trace`` through the spec and every layer in ``layers``; a layer that raises stops only itself."""
+def replay(trace: Trace, layers: Mapping[str, SubjectFactory], judge_recorded: bool = True,
+           permissive: Collection[str] = ()) -> ReplayReport:
+    """Run ``trace`` through the spec and every layer in ``layers``; a layer that raises stops only itself.
+
+    ``judge_recorded=False`` leaves the recorded outcomes out of the verdict; the
+    layers named in ``permissive`` may give any outcome the rules allow, when the
+    trace's domain allows several (otherwise they are judged as the rest).
+    """
     domain = get_domain(trace.domain)
     state = domain.initial_state(trace.profile)
+    judge = domain.judge
+    followed = {name: state for name in layers if name in permissive and judge is not None}
     subjects: dict[str, Any] = {}
     broken: dict[str, tuple[str, FailureKind | None]] = {}
     start_failures: list[tuple[str, str, FailureKind | None]] = []
@@ -162,9 +196,17 @@ def replay(trace: Trace, layers: Mapping[str, SubjectFactory]) -> ReplayReport:
                 broken[name] = (f"{type(error).__name__} at step {number}", kind)
                 results[name] = LayerStep(None, f"{type(error).__name__}: {error}", False, (), failure=kind)
                 continue
+            if name in followed and judge is not None:
+                judgement = judge(followed[name], traced.command, outcome)
+                followed[name] = judgement.state
+                difference = () if show is None else tuple(domain.describe_state_difference(
+                    judgement.state, snapshot, skip=domain.private_parts))
+                results[name] = LayerStep(outcome, None, not difference, difference, private_problem(subject),
+                                          allowed=judgement.accepted)
+                continue
             difference = tuple(domain.describe_state_difference(state, snapshot)) if snapshot != state else ()
             results[name] = LayerStep(outcome, None, snapshot == state, difference, private_problem(subject))
-        steps.append(ReplayStep(number, traced.command, traced.outcome, expected, results))
+        steps.append(ReplayStep(number, traced.command, traced.outcome, expected, results, judge_recorded))
     for subject in subjects.values():
         close = getattr(subject, "close", None)
         if close is not None:

@@ -43,8 +43,10 @@ def test_fuzz_finds_a_planted_bug_shrinks_it_and_writes_a_trace_replay_reproduce
     replayed = main(["replay", str(traces[0]), "--sut", "inproc:planted:first-match-instead-of-ambiguous",
                      "--layers", ""])
     assert replayed == 1 and "first difference" in capsys.readouterr().out
-    assert main(["replay", str(traces[0]), "--sut", "inproc:impl", "--layers", ""]) == 1, \
+    assert main(["replay", str(traces[0]), "--sut", "inproc:impl", "--layers", "", "--judge-recorded"]) == 1, \
         "the trace recorded the planted outcome, which the spec does not give"
+    assert main(["replay", str(traces[0]), "--sut", "inproc:impl", "--layers", ""]) == 0, \
+        "with --sut the verdict is the SUT's: the fixed broker agrees with the spec"
 
 
 def test_fuzz_of_a_correct_sut_says_no_difference_within_the_budget(capsys: pytest.CaptureFixture[str],
