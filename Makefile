@@ -2,7 +2,8 @@
 #
 #   make run         the main job on embedded defaults: the differential check of every domain and profile,
 #                    then a generated corpus with planted faults audited on local Spark (report in
-#                    brokerspec-audit/report.html)
+#                    brokerspec-audit/report.html); --master makes the audit use Spark although the corpus
+#                    is small enough for one process
 #   make test        mypy --strict, then the fast test tier on WORKERS processes (2) with branch coverage gated
 #                    at 95% (it fetches the Artemis release of the real-broker smoke first, when Maven and a
 #                    JDK are there)
@@ -53,7 +54,7 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/brokerspec check --budget $(BUDGET)
 	$(BIN)/brokerspec generate --histories $(HISTORIES) --faults $(FAULTS) --seed 1 --out $(CORPUS)
-	$(BIN)/brokerspec audit $(CORPUS)/data --out $(REPORT) --expect $(CORPUS)/faults.jsonl
+	$(BIN)/brokerspec audit $(CORPUS)/data --out $(REPORT) --expect $(CORPUS)/faults.jsonl --master 'local[*]'
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict -p brokerspec

@@ -8,8 +8,12 @@ Introduction
 2. read it into rows with their place in the input;
 3. replay every history (or address) in order through the spec;
 4. judge commits across addresses (streams only);
-5. write ``divergences/``, ``quarantine/`` and ``histories/`` (Parquet), the
+5. write ``divergences/``, ``quarantine/`` and ``histories/`` (Parquet), a
+   trace per history among the listed divergences (:mod:`.listing`), the
    report (``report.md``, ``report.html``, ``plots/``) and ``summary.json``.
+
+Steps 2 to 4 and the tables run on Spark, or, given no session, in this
+process (:mod:`.single`); both fill the same :class:`.tables.Tables`.
 
 Accounting: ``rows_in`` is counted from the input on its own (Parquet
 metadata, or the non-blank lines of the text files), ``checked`` and

@@ -37,7 +37,7 @@ from . import engine
 from .inputs import HISTORIES, AuditInput
 from .tables import HistoryLines, Tables, divergence_sort_key, over_history, ranked
 
-LOCAL_LIMIT_BYTES = 32 * 1024 * 1024
+LOCAL_LIMIT_BYTES = 16 * 1024 * 1024
 """Inputs up to this many bytes (all files together) are audited in one process unless ``--master`` is given."""
 
 BATCH = 20000
