@@ -170,7 +170,7 @@ def _cell(text: str) -> str:
 
 
 def table_cells(line: str) -> list[str]:
-    """The cells of a Markdown table row, split at the pipes that are not escaped.
+    r"""The cells of a Markdown table row, split at the pipes that are not escaped.
 
     >>> table_cells("| a \\| b | `c` |")
     ['a | b', '`c`']
