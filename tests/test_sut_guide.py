@@ -10,18 +10,21 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import json
+import re
 from pathlib import Path
 
 import pytest
 
-from brokerspec.codec import COMMANDS, OUTCOMES
+from brokerspec.codec import COMMANDS, OUTCOMES, decode_command, decode_outcome, encode_command, encode_outcome
 from brokerspec.conform.catalogue import RULE_TABLES
 from brokerspec.spec import addressing, get_profile
 from brokerspec.spec.addressing import Ambiguous, CreateAddress, CreateQueue, RoutingType
 from brokerspec.spec.balancing import Delivered, RoutingStatus, Sent
-from brokerspec.sutguide import main, never_compared_text, profiles_text, render, wire_type
+from brokerspec.sutguide import main, profiles_text, render
 from brokerspec.sutguide_order import RULES, OrderingError, check_rules
 from brokerspec.sutguide_probes import PROBES, Probe, run_probe
+from brokerspec.sutguide_types import never_compared_text, wire_type
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "sut-author-guide.md"
 FIX = "docs/sut-author-guide.md is stale: run `make docs` (python -m brokerspec.sutguide --write) and commit it"
@@ -148,3 +151,19 @@ def test_fields_marked_compared_are_compared() -> None:
     assert not problem.compare
     assert addressing.InvalidName("", "one wording") == addressing.InvalidName("", "another")
     assert addressing.QueueExists("q", "a") != addressing.QueueExists("q", "b")
+
+
+def test_every_example_is_wire_json_the_codec_reads(page: str) -> None:
+    """Each example's arguments and outcome decode with brokerspec.codec and encode back to the same JSON."""
+    checked = 0
+    for domain in COMMANDS:
+        section = page.split(f"## `{domain}`", 1)[1].split("\n## ", 1)[0]
+        for block in section.split("#### `")[1:]:
+            op = block.split("`", 1)[0]
+            for args, outcome in re.findall(r"^- .*\): `(\{.*\})` → `(\{.*\})`$", block, re.MULTILINE):
+                command = decode_command(op, json.loads(args), domain=domain)
+                assert encode_command(command) == json.loads(args)
+                decoded = decode_outcome(json.loads(outcome), domain=domain)
+                assert {k: v for k, v in encode_outcome(decoded).items() if k != "rule"} == json.loads(outcome)
+                checked += 1
+    assert checked >= sum(len(c) for c in COMMANDS.values()), "fewer examples than operations"

@@ -13,7 +13,7 @@ What is mechanical, and from where:
 
 - arguments and outcome fields, with their JSON types, defaults and whether
   they are compared: from the dataclasses and their annotations, encoded as
-  :mod:`brokerspec.codec` does;
+  :mod:`brokerspec.codec` does (:mod:`brokerspec.sutguide_types`);
 - the outcomes each operation gives, with the deciding rule and the profiles:
   by running every catalogue case, every check-order probe and a few examples
   through the spec (:func:`observe`);
@@ -25,10 +25,8 @@ What is mechanical, and from where:
   judge in :mod:`brokerspec.check.domains`;
 - every rule with its text and source: from each domain's ``RULES``.
 
->>> wire_type(tuple[str, ...])
-'list of string, in order'
->>> "`invalid_name.problem`" in never_compared_text()
-True
+>>> profiles_text(["artemis-latest", "seed", "artemis-2.11"])
+'all'
 """
 
 from __future__ import annotations
@@ -37,89 +35,23 @@ import argparse
 import dataclasses
 import json
 import sys
-import types
-import typing
 from collections.abc import Iterable, Sequence
-from enum import Enum
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from brokerspec.check.domains import get_domain
-from brokerspec.codec import COMMANDS, OUTCOMES, encode_value
+from brokerspec.codec import COMMANDS, OUTCOMES, encode_command, encode_outcome
 from brokerspec.conform.catalogue import DOMAIN_ORDER, RULE_TABLES, all_cases
-from brokerspec.spec import PROFILES, Outcome, Reason, addressing, get_profile
+from brokerspec.spec import PROFILES, Outcome, addressing, get_profile
 from brokerspec.sutguide_order import RULES as ORDERING_RULES
 from brokerspec.sutguide_order import check_rules
 from brokerspec.sutguide_probes import PROBES, ProbeResult, outcome_key, probe_scripts, run_all
+from brokerspec.sutguide_types import field_rows, never_compared_text
 
 DEFAULT_DOC = Path("docs") / "sut-author-guide.md"
 BASE = tuple(PROFILES)
 Seen = dict[tuple[str, str], dict[tuple[str, str, str], set[str]]]
-
-
-# --- JSON types ------------------------------------------------------------------------
-
-
-def wire_type(hint: Any, objects: set[type] | None = None) -> str:
-    """How a value of annotation ``hint`` is written in JSON; nested plain objects are added to ``objects``."""
-    origin = typing.get_origin(hint)
-    if origin in (Union, types.UnionType):
-        options = [o for o in typing.get_args(hint) if o is not type(None)]
-        tagged = [getattr(o, "kind", None) for o in options]
-        if len(options) > 1 and all(isinstance(k, str) for k in tagged):
-            text = "event object (see Events): " + ", ".join(f"`{k}`" for k in tagged)
-            if objects is not None:
-                objects.update(options)
-        else:
-            text = " or ".join(wire_type(o, objects) for o in options)
-        return text + " or `null`" if type(None) in typing.get_args(hint) else text
-    if origin is frozenset:
-        return f"set of {wire_type(typing.get_args(hint)[0], objects)} (a list: any order, no repeats)"
-    if origin is tuple:
-        return f"list of {wire_type(typing.get_args(hint)[0], objects)}, in order"
-    if isinstance(hint, type) and issubclass(hint, Enum):
-        return "one of " + ", ".join(f"`{json.dumps(m.value)}`" for m in hint)
-    if hint is Reason:
-        return "reason object (see Reasons)"
-    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        if objects is not None:
-            objects.add(hint)
-        return f"`{hint.__name__}` object (see Objects)"
-    return {str: "string", int: "integer", bool: "boolean"}.get(hint, repr(hint))
-
-
-def field_rows(cls: type, objects: set[type], with_default: bool) -> list[list[str]]:
-    """One row per field of ``cls`` (but ``rule``): name, JSON type, default or compared."""
-    hints = typing.get_type_hints(cls)
-    rows = []
-    for f in dataclasses.fields(cls):
-        if f.name == "rule":
-            continue
-        cells = [f"`{f.name}`", wire_type(hints[f.name], objects)]
-        if with_default:
-            cells.append(default_text(f))
-        cells.append("exactly" if f.compare else "never (free text)")
-        rows.append(cells)
-    return rows
-
-
-def default_text(f: dataclasses.Field[Any]) -> str:
-    """'required', or the JSON default brokerspec would decode an absent field as."""
-    if f.default is not dataclasses.MISSING:
-        return f"`{json.dumps(encode_value(f.default))}`"
-    if f.default_factory is not dataclasses.MISSING:
-        return f"`{json.dumps(encode_value(f.default_factory()))}`"
-    return "required"
-
-
-def never_compared_text() -> str:
-    """Every field a verdict never compares (free text), as ``type.field`` code spans."""
-    found = []
-    for domain in DOMAIN_ORDER:
-        kinds = list(OUTCOMES[domain].values()) + (list(addressing.REASON_TYPES) if domain == "addressing" else [])
-        for cls in kinds:
-            found += [f"`{cls.kind}.{f.name}`" for f in dataclasses.fields(cls) if not f.compare and f.name != "rule"]
-    return ", ".join(sorted(set(found)))
 
 
 # --- what the spec was seen to answer -------------------------------------------------------
@@ -130,31 +62,59 @@ def profile_label(name: str, overrides: Sequence[tuple[str, str]]) -> str:
     return name + "".join(f" with `{dotted}={value}`" for dotted, value in overrides)
 
 
-def observe() -> tuple[Seen, list[tuple[str, Outcome]]]:
-    """Every (outcome, reason, rule) each operation gave, with the profiles, and every outcome seen.
+@dataclass(frozen=True)
+class Example:
+    """One command and the outcome the spec gave it, as wire JSON, with where it was seen."""
+
+    where: str
+    args: str
+    outcome: str
+
+
+@dataclass
+class Observations:
+    """What the spec answered: by operation, each (outcome, reason, rule) with its profiles and shortest example."""
+
+    seen: Seen = dataclasses.field(default_factory=dict)
+    examples: dict[tuple[str, str], dict[tuple[str, str, str], Example]] = dataclasses.field(default_factory=dict)
+    outcomes: list[tuple[str, Outcome]] = dataclasses.field(default_factory=list)
+
+    def add(self, domain: str, where: str, label: str, command: Any, outcome: Outcome) -> None:
+        """Record one step."""
+        key = outcome_key(outcome)
+        self.seen.setdefault((domain, command.op), {}).setdefault(key, set()).add(label)
+        self.outcomes.append((domain, outcome))
+        shown = {k: v for k, v in encode_outcome(outcome).items() if k != "rule"}
+        example = Example(f"{where} under {label}", json.dumps(encode_command(command), ensure_ascii=False),
+                          json.dumps(shown, ensure_ascii=False))
+        known = self.examples.setdefault((domain, command.op), {}).get(key)
+        if known is None or len(example.args + example.outcome) < len(known.args + known.outcome):
+            self.examples[(domain, command.op)][key] = example
+
+
+def observe() -> Observations:
+    """Every (outcome, reason, rule) each operation gave, with the profiles, an example, and every outcome seen.
 
     Sources: every catalogue case under every profile it applies to (with its
     overrides), and every probe and example script under every profile.
     """
-    seen: Seen = {}
-    outcomes: list[tuple[str, Outcome]] = []
+    found = Observations()
 
-    def play(domain: str, label: str, commands: Iterable[Any], profile: Any) -> None:
+    def play(domain: str, where: str, label: str, commands: Iterable[Any], profile: Any) -> None:
         spec = get_domain(domain)
         state = spec.initial_state(profile)
-        for command in commands:
+        for number, command in enumerate(commands, 1):
             state, outcome = spec.apply(state, command)
-            seen.setdefault((domain, command.op), {}).setdefault(outcome_key(outcome), set()).add(label)
-            outcomes.append((domain, outcome))
+            found.add(domain, f"{where}, step {number},", label, command, outcome)
 
     for case in all_cases():
         for name in case.profiles:
-            play(case.domain, profile_label(name, case.overrides), case.commands,
+            play(case.domain, f"case `{case.name}`", profile_label(name, case.overrides), case.commands,
                  case.profile_for(get_profile(name)))
     for domain, script in probe_scripts():
         for name in BASE:
-            play(domain, name, script, get_profile(name))
-    return seen, outcomes
+            play(domain, "a probe", name, script, get_profile(name))
+    return found
 
 
 def profiles_text(labels: Iterable[str]) -> str:
@@ -200,7 +160,7 @@ def order_rows(results: Sequence[ProbeResult]) -> list[list[str]]:
     return rows
 
 
-def operation_section(domain: str, op: str, seen: Seen, results: Sequence[ProbeResult],
+def operation_section(domain: str, op: str, found: Observations, results: Sequence[ProbeResult],
                       objects: set[type]) -> list[str]:
     """One operation: its arguments, its outcomes with their rules, and its check order."""
     command = COMMANDS[domain][op]
@@ -208,13 +168,18 @@ def operation_section(domain: str, op: str, seen: Seen, results: Sequence[ProbeR
     rows = field_rows(command, objects, with_default=True)
     parts += [table(["argument", "JSON type", "required / default"], [r[:3] for r in rows]) if rows
               else "No arguments (`\"args\": {}`).", ""]
-    answers = seen.get((domain, op), {})
+    answers = found.seen.get((domain, op), {})
     if not answers:
         raise ValueError(f"{domain} operation {op!r}: no catalogue case, probe or example shows an outcome")
     outcome_rows = [[f"`{kind}`", f"`{reason}`" if reason else "", f"`{rule}`" if rule else "(none)",
                      profiles_text(labels)] for (kind, reason, rule), labels in sorted(answers.items())]
     parts += ["Outcomes seen, with the rule that decides each:", "",
-              table(["outcome", "reason or status", "rule", "profiles"], outcome_rows), ""]
+              table(["outcome", "reason or status", "rule", "profiles"], outcome_rows), "",
+              "The shortest example of each, as the SUT receives the arguments and replies:", ""]
+    for key, example in sorted(found.examples[(domain, op)].items()):
+        label = f"`{key[0]}`" + (f" `{key[1]}`" if key[1] else "") + (f", `{key[2]}`" if key[2] else "")
+        parts.append(f"- {label} ({example.where}): `{example.args}` → `{example.outcome}`")
+    parts.append("")
     mine = [r for r in results if r.probe.domain == domain and r.probe.op == op]
     if mine:
         parts += ["When two checks fail at once:", "",
@@ -222,7 +187,8 @@ def operation_section(domain: str, op: str, seen: Seen, results: Sequence[ProbeR
     return parts
 
 
-def domain_section(domain: str, seen: Seen, results: Sequence[ProbeResult], tested: dict[Any, int]) -> list[str]:
+def domain_section(domain: str, found: Observations, results: Sequence[ProbeResult],
+                   tested: dict[Any, int]) -> list[str]:
     """Everything about one domain."""
     objects: set[type] = set()
     judge = get_domain(domain).judge
@@ -231,7 +197,7 @@ def domain_section(domain: str, seen: Seen, results: Sequence[ProbeResult], test
               else "each step has exactly one right outcome")
     parts = [f"## `{domain}`", "", f"Judging: {judged}.", "", "### Operations", ""]
     for op in COMMANDS[domain]:
-        parts += operation_section(domain, op, seen, results, objects)
+        parts += operation_section(domain, op, found, results, objects)
     parts += ["### Outcomes", ""]
     for cls in OUTCOMES[domain].values():
         rows = field_rows(cls, objects, with_default=True)
@@ -274,8 +240,9 @@ INTRO = """\
 
 This page and the [SUT protocol](sut-protocol.md) are all a SUT author needs. The protocol says how requests
 and replies travel; this page says, for every operation of every domain, what its arguments are, which
-outcomes it gives and under which rule, which refusal wins when several checks fail at once, which fields of
-an outcome are compared, and how every list is ordered. All of it is made from the spec: the outcomes by
+outcomes it gives and under which rule (with the shortest example of each, in the JSON a SUT reads and
+writes), which refusal wins when several checks fail at once, which fields of an outcome are compared, and
+how every list is ordered. All of it is made from the spec: the outcomes by
 running every catalogue case and a set of probes through it, the check order by running commands that break
 two checks at once, the orders by checking every list the spec produced. A profile column says where an
 answer holds; `all` means every profile.
@@ -292,15 +259,15 @@ answer holds; `all` means every profile.
 
 def render() -> str:
     """The whole page, from the spec as it is now."""
-    seen, outcomes = observe()
-    tested = check_rules(outcomes)
+    found = observe()
+    tested = check_rules(found.outcomes)
     results = run_all(BASE)
     unused = [p for p in PROBES if all(r.winner is None for r in results if r.probe is p)]
     if unused:
         raise ValueError(f"probes that show no order under any profile: {[(p.first, p.second) for p in unused]}")
     parts = [INTRO.format(free=never_compared_text())]
     for domain in DOMAIN_ORDER:
-        parts += domain_section(domain, seen, results, tested)
+        parts += domain_section(domain, found, results, tested)
     return "\n".join(parts).rstrip("\n") + "\n"
 
 
