@@ -254,6 +254,10 @@ answer holds; `all` means every profile.
 - `rule`, the ID of the deciding rule, is optional in a reply and never compared.
 - A list is compared in order (see each domain's ordering rules); a set is compared as a set.
 - A field with a default may be left out of a reply; brokerspec always writes every argument of a request.
+- A request carries only values the spec's command accepts: never a negative `size`, an empty `filter`, a
+  bridge ID that is not lower-case hex pairs, a topology destination other than `queue://NAME` or
+  `topic://NAME`, or a broker, consumer or producer name with characters other than letters, digits, `_`, `.`
+  and `-`.
 """
 
 

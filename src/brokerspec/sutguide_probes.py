@@ -147,6 +147,11 @@ def _send_empty_vs_no_address(empty: bool, no_auto: bool) -> Script:
     return (_no_auto_create(not no_auto, True), ad.Send("" if empty else "a", A))
 
 
+def _send_empty_vs_routing_type(empty: bool, wrong_type: bool) -> Script:
+    return (ad.CreateAddress("a", frozenset({M}) if wrong_type else BOTH), _no_auto_create(False, True),
+            ad.Send("a::" if empty else "a", A))
+
+
 def _consume_empty_vs_no_queue(empty: bool, no_auto: bool) -> Script:
     return (_no_auto_create(True, not no_auto), ad.Consume("a::" if empty else "a::q", A))
 
@@ -231,6 +236,16 @@ def _tree_mixed_vs_leaf(network: bool, leaf_parent: bool) -> Script:
             topo.TreeConnect("a", "c" if leaf_parent else "d"))
 
 
+def _move_not_in_tree_vs_self(not_in_tree: bool, itself: bool) -> Script:
+    setup = () if not_in_tree else (topo.TreeConnect("a", "b"),)
+    return (*_brokers("a", "b", "c"), *setup, topo.Move("a", "a" if itself else "c"))
+
+
+def _move_unknown_vs_not_in_tree(unknown: bool, not_in_tree: bool) -> Script:
+    setup = () if not_in_tree else (topo.TreeConnect("a", "b"),)
+    return (*_brokers("a", "b", "c"), *setup, topo.Move("a", "z" if unknown else "c"))
+
+
 def _subscribe_unknown_vs_taken(unknown: bool, taken: bool) -> Script:
     earlier = (topo.Subscribe("c1", "a", "queue://q"),) if taken else ()
     return (*_brokers("a"), *earlier, topo.Subscribe("c1", "z" if unknown else "a", "queue://q"))
@@ -252,6 +267,9 @@ PROBES: tuple[Probe, ...] = (
           "the address does not allow the routing type", "ADDR-QUEUE-ROUTING-TYPE", _queue_empty_vs_routing_type),
     Probe("addressing", "the name is empty", "ADDR-NAME-EMPTY",
           "the address is missing and may not be auto-created", "ADDR-AUTO-NO-ADDRESS", _send_empty_vs_no_address),
+    Probe("addressing", "the FQQN's queue part is empty", "ADDR-NAME-EMPTY",
+          "the address lacks the routing type and may not be widened", "ADDR-AUTO-ROUTING-TYPE",
+          _send_empty_vs_routing_type),
     Probe("addressing", "the FQQN's queue part is empty", "ADDR-NAME-EMPTY",
           "queues may not be auto-created", "ADDR-CONSUME-NO-QUEUE", _consume_empty_vs_no_queue),
     Probe("addressing", "the bare name is bound on two addresses", "ADDR-CONSUME-AMBIGUOUS",
@@ -278,6 +296,10 @@ PROBES: tuple[Probe, ...] = (
           "the broker uses network connectors", "TOPO-ONE-DESIGN", _tree_self_vs_mixed),
     Probe("topologies", "the broker uses network connectors", "TOPO-ONE-DESIGN",
           "the parent is a leaf", "TOPO-TREE-ROLES", _tree_mixed_vs_leaf),
+    Probe("topologies", "the broker is in no tree", "TOPO-TREE-ROLES",
+          "the new parent is the broker itself", "TOPO-CONNECTORS", _move_not_in_tree_vs_self),
+    Probe("topologies", "the new parent is unknown", "TOPO-BROKERS",
+          "the broker is in no tree", "TOPO-TREE-ROLES", _move_unknown_vs_not_in_tree),
     Probe("topologies", "the broker is unknown", "TOPO-BROKERS",
           "the consumer name is taken", "TOPO-CLIENTS", _subscribe_unknown_vs_taken),
     Probe("topologies", "the broker is unknown", "TOPO-BROKERS",
