@@ -16,7 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from brokerspec.codec import COMMANDS, OUTCOMES, decode_command, decode_outcome, encode_command, encode_outcome
+from brokerspec.codec import (
+    COMMANDS,
+    OUTCOMES,
+    CodecError,
+    decode_command,
+    decode_outcome,
+    encode_command,
+    encode_outcome,
+)
 from brokerspec.conform.catalogue import RULE_TABLES
 from brokerspec.spec import addressing, get_profile
 from brokerspec.spec.addressing import Ambiguous, CreateAddress, CreateQueue, RoutingType
@@ -167,3 +175,23 @@ def test_every_example_is_wire_json_the_codec_reads(page: str) -> None:
                 assert {k: v for k, v in encode_outcome(decoded).items() if k != "rule"} == json.loads(outcome)
                 checked += 1
     assert checked >= sum(len(c) for c in COMMANDS.values()), "fewer examples than operations"
+
+
+@pytest.mark.parametrize("domain, op, args", [
+    ("duplicates", "set_id_cache_size", {"address": "a", "size": -1}),
+    ("balancing", "create_queue", {"node": "n1", "address": "a", "queue": "q", "routing_type": "ANYCAST",
+                                   "filter": ""}),
+    ("duplicates", "send", {"session": "s", "address": "a", "bridge_id": "XY"}),
+    ("topologies", "subscribe", {"consumer": "c", "broker": "b", "destination": "q"}),
+    ("topologies", "add_broker", {"broker": "a b"}),
+])
+def test_values_the_page_says_are_never_sent_are_refused_by_the_command(
+        domain: str, op: str, args: dict[str, object]) -> None:
+    """The page's note on argument values: each such value is refused when a request is built from it."""
+    assert "never a negative `size`, an empty `filter`" in render_note()
+    with pytest.raises(CodecError):
+        decode_command(op, args, domain=domain)
+
+
+def render_note() -> str:
+    return DOC.read_text(encoding="utf-8").split("## `addressing`", 1)[0]
