@@ -135,3 +135,29 @@ def test_wire_json_leaves_out_the_rule_and_writes_enums_and_sets_as_the_protocol
     assert json.loads(wire_json(outcome)) == {"type": "ambiguous", "name": "q1", "candidates": ["b::q1", "a::q1"]}
     assert json.loads(wire_json(Resolved("a", "q", RoutingType.MULTICAST)))["routing_type"] == "MULTICAST"
     assert wire_json(None) == "-"
+
+
+def test_the_printed_commands_run_as_printed_for_a_sut_that_is_a_command_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    served = f"{sys.executable} -m brokerspec.conform.serve --layer {FIRST_MATCH.removeprefix('inproc:')}"
+    code = main(["conform", "--sut", served, "--domain", "addressing", "--case", SECOND_BIND,
+                 "--out", str(tmp_path / "failures"), "--junit", str(tmp_path / "j.xml"),
+                 "--json", str(tmp_path / "r.json")])
+    assert code == 1
+    out = capsys.readouterr().out.splitlines()
+    replay_line = out[out.index(next(line for line in out if line.startswith("trace written to"))) + 1]
+    argv = shlex.split(replay_line)
+    assert argv[:2] == ["brokerspec", "replay"] and argv[3:] == ["--sut", served]
+    assert main(argv[1:]) == 1, "the same SUT, the same wrong answer"
+    fixed = [*argv[1:4], f"{sys.executable} -m brokerspec.conform.serve --layer impl"]
+    assert main(fixed) == 0, "the fixed SUT agrees with the spec"
+
+
+def test_an_out_folder_that_cannot_be_written_is_a_usage_error_before_any_case_runs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    with pytest.raises(SystemExit) as stopped:
+        conform(tmp_path, "--out", str(blocker / "failures"))
+    assert stopped.value.code == 2 and "--out" in capsys.readouterr().err
+    assert not (tmp_path / "report.json").exists()
