@@ -14,6 +14,13 @@ Reading is strict. Every problem (a line that is not JSON, an unknown
 operation, a missing, extra or mistyped field, an unsupported schema
 version, steps out of order) raises :class:`TraceError` naming the file,
 the line and the field, so a person can go straight to it.
+
+A trace that ``brokerspec diff`` writes records two sides: its header's
+``diff`` field names both (a name, a profile with its overrides, and the git
+commit of the spec when a side is a revision), each step's ``outcome`` is the
+*from* side's and its ``to_outcome`` the *to* side's. Both fields are
+optional, so every older trace still reads; ``to_outcome`` without a
+``diff`` header is an error.
 """
 
 from __future__ import annotations
@@ -33,6 +40,9 @@ SCHEMA_VERSION = 1
 DOMAINS = ("addressing", "duplicates", "balancing", "topologies")
 HEADER_FIELDS = {"v", "type", "domain", "profile", "overrides", "note", "history"}
 STEP_FIELDS = {"v", "type", "step", "op", "args", "outcome", "history"}
+DIFF_HEADER_FIELD = "diff"
+DIFF_STEP_FIELD = "to_outcome"
+SIDE_FIELDS = {"name", "profile", "overrides", "revision"}
 
 
 class TraceError(BrokerspecError):
@@ -53,6 +63,21 @@ class TraceStep:
 
     command: Any
     outcome: Outcome | None = None
+    to_outcome: Outcome | None = None
+    """In a trace of two sides (:attr:`Trace.sides`), the *to* side's outcome; ``outcome`` is the *from* side's."""
+
+
+@dataclass(frozen=True)
+class DiffSide:
+    """One side of a ``brokerspec diff`` trace: how it was named, its profile, and its spec's git commit.
+
+    ``revision`` is None for a side that ran the spec of the brokerspec that
+    wrote the trace (a profile side).
+    """
+
+    name: str
+    profile: Profile
+    revision: str | None = None
 
 
 @dataclass(frozen=True)
@@ -64,6 +89,8 @@ class Trace:
     domain: str = "addressing"
     note: str = ""
     source: str = field(default="<memory>", compare=False)
+    sides: tuple[DiffSide, DiffSide] | None = None
+    """The *from* and *to* sides of a trace ``brokerspec diff`` wrote (the first runs under ``profile``)."""
 
 
 def dump_trace(trace: Trace) -> str:
@@ -74,6 +101,8 @@ def dump_trace(trace: Trace) -> str:
     }
     if trace.note:
         header["note"] = trace.note
+    if trace.sides is not None:
+        header[DIFF_HEADER_FIELD] = {"from": _side_record(trace.sides[0]), "to": _side_record(trace.sides[1])}
     lines = [json.dumps(header, ensure_ascii=False)]
     for number, step in enumerate(trace.steps, start=1):
         record: dict[str, Any] = {
@@ -82,8 +111,18 @@ def dump_trace(trace: Trace) -> str:
         }
         if step.outcome is not None:
             record["outcome"] = encode_outcome(step.outcome)
+        if step.to_outcome is not None:
+            record[DIFF_STEP_FIELD] = encode_outcome(step.to_outcome)
         lines.append(json.dumps(record, ensure_ascii=False))
     return "\n".join(lines) + "\n"
+
+
+def _side_record(side: DiffSide) -> dict[str, Any]:
+    record: dict[str, Any] = {"name": side.name, "profile": side.profile.name,
+                              "overrides": dict(side.profile.overrides)}
+    if side.revision is not None:
+        record["revision"] = side.revision
+    return record
 
 
 def write_trace(path: Path, trace: Trace) -> Path:
@@ -131,18 +170,20 @@ def parse_trace(lines: Iterable[str], source: str) -> Trace:
     profile: Profile | None = None
     domain = ""
     note = ""
+    sides: tuple[DiffSide, DiffSide] | None = None
     steps: list[TraceStep] = []
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue
         record = load_line(text, source, number)
         if profile is None:
-            profile, domain, note = read_header(record, source, number)
+            profile, domain, note = read_header(record, source, number, two_sides=True)
+            sides = read_sides(record, source, number, profile)
             continue
-        steps.append(read_step(record, source, number, len(steps) + 1, domain))
+        steps.append(read_step(record, source, number, len(steps) + 1, domain, two_sides=sides is not None))
     if profile is None:
         raise TraceError(source, 1, "", "the trace is empty: expected a header line")
-    return Trace(profile, tuple(steps), domain, note, source)
+    return Trace(profile, tuple(steps), domain, note, source, sides)
 
 
 def load_line(text: str, source: str, number: int) -> dict[str, Any]:
@@ -160,11 +201,16 @@ def load_line(text: str, source: str, number: int) -> dict[str, Any]:
     return record
 
 
-def read_header(record: dict[str, Any], source: str, number: int) -> tuple[Profile, str, str]:
-    """A header record's profile (overrides applied), domain and note; TraceError names the bad field."""
+def read_header(record: dict[str, Any], source: str, number: int,
+                two_sides: bool = False) -> tuple[Profile, str, str]:
+    """A header record's profile (overrides applied), domain and note; TraceError names the bad field.
+
+    ``two_sides`` allows the ``diff`` field (read by :func:`read_sides`); a
+    reader of histories leaves it False, so such a header is an error there.
+    """
     if record.get("type") != "header":
         raise TraceError(source, number, "type", f"the first line must be the header, got type {record.get('type')!r}")
-    _reject_unknown(record, HEADER_FIELDS, source, number)
+    _reject_unknown(record, HEADER_FIELDS | ({DIFF_HEADER_FIELD} if two_sides else set()), source, number)
     domain = record.get("domain")
     if domain not in DOMAINS:
         raise TraceError(source, number, "domain", f"expected one of {', '.join(DOMAINS)}, got {domain!r}")
@@ -179,35 +225,82 @@ def read_header(record: dict[str, Any], source: str, number: int) -> tuple[Profi
     note = record.get("note", "")
     if not isinstance(note, str):
         raise TraceError(source, number, "note", "expected a string")
+    return _profile(name, overrides, source, number, ""), str(domain), note
+
+
+def _profile(name: str, overrides: dict[str, str], source: str, number: int, where: str) -> Profile:
     try:
         profile = get_profile(name)
     except BrokerspecError as error:
-        raise TraceError(source, number, "profile", str(error)) from None
+        raise TraceError(source, number, f"{where}profile", str(error)) from None
     for dotted, value in overrides.items():
         try:
             profile = profile.with_option(dotted, value)
         except BrokerspecError as error:
-            raise TraceError(source, number, f"overrides.{dotted}", str(error)) from None
-    return profile, str(domain), note
+            raise TraceError(source, number, f"{where}overrides.{dotted}", str(error)) from None
+    return profile
 
 
-def read_step(record: dict[str, Any], source: str, number: int, expected_step: int, domain: str) -> TraceStep:
-    """A step record decoded in ``domain``; TraceError names the bad field or a step out of order."""
+def read_sides(record: dict[str, Any], source: str, number: int,
+               profile: Profile) -> tuple[DiffSide, DiffSide] | None:
+    """The two sides a header's ``diff`` field names (None without one); the *from* side runs under ``profile``."""
+    if DIFF_HEADER_FIELD not in record:
+        return None
+    sides = record[DIFF_HEADER_FIELD]
+    if not isinstance(sides, dict) or set(sides) != {"from", "to"}:
+        raise TraceError(source, number, DIFF_HEADER_FIELD, 'expected an object with exactly "from" and "to"')
+    read = tuple(_read_side(sides[key], source, number, f"{DIFF_HEADER_FIELD}.{key}") for key in ("from", "to"))
+    first = read[0]
+    if first.profile.name != profile.name or first.profile.overrides != profile.overrides:
+        raise TraceError(source, number, f"{DIFF_HEADER_FIELD}.from", f"the from side runs under {first.profile.label}"
+                                                                      f" but the header's profile is {profile.label}")
+    return read[0], read[1]
+
+
+def _read_side(data: object, source: str, number: int, where: str) -> DiffSide:
+    if not isinstance(data, dict):
+        raise TraceError(source, number, where, "expected an object with name, profile and overrides")
+    _reject_unknown(data, SIDE_FIELDS, source, number, f"{where}.")
+    for key in ("name", "profile"):
+        if not isinstance(data.get(key), str) or not data[key]:
+            raise TraceError(source, number, f"{where}.{key}", f"expected a non-empty string, got {data.get(key)!r}")
+    overrides = data.get("overrides")
+    if not isinstance(overrides, dict) or not all(isinstance(v, str) for v in overrides.values()):
+        raise TraceError(source, number, f"{where}.overrides", "expected an object of option name to value (strings)")
+    revision = data.get("revision")
+    if revision is not None and (not isinstance(revision, str) or len(revision) != 40
+                                 or any(ch not in "0123456789abcdef" for ch in revision)):
+        raise TraceError(source, number, f"{where}.revision", f"expected a 40-digit git commit, got {revision!r}")
+    return DiffSide(data["name"], _profile(data["profile"], overrides, source, number, f"{where}."), revision)
+
+
+def read_step(record: dict[str, Any], source: str, number: int, expected_step: int, domain: str,
+              two_sides: bool = False) -> TraceStep:
+    """A step record decoded in ``domain``; TraceError names the bad field or a step out of order.
+
+    ``two_sides`` (a header with ``diff``) allows the *to* side's ``to_outcome``.
+    """
     if record.get("type") != "step":
         raise TraceError(source, number, "type", f"expected a step line, got type {record.get('type')!r}")
-    _reject_unknown(record, STEP_FIELDS, source, number)
+    if DIFF_STEP_FIELD in record and not two_sides:
+        raise TraceError(source, number, DIFF_STEP_FIELD, "only a trace whose header has a diff field records the "
+                                                          "to side's outcome")
+    _reject_unknown(record, STEP_FIELDS | ({DIFF_STEP_FIELD} if two_sides else set()), source, number)
     step = record.get("step")
     if type(step) is not int or step != expected_step:
         raise TraceError(source, number, "step", f"expected step number {expected_step}, got {step!r}")
     try:
         command = decode_command(record.get("op"), record.get("args"), domain=domain)
         outcome = decode_outcome(record["outcome"], domain=domain) if "outcome" in record else None
+        other = (decode_outcome(record[DIFF_STEP_FIELD], DIFF_STEP_FIELD, domain=domain)
+                 if DIFF_STEP_FIELD in record else None)
     except CodecError as error:
         raise TraceError(source, number, error.path, error.message) from None
-    return TraceStep(command, outcome)
+    return TraceStep(command, outcome, other)
 
 
-def _reject_unknown(record: dict[str, Any], allowed: set[str], source: str, number: int) -> None:
+def _reject_unknown(record: dict[str, Any], allowed: set[str], source: str, number: int, where: str = "") -> None:
     unknown = sorted(set(record) - allowed)
     if unknown:
-        raise TraceError(source, number, unknown[0], f"unknown field; allowed: {', '.join(sorted(allowed))}")
+        raise TraceError(source, number, f"{where}{unknown[0]}",
+                         f"unknown field; allowed: {', '.join(sorted(allowed))}")

@@ -1,4 +1,10 @@
-"""``brokerspec diff --from A --to B``: shortest scripts on which two profiles or spec revisions differ."""
+"""``brokerspec diff --from A --to B``: the options that differ, then a shortest script per differing behaviour.
+
+The command prints every option whose value differs between the two sides'
+profiles, a table of what each domain's one-step scripts and search found,
+and then each script with both sides' outcome (as the protocol's JSON) and
+rule at the step where they part, and the trace it was written to.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
 from rich.progress import Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -18,7 +25,8 @@ from ..check.machine import RunStats
 from ..clitools import escaped, literal, output_folder
 from ..render import make_console
 from .catalogue import DOMAIN_ORDER
-from .diff import diff, make_side, make_workdir
+from .diff import DomainDiff, Side, diff, make_side, make_workdir, option_differences
+from .failures import wire_json
 from .protocol import SutFailure
 from .runner import EXIT_CONFORMANCE_FAILURE, EXIT_PASS, EXIT_SUT_FAILURE
 
@@ -45,7 +53,7 @@ def add_parser(commands: Any, parse_setting: Callable[[str], tuple[str, str]],
 
 
 def run(args: argparse.Namespace) -> int:
-    """``brokerspec diff --from A --to B``: 0 no difference found, 1 differences found."""
+    """``brokerspec diff --from A --to B``: 0 no difference found, 1 differences found, 3 a side could not run."""
     profile = get_profile(args.profile, tuple(args.set))
     domains = tuple(args.domain or DOMAIN_ORDER)
     workdir = make_workdir()
@@ -54,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
         source = make_side(args.source, profile, args.repo, workdir)
         target = make_side(args.target, profile, args.repo, workdir)
         try:
+            print_options(console, source, target)
             with Progress(TextColumn("{task.description}"), TextColumn("{task.fields[status]}"),
                           TimeElapsedColumn(), console=console, transient=True) as progress:
                 task = progress.add_task("diff", total=None, status="")
@@ -70,28 +79,66 @@ def run(args: argparse.Namespace) -> int:
             target.sut.close()
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    share = args.budget / len(domains)
-    title = f"{args.source} ({source.profile.label}) vs {args.target} ({target.profile.label})"
-    table = Table(title=literal(title))
-    for column in ("domain", "scenarios", "seconds", "result"):
-        table.add_column(column, justify="right" if column in ("scenarios", "seconds") else "left")
+    print_results(console, source, target, results, args.budget / len(domains))
+    return EXIT_CONFORMANCE_FAILURE if any(r.findings for r in results) else EXIT_PASS
+
+
+def side_title(side: Side) -> str:
+    """A side as printed: its name, and the profile (and commit) it stands for."""
+    what = side.profile.label if side.revision is None else f"{side.profile.label} at {side.revision[:12]}"
+    return side.name if side.name == what else f"{side.name} ({what})"
+
+
+def print_options(console: Console, source: Side, target: Side) -> None:
+    """Every option whose value differs between the two sides' profiles, or one line saying none does."""
+    rows = option_differences(source, target)
+    if not rows:
+        console.print(literal(f"options: {side_title(source)} and {side_title(target)} set every option alike"))
+        return
+    table = Table(title=literal(f"options that differ: {len(rows)}"), title_justify="left")
+    for column in ("option", source.name, target.name):
+        table.add_column(literal(column))
+    for dotted, first, second in rows:
+        table.add_row(literal(dotted), literal(_value(first)), literal(_value(second)))
+    console.print(table)
+
+
+def _value(value: Any) -> str:
+    if value is None:
+        return "(absent)"
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def print_results(console: Console, source: Side, target: Side, results: list[DomainDiff], share: float) -> None:
+    """The summary table, then every script with both sides' outcome and rule at the step where they part."""
+    table = Table(title=literal(f"{side_title(source)} vs {side_title(target)}"))
+    for column in ("domain", "one-step scripts", "scenarios", "seconds", "result"):
+        table.add_column(column, justify="left" if column in ("domain", "result") else "right")
     for result in results:
-        found = (f"[bold]{len(result.divergence.commands)}-step distinguishing script[/]"
-                 if result.divergence is not None else f"no difference found within {share:g} s")
-        table.add_row(result.domain, str(result.examples), f"{result.seconds:.1f}", found)
+        if result.findings:
+            lengths = ", ".join(str(len(f.commands)) for f in result.findings)
+            found = (f"[bold]{len(result.findings)} distinguishing script{'s' if len(result.findings) != 1 else ''}"
+                     f"[/], one per differing behaviour (steps: {lengths})")
+        else:
+            found = f"no difference found within {share:g} s"
+        table.add_row(result.domain, str(result.one_step_tried), str(result.examples), f"{result.seconds:.1f}", found)
     console.print(table)
     for result in results:
-        if result.divergence is None:
-            continue
-        console.print(f"\n[bold]{result.domain}[/]: the shortest script found", highlight=False)
-        for number, command in enumerate(result.divergence.commands, start=1):
-            console.print(literal(f"  {number:>3}. {format_command(command)}"))
-        outcomes = result.outcomes()
-        if outcomes is not None:
-            console.print(literal(f"  {args.source}: {outcomes[0]}"))
-            console.print(literal(f"  {args.target}: {outcomes[1]}"))
-        console.print(literal(f"  trace: {result.trace}"))
-    return EXIT_CONFORMANCE_FAILURE if any(r.divergence is not None for r in results) else EXIT_PASS
+        for number, finding in enumerate(result.findings, start=1):
+            console.print(f"\n[bold]{result.domain}[/], behaviour {number} of {len(result.findings)} "
+                          f"({escaped(finding.found_by)}): {escaped(finding.behaviour[0])}", highlight=False)
+            for step, command in enumerate(finding.commands, start=1):
+                marker = "  <- the sides part here" if step == len(finding.commands) else ""
+                console.print(literal(f"  {step:>3}. {format_command(command)}{marker}"))
+            for side, outcome, raised in ((source, finding.source_outcomes[-1], finding.raised[0]),
+                                          (target, finding.target_outcomes[-1], finding.raised[1])):
+                said = f"raised {raised}" if raised else f"{wire_json(outcome)}  (rule {_rule(outcome)})"
+                console.print(literal(f"  {side.name}: {said}"))
+            console.print(literal(f"  trace: {finding.trace}  (brokerspec explain {finding.trace})"))
+
+
+def _rule(outcome: Any) -> str:
+    return str(getattr(outcome, "rule", "") or "-")
 
 
 
