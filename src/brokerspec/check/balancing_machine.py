@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
+from hypothesis.stateful import initialize, rule
 
 from brokerspec.spec import Profile
 from brokerspec.spec.addressing import RoutingType
@@ -43,7 +43,7 @@ from brokerspec.spec.balancing import (
 
 from .domains import BALANCING
 from .lockstep import Lockstep, SubjectFactory
-from .machine import RunStats
+from .machine import OpsMachine, RunStats, issues
 
 EXTRA_NODES = ("n2", "n3", "n4")
 ADDRESSES = st.sampled_from(["a1", "a1", "a2"])
@@ -58,10 +58,10 @@ PICK = st.integers(min_value=0, max_value=7)
 
 
 def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFactory], counts: RunStats,
-                           permissive: bool = False) -> type[RuleBasedStateMachine]:
+                           permissive: bool = False) -> type[OpsMachine]:
     """A state machine class running ``subjects`` in lockstep with the load-balancing spec."""
 
-    class BalancingLockstep(RuleBasedStateMachine):
+    class BalancingLockstep(OpsMachine):
         """Spec and subjects in lockstep over a small cluster."""
 
         def __init__(self) -> None:
@@ -73,6 +73,8 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             self.lockstep.close()
 
         def run(self, command: object) -> None:
+            if self.leaves_out(command):
+                return
             counts.note(command)
             self.lockstep.step(command)
 
@@ -99,6 +101,7 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
                 else:
                     self.run(CreateQueue(self.node(pick), "a1", name, routing_type))
 
+        @issues("create_queue")
         @rule(queue=QUEUES, routing_type=ROUTING_TYPES, queue_filter=COLOURS)
         def create_everywhere(self, queue: str, routing_type: RoutingType, queue_filter: str | None) -> None:
             """The same queue of a1 on every node, the usual clustered deployment: groups span the nodes.
@@ -108,21 +111,25 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             for index, node in enumerate(self.lockstep.state.nodes):
                 self.run(CreateQueue(node, "a1", queue, routing_type, queue_filter if index == 0 else None))
 
+        @issues("create_queue")
         @rule(pick=PICK, address=ADDRESSES, queue=QUEUES, routing_type=ROUTING_TYPES, queue_filter=COLOURS)
         def create_queue(self, pick: int, address: str, queue: str, routing_type: RoutingType,
                          queue_filter: str | None) -> None:
             self.run(CreateQueue(self.node(pick), address, queue, routing_type, queue_filter))
 
+        @issues("delete_queue")
         @rule(pick=PICK)
         def delete_queue(self, pick: int) -> None:
             node, name = self.queue(pick)
             self.run(DeleteQueue(node, name))
 
+        @issues("attach")
         @rule(consumer=CONSUMERS, pick=PICK, consumer_filter=COLOURS)
         def attach(self, consumer: str, pick: int, consumer_filter: str | None) -> None:
             node, name = self.queue(pick)
             self.run(Attach(consumer, node, name, consumer_filter))
 
+        @issues("attach")
         @rule(consumer=CONSUMERS, pick=PICK, consumer_filter=COLOURS)
         def attach_where_messages_wait(self, consumer: str, pick: int, consumer_filter: str | None) -> None:
             """Attach on another node's member of a group in which messages wait: remote demand appears.
@@ -142,12 +149,14 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             node, name = targets[pick % len(targets)] if targets else self.queue(pick)
             self.run(Attach(consumer, node, name, consumer_filter))
 
+        @issues("close")
         @rule(consumer=CONSUMERS)
         def close(self, consumer: str) -> None:
             """Close ``consumer``, or the first open one when it is not open."""
             open_ones = self.lockstep.state.consumers
             self.run(Close(consumer if consumer in open_ones or not open_ones else min(open_ones)))
 
+        @issues("pause", "resume")
         @rule(consumer=CONSUMERS, resume=st.booleans())
         def pause_or_resume(self, consumer: str, resume: bool) -> None:
             """Stop or start ``consumer``'s session (the first open consumer when it is not open)."""
@@ -155,6 +164,7 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             name = consumer if consumer in open_ones or not open_ones else min(open_ones)
             self.run(Resume(name) if resume else Pause(name))
 
+        @issues("send")
         @rule(pick=PICK, address=ADDRESSES, routing_type=MESSAGE_ROUTING_TYPES, color=COLOURS,
               grouped=st.sampled_from([False, False, False, True]),
               fqqn_queue=st.sampled_from([None, None, None, "a1", "q1"]))
@@ -162,6 +172,7 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
                  grouped: bool, fqqn_queue: str | None) -> None:
             self.run(Send(self.node(pick), address, routing_type, color, grouped, fqqn_queue))
 
+        @issues("send")
         @rule(pick=PICK, count=st.integers(min_value=2, max_value=4), color=COLOURS,
               grouped=st.sampled_from([False, False, True]))
         def send_several(self, pick: int, count: int, color: str | None, grouped: bool) -> None:
@@ -169,6 +180,7 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             for _ in range(count):
                 self.run(Send(self.node(pick), "a1", None, color, grouped))
 
+        @issues("send")
         @rule(pick=PICK)
         def stall_consumer(self, pick: int) -> None:
             """A consumer falls behind: its session stops while a message it matches and one it does not
@@ -185,16 +197,19 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             self.run(Send(node, address, None, color))
             self.run(Send(node, address, None, "blue" if color != "blue" else "red"))
 
+        @issues("configure")
         @rule(address=ADDRESSES, lb_type=LB_TYPES, delay=DELAYS)
         def configure(self, address: str, lb_type: LbType, delay: int) -> None:
             self.run(Configure(address, lb_type, delay))
 
+        @issues("set_link")
         @rule(pick=PICK, hop=st.integers(min_value=1, max_value=3), connected=st.booleans())
         def set_link(self, pick: int, hop: int, connected: bool) -> None:
             nodes: tuple[str, ...] = self.lockstep.state.nodes
             peer = nodes[(pick + hop) % len(nodes)]
             self.run(SetLink(self.node(pick), peer, connected))
 
+        @issues("tick")
         @rule(ticks=st.sampled_from([1, 1, 2]))
         def tick(self, ticks: int) -> None:
             self.run(Tick(ticks))

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
+from hypothesis.stateful import initialize, rule
 
 from brokerspec.spec import Profile
 from brokerspec.spec.duplicates import (
@@ -39,7 +39,7 @@ from brokerspec.spec.duplicates import (
 
 from .domains import DUPLICATES
 from .lockstep import Lockstep, SubjectFactory
-from .machine import RunStats
+from .machine import OpsMachine, RunStats, issues
 
 SESSIONS = st.sampled_from(["s1", "s2", "s3"])
 ADDRESSES = st.sampled_from(["a1", "a2"])
@@ -55,10 +55,10 @@ SIZES = st.sampled_from([0, 1, 2, 3])
 
 
 def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFactory],
-                            counts: RunStats) -> type[RuleBasedStateMachine]:
+                            counts: RunStats) -> type[OpsMachine]:
     """A state machine class running ``subjects`` in lockstep with the duplicate-detection spec."""
 
-    class DuplicatesLockstep(RuleBasedStateMachine):
+    class DuplicatesLockstep(OpsMachine):
         """Spec and subjects in lockstep over ID caches, transactions and restarts."""
 
         def __init__(self) -> None:
@@ -70,6 +70,8 @@ def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             self.lockstep.close()
 
         def run(self, command: object) -> None:
+            if self.leaves_out(command):
+                return
             counts.note(command)
             self.lockstep.step(command)
 
@@ -80,6 +82,7 @@ def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             for address, queue in queues:
                 self.run(CreateQueue(address, queue))
 
+        @issues("send")
         @rule(session=SESSIONS, address=ADDRESSES, duplicate_id=OPTIONAL_IDS, bridge_id=BRIDGE_IDS,
               reject_duplicates=st.sampled_from([True, True, True, False]),
               address_full=st.sampled_from([False, False, False, False, True]))
@@ -87,12 +90,14 @@ def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFact
                  reject_duplicates: bool, address_full: bool) -> None:
             self.run(Send(session, address, duplicate_id, bridge_id, reject_duplicates, address_full))
 
+        @issues("send")
         @rule(session=SESSIONS, address=ADDRESSES, duplicate_ids=st.lists(IDS, min_size=2, max_size=4))
         def send_several(self, session: str, address: str, duplicate_ids: list[DuplicateId]) -> None:
             """A burst of sends with IDs, so caches fill and wrap (and restarts reload full ones)."""
             for duplicate_id in duplicate_ids:
                 self.run(Send(session, address, duplicate_id))
 
+        @issues("send")
         @rule(session=SESSIONS, address=ADDRESSES, duplicate_id=OPTIONAL_IDS, bridge_id=BRIDGE_IDS)
         def send_in_transaction(self, session: str, address: str, duplicate_id: DuplicateId | None,
                                 bridge_id: str | None) -> None:
@@ -110,34 +115,42 @@ def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             open_ones = self.lockstep.state.transactions
             return session if session in open_ones or not open_ones else min(open_ones)
 
+        @issues("commit")
         @rule(session=SESSIONS)
         def commit(self, session: str) -> None:
             self.run(Commit(self.ending(session)))
 
+        @issues("rollback")
         @rule(session=SESSIONS)
         def rollback(self, session: str) -> None:
             self.run(Rollback(self.ending(session)))
 
+        @issues("receive")
         @rule(session=SESSIONS, queue=QUEUES)
         def receive(self, session: str, queue: str) -> None:
             self.run(Receive(session, queue))
 
+        @issues("create_queue")
         @rule(address=ADDRESSES, queue=QUEUES)
         def create_queue(self, address: str, queue: str) -> None:
             self.run(CreateQueue(address, queue))
 
+        @issues("delete_queue")
         @rule(queue=QUEUES)
         def delete_queue(self, queue: str) -> None:
             self.run(DeleteQueue(queue))
 
+        @issues("delete_id")
         @rule(address=ADDRESSES, duplicate_id=IDS)
         def delete_id(self, address: str, duplicate_id: DuplicateId) -> None:
             self.run(DeleteId(address, duplicate_id))
 
+        @issues("set_id_cache_size")
         @rule(address=ADDRESSES, size=SIZES)
         def set_id_cache_size(self, address: str, size: int) -> None:
             self.run(SetIdCacheSize(address, size))
 
+        @issues("restart", "crash")
         @rule(crash=st.booleans(), size=st.one_of(st.none(), SIZES))
         def restart(self, crash: bool, size: int | None) -> None:
             """A clean restart (possibly with a new global cache size) or a crash."""

@@ -14,15 +14,23 @@ Machines are made by :func:`make_machine` from a profile and a mapping of
 subject factories, so the reference, the fast implementation and every
 planted-bug variant run through the same rules (choose implementations
 explicitly; never patch one in).
+
+A run can leave operations out (:class:`OpsMachine`): every rule says which
+operations it issues (:func:`issues`), and while a run's ``excluded`` set
+holds all of them the rule is not drawn. The set may grow during the run
+(``brokerspec fuzz`` adds an operation the SUT answers with an ``error``
+reply, ``docs/sut-protocol.md``), so later scenarios stop drawing it at once.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from collections.abc import Set as AbstractSet
+from typing import Any, TypeVar, cast
 
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
 from brokerspec.spec import Profile
 from brokerspec.spec.addressing import (
@@ -96,31 +104,104 @@ def _field_names(kind: type) -> tuple[str, ...]:
     return names
 
 
+_ISSUED = "_brokerspec_issued_ops"
+_Rule = TypeVar("_Rule", bound=Callable[..., None])
+
+
+def issues(*ops: str) -> Callable[[_Rule], _Rule]:
+    """Mark a rule (put above ``@rule``) as issuing ``ops``: it is drawn only while the run draws one of them."""
+
+    def mark(function: _Rule) -> _Rule:
+        checked = precondition(lambda machine: machine.draws_any(ops))(function)
+        setattr(checked, _ISSUED, ops)
+        return checked
+
+    return mark
+
+
+class OpsMachine(RuleBasedStateMachine):
+    """A lockstep machine whose runs may leave operations out.
+
+    ``excluded`` is the run's live set of operation names no longer drawn
+    (empty unless :func:`with_excluded` gave one). A rule marked with
+    :func:`issues` is drawn only while one of its operations is not
+    excluded; a rule that issues several commands (a burst, a stall) skips
+    the excluded ones through :meth:`leaves_out`.
+    """
+
+    excluded: AbstractSet[str] = frozenset()
+
+    def draws_any(self, ops: tuple[str, ...]) -> bool:
+        """Whether one of ``ops`` is still drawn."""
+        return any(op not in self.excluded for op in ops)
+
+    def leaves_out(self, command: Any) -> bool:
+        """Whether ``command``'s operation is left out of this run (the step is then not taken)."""
+        return str(command.op) in self.excluded
+
+
+class _NothingLeft(OpsMachine):
+    """Adds an idle rule for when every rule's operations are excluded (Hypothesis needs one rule it may run)."""
+
+    @precondition(lambda machine: not machine.draws_any(machine.issued_ops()))
+    @rule()
+    def nothing_left(self) -> None:
+        """Every operation the rules issue is left out: take no step (the runner ends a run of idle batches)."""
+
+    @classmethod
+    def issued_ops(cls) -> tuple[str, ...]:
+        """Every operation some rule of this machine issues."""
+        known = _ISSUED_BY_CLASS.get(cls)
+        if known is None:
+            found: list[str] = []
+            for name in dir(cls):
+                found.extend(getattr(getattr(cls, name, None), _ISSUED, ()))
+            known = _ISSUED_BY_CLASS[cls] = tuple(dict.fromkeys(found))
+        return known
+
+
+_ISSUED_BY_CLASS: dict[type, tuple[str, ...]] = {}
+
+
+_Machine = TypeVar("_Machine", bound=OpsMachine)
+
+
+def with_excluded(machine: type[_Machine], excluded: AbstractSet[str] | None) -> type[_Machine]:
+    """``machine`` itself when no operation can be left out (``excluded`` None); else a subclass that leaves out
+    the operations in ``excluded``, a set its caller may add to while the run goes on."""
+    if excluded is None:
+        return machine
+    excluding = type(machine.__name__, (machine, _NothingLeft), {"excluded": excluded})
+    excluding.__qualname__ = machine.__qualname__
+    return cast(type[_Machine], excluding)
+
+
 def make_machine(
     profile: Profile, subjects: Mapping[str, SubjectFactory], stats: RunStats | None = None,
-    domain: Domain = ADDRESSING, permissive: bool = False,
+    domain: Domain = ADDRESSING, permissive: bool = False, excluded: AbstractSet[str] | None = None,
 ) -> type[RuleBasedStateMachine]:
     """A state machine class that runs ``subjects`` in lockstep with the spec of ``domain`` under ``profile``.
 
-    ``permissive`` accepts any outcome the rules allow (domains with a judge only).
+    ``permissive`` accepts any outcome the rules allow (domains with a judge only). ``excluded``, when given,
+    holds the operations the run leaves out (see :class:`OpsMachine`); the caller may add to it as it goes.
     """
     counts = stats if stats is not None else RunStats()
     if domain.name == "balancing":
         from .balancing_machine import make_balancing_machine
 
-        return make_balancing_machine(profile, subjects, counts, permissive)
+        return with_excluded(make_balancing_machine(profile, subjects, counts, permissive), excluded)
     if permissive:
         raise ValueError(f"the {domain.name} domain allows exactly one outcome per step; it has no permissive mode")
     if domain.name == "duplicates":
         from .duplicates_machine import make_duplicates_machine
 
-        return make_duplicates_machine(profile, subjects, counts)
+        return with_excluded(make_duplicates_machine(profile, subjects, counts), excluded)
     if domain.name == "topologies":
         from .topologies_machine import make_topologies_machine
 
-        return make_topologies_machine(profile, subjects, counts)
+        return with_excluded(make_topologies_machine(profile, subjects, counts), excluded)
 
-    class AddressingLockstep(RuleBasedStateMachine):
+    class AddressingLockstep(OpsMachine):
         """Spec and subjects in lockstep over the address model."""
 
         def __init__(self) -> None:
@@ -132,6 +213,8 @@ def make_machine(
             self.lockstep.close()
 
         def run(self, command: AddressingCommand) -> None:
+            if self.leaves_out(command):
+                return
             counts.note(command)
             self.lockstep.step(command)
 
@@ -143,38 +226,47 @@ def make_machine(
             for address, queue, routing_type in queues:
                 self.run(CreateQueue(address, queue, routing_type))
 
+        @issues("create_address")
         @rule(address=s.address_names, routing_types=s.routing_type_sets)
         def create_address(self, address: str, routing_types: frozenset[RoutingType]) -> None:
             self.run(CreateAddress(address, routing_types))
 
+        @issues("delete_address")
         @rule(address=s.address_names, force=st.booleans())
         def delete_address(self, address: str, force: bool) -> None:
             self.run(DeleteAddress(address, force))
 
+        @issues("create_queue")
         @rule(address=s.address_names, queue=s.queue_names, routing_type=s.routing_types)
         def create_queue(self, address: str, queue: str, routing_type: RoutingType) -> None:
             self.run(CreateQueue(address, queue, routing_type))
 
+        @issues("delete_queue")
         @rule(name=s.client_names)
         def delete_queue(self, name: str) -> None:
             self.run(DeleteQueue(name))
 
+        @issues("lookup")
         @rule(name=s.client_names)
         def lookup(self, name: str) -> None:
             self.run(Lookup(name))
 
+        @issues("send")
         @rule(name=s.client_names, routing_type=s.optional_routing_types)
         def send(self, name: str, routing_type: RoutingType | None) -> None:
             self.run(Send(name, routing_type))
 
+        @issues("consume")
         @rule(name=s.client_names, routing_type=s.optional_routing_types)
         def consume(self, name: str, routing_type: RoutingType | None) -> None:
             self.run(Consume(name, routing_type))
 
+        @issues("set_prefix")
         @rule(prefix=s.prefixes, routing_type=s.optional_routing_types)
         def set_prefix(self, prefix: str, routing_type: RoutingType | None) -> None:
             self.run(SetPrefix(prefix, routing_type))
 
+        @issues("set_address_settings")
         @rule(match=s.settings_matches, auto_create_addresses=st.booleans(), auto_create_queues=st.booleans(),
               default_address_routing_type=s.routing_types, default_queue_routing_type=s.routing_types)
         def set_address_settings(self, match: str, auto_create_addresses: bool, auto_create_queues: bool,
@@ -185,4 +277,4 @@ def make_machine(
 
     AddressingLockstep.__name__ = f"AddressingLockstep[{profile.label}]"
     AddressingLockstep.__qualname__ = AddressingLockstep.__name__
-    return AddressingLockstep
+    return with_excluded(AddressingLockstep, excluded)

@@ -10,6 +10,9 @@ trace file (the commands, with the diverging layer's observed outcomes) so
 ``brokerspec replay`` reproduces it exactly.
 
 ``--seed`` makes a run repeatable: batch *i* runs with seed ``seed + i``.
+
+A run may leave operations out (``excluded``, see :class:`.machine.OpsMachine`);
+a batch that takes no step at all (every operation left out) ends the run.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import time
 from enum import Enum
 from collections.abc import Callable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,10 +71,11 @@ def machine_settings(max_examples: int, steps: int = STEPS_PER_EXAMPLE, shrink: 
 
 def run_machine(profile: Profile, subjects: Mapping[str, SubjectFactory], max_examples: int,
                 run_seed: int | None = None, stats: RunStats | None = None,
-                domain: Domain = ADDRESSING, permissive: bool = False, shrink: bool = True) -> Divergence | None:
+                domain: Domain = ADDRESSING, permissive: bool = False, shrink: bool = True,
+                excluded: AbstractSet[str] | None = None) -> Divergence | None:
     """Run the state machine of ``domain`` once; return the divergence (shrunk unless ``shrink`` is False), or
-    None if none was found."""
-    machine = make_machine(profile, subjects, stats, domain, permissive)
+    None if none was found. ``excluded``: operations left out (see :func:`.machine.make_machine`)."""
+    machine = make_machine(profile, subjects, stats, domain, permissive, excluded)
     if run_seed is not None:
         machine = seed(run_seed)(machine)
     try:
@@ -84,18 +89,28 @@ def run_machine(profile: Profile, subjects: Mapping[str, SubjectFactory], max_ex
 
 def check_for(profile: Profile, subjects: Mapping[str, SubjectFactory], seconds: float, out_dir: Path,
               run_seed: int | None = None, on_batch: Callable[[RunStats], None] | None = None,
-              domain: Domain = ADDRESSING, permissive: bool = False) -> CheckResult:
-    """Check ``subjects`` against the spec of ``domain`` under ``profile`` for about ``seconds``."""
-    stats = RunStats()
+              domain: Domain = ADDRESSING, permissive: bool = False, stats: RunStats | None = None,
+              excluded: AbstractSet[str] | None = None) -> CheckResult:
+    """Check ``subjects`` against the spec of ``domain`` under ``profile`` for about ``seconds``.
+
+    ``stats`` (a fresh one when None) counts as the run goes, so a caller still has the counts when a subject's
+    failure ends the run with an exception. ``excluded`` holds the operations the run leaves out; the caller may
+    add to it while the run goes on. A batch that takes no step ends the run: nothing is left to draw.
+    """
+    stats = stats if stats is not None else RunStats()
     started = time.monotonic()
     batch = 0
     divergence: Divergence | None = None
     while divergence is None and (batch == 0 or time.monotonic() - started < seconds):
         batch_seed = None if run_seed is None else run_seed + batch
-        divergence = run_machine(profile, subjects, BATCH_EXAMPLES, batch_seed, stats, domain, permissive)
+        steps_before = stats.steps
+        divergence = run_machine(profile, subjects, BATCH_EXAMPLES, batch_seed, stats, domain, permissive,
+                                 excluded=excluded)
         batch += 1
         if on_batch is not None:
             on_batch(stats)
+        if stats.steps == steps_before:
+            break
     trace_path = None
     if divergence is not None:
         divergence = one_minimal(divergence, lockstep_replay(profile, subjects, domain, permissive))

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
+from hypothesis.stateful import initialize, rule
 
 from brokerspec.spec import Profile
 from brokerspec.spec.topologies import (
@@ -43,7 +43,7 @@ from brokerspec.spec.topologies import (
 
 from .domains import TOPOLOGIES
 from .lockstep import Lockstep, SubjectFactory
-from .machine import RunStats
+from .machine import OpsMachine, RunStats, issues
 
 BROKERS = ("b1", "b2", "b3", "b4", "b5")
 BROKER = st.sampled_from(BROKERS)
@@ -70,10 +70,10 @@ CONFIGS = st.builds(
 
 
 def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFactory],
-                            counts: RunStats) -> type[RuleBasedStateMachine]:
+                            counts: RunStats) -> type[OpsMachine]:
     """A state machine class running ``subjects`` in lockstep with the topology spec."""
 
-    class TopologiesLockstep(RuleBasedStateMachine):
+    class TopologiesLockstep(OpsMachine):
         """Spec and subjects in lockstep over a small network of brokers."""
 
         def __init__(self) -> None:
@@ -85,6 +85,8 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             self.lockstep.close()
 
         def run(self, command: object) -> None:
+            if self.leaves_out(command):
+                return
             counts.note(command)
             self.lockstep.step(command)
 
@@ -110,44 +112,53 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             names = sorted(table)
             return names[index % len(names)] if names else fallback
 
+        @issues("subscribe")
         @rule(consumer=CONSUMERS, broker=BROKER, destination=DESTINATIONS,
               priority=st.sampled_from([0, 0, 0, 5, -3, 10, 127]))
         def subscribe(self, consumer: str, broker: str, destination: str, priority: int) -> None:
             self.run(Subscribe(consumer, broker, destination, priority))
 
+        @issues("unsubscribe")
         @rule(index=INDEX, consumer=CONSUMERS)
         def unsubscribe(self, index: int, consumer: str) -> None:
             self.run(Unsubscribe(self.existing("consumer", index, consumer)))
 
+        @issues("send")
         @rule(broker=BROKER, destination=DESTINATIONS)
         def send(self, broker: str, destination: str) -> None:
             self.run(Send(broker, destination))
 
+        @issues("send")
         @rule(brokers=st.lists(BROKER, min_size=2, max_size=4), destination=DESTINATIONS)
         def send_burst(self, brokers: list[str], destination: str) -> None:
             """Several sends of one destination, so round robin and waiting lists fill."""
             for broker in brokers:
                 self.run(Send(broker, destination))
 
+        @issues("send")
         @rule(destination=DESTINATIONS)
         def send_everywhere(self, destination: str) -> None:
             """One message from every broker: shows at once which brokers demand reaches and how far messages go."""
             for broker in self.lockstep.state.brokers:
                 self.run(Send(broker, destination))
 
+        @issues("add_producer")
         @rule(producer=PRODUCERS, broker=BROKER, destination=DESTINATIONS)
         def add_producer(self, producer: str, broker: str, destination: str) -> None:
             self.run(AddProducer(producer, broker, destination))
 
+        @issues("remove_producer")
         @rule(index=INDEX, producer=PRODUCERS)
         def remove_producer(self, index: int, producer: str) -> None:
             self.run(RemoveProducer(self.existing("producer", index, producer)))
 
+        @issues("connect")
         @rule(source=BROKER, to=BROKER, duplex=st.sampled_from([True, True, False]), config=CONFIGS)
         def connect(self, source: str, to: str, duplex: bool, config: BridgeConfig) -> None:
             """A further network connector (refused in a tree: one design per broker)."""
             self.run(Connect(source, to, duplex, config))
 
+        @issues("disconnect")
         @rule(index=INDEX)
         def disconnect(self, index: int) -> None:
             """Drop an existing connector, chosen by index."""
@@ -156,10 +167,12 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
                 source, target = keys[index % len(keys)]
                 self.run(Disconnect(source, target))
 
+        @issues("tree_connect")
         @rule(source=BROKER, to=BROKER, branch=st.booleans())
         def tree_connect(self, source: str, to: str, branch: bool) -> None:
             self.run(TreeConnect(source, to, Role.BRANCH if branch else Role.LEAF))
 
+        @issues("move")
         @rule(index=INDEX, parent=BROKER)
         def move(self, index: int, parent: str) -> None:
             """Move a tree broker (chosen by index) under another parent."""
@@ -167,6 +180,7 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             movable = sorted(s for (s, _), c in state.connectors.items() if isinstance(c, TreeConnector))
             self.run(Move(movable[index % len(movable)] if movable else "b2", parent))
 
+        @issues("set_ttl")
         @rule(index=INDEX, consumer_ttl=TTLS, message_ttl=TTLS)
         def set_ttl(self, index: int, consumer_ttl: int, message_ttl: int) -> None:
             """Retune an existing connector, chosen by index."""
@@ -174,6 +188,7 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             source, target = keys[index % len(keys)] if keys else ("b1", "b2")
             self.run(SetTtl(source, target, consumer_ttl, message_ttl))
 
+        @issues("set_replay")
         @rule(broker=BROKER, enabled=st.booleans())
         def set_replay(self, broker: str, enabled: bool) -> None:
             self.run(SetReplay(broker, enabled))
