@@ -26,6 +26,7 @@ key behind each rule.
 """
 
 from .choice import (
+    ChoicePoint,
     Member,
     Target,
     allowed_bindings,
@@ -54,7 +55,7 @@ from .commands import (
     SetLink,
     Tick,
 )
-from .judge import MAX_BRANCHES, Mode, Verdict, allowed_outcomes, judge
+from .judge import MAX_BRANCHES, Mode, Verdict, allowed_choices, allowed_outcomes, judge
 from .model import (
     FIRST_NODE,
     REDISTRIBUTING,
@@ -71,7 +72,7 @@ from .model import (
     initial_state,
     invariant_violations,
 )
-from .operations import STRICT, Chooser, TRANSITIONS, apply, apply_choosing
+from .operations import STRICT, Chooser, TRANSITIONS, apply, apply_choosing, apply_recording
 from .outcomes import (
     EVENT_TYPES,
     OUTCOME_TYPES,
@@ -91,15 +92,15 @@ from .rules import RULES, STRUCTURAL
 REASON_TYPES: tuple[type, ...] = ()
 
 __all__ = [
-    "Member", "Target", "allowed_bindings", "allowed_consumers", "allowed_targets", "check_bits_domain", "choose_binding",
+    "ChoicePoint", "Member", "Target", "allowed_bindings", "allowed_consumers", "allowed_targets", "check_bits_domain", "choose_binding",
     "choose_consumer", "choose_from_bits", "choose_target", "member_from_bits", "scan_order",
     "COMMAND_TYPES", "AddNode", "Attach", "BalancingCommand", "Close", "Configure", "CreateQueue", "DeleteQueue",
     "Pause", "Resume", "Send", "SetLink", "Tick",
-    "MAX_BRANCHES", "Mode", "Verdict", "allowed_outcomes", "judge",
+    "MAX_BRANCHES", "Mode", "Verdict", "allowed_choices", "allowed_outcomes", "judge",
     "FIRST_NODE", "REDISTRIBUTING", "AddressBalancing", "BalancingState", "Consumer", "LbType", "Message",
     "QueueState", "get_bindings", "get_group", "get_routing_names", "get_settings", "initial_state",
     "invariant_violations",
-    "STRICT", "Chooser", "TRANSITIONS", "apply", "apply_choosing",
+    "STRICT", "Chooser", "TRANSITIONS", "apply", "apply_choosing", "apply_recording",
     "EVENT_TYPES", "OUTCOME_TYPES", "BalancingOutcome", "Delivered", "Done", "Dropped", "Event", "Redistributed",
     "Refusal", "Refused", "RoutingStatus", "Sent",
     "RULES", "STRUCTURAL", "REASON_TYPES",

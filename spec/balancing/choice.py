@@ -176,6 +176,29 @@ def allowed_consumers(matching: tuple[bool, ...]) -> tuple[int, ...]:
     return tuple(i for i, ok in enumerate(matching) if ok)
 
 
+@dataclass(frozen=True)
+class ChoicePoint:
+    """One choice an operation made: which round robin, among whom, what was allowed, what was taken.
+
+    ``kind`` is ``"binding"`` (first routing in a routing-name group,
+    ``BindingsImpl.getNextBinding``), ``"target"`` (a redistribution target,
+    ``BindingsImpl.redistribute``) or ``"consumer"`` (a queue's consumer). ``key`` is the stored position the choice reads and moves:
+    (node, address, routing name) for the first two, which share one
+    position per key as ``BindingsImpl`` does, (node, queue) for a consumer.
+    ``candidates`` names every member scanned (``node/queue`` or a consumer
+    name), ``allowed`` and ``strict`` are indexes into it (``strict``: the
+    round robin's own choice from the stored position), ``picked`` the one
+    taken. Permissive judging reads these to check fairness over a run.
+    """
+
+    kind: str
+    key: tuple[str, ...]
+    candidates: tuple[str, ...]
+    allowed: tuple[int, ...]
+    strict: int
+    picked: int
+
+
 def member_from_bits(bits: int) -> Member:
     """A member from four bits: 1 eligible, 2 preferred, 4 connected, 8 local."""
     return Member(bool(bits & 1), bool(bits & 2), bool(bits & 4), bool(bits & 8))

@@ -17,6 +17,10 @@ The allowed outcomes are enumerated depth first by re-running the step with
 a scripted :class:`~.operations.Chooser`; each step has few choice points
 (one per group, consumer landing and move), so the enumeration is small,
 and it is capped (:data:`MAX_BRANCHES`) so it can never run away.
+
+Each verdict also carries the choices (:class:`~.choice.ChoicePoint`) that
+lead to the accepted outcome, so a caller can judge fairness over a whole
+run, which no single step can show (``brokerspec.check.fairness``).
 """
 
 from __future__ import annotations
@@ -24,9 +28,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from .choice import ChoicePoint
 from .commands import BalancingCommand
 from .model import BalancingState
-from .operations import apply, apply_choosing
+from .operations import STRICT, apply_recording
 from .outcomes import BalancingOutcome
 
 MAX_BRANCHES = 20000
@@ -60,7 +65,13 @@ def allowed_outcomes(state: BalancingState,
     Raises RuntimeError when there are more than :data:`MAX_BRANCHES`
     choice sequences (no step of a small cluster comes near).
     """
-    results: dict[BalancingOutcome, BalancingState] = {}
+    return [(s, o) for s, o, _ in allowed_choices(state, command)]
+
+
+def allowed_choices(state: BalancingState, command: BalancingCommand
+                    ) -> list[tuple[BalancingState, BalancingOutcome, tuple[ChoicePoint, ...]]]:
+    """:func:`allowed_outcomes` with the choices that lead to each outcome (the first sequence found)."""
+    results: dict[BalancingOutcome, tuple[BalancingState, tuple[ChoicePoint, ...]]] = {}
     pending: list[tuple[int, ...]] = [()]
     branches = 0
     while pending:
@@ -69,12 +80,12 @@ def allowed_outcomes(state: BalancingState,
         if branches > MAX_BRANCHES:
             raise RuntimeError(f"more than {MAX_BRANCHES} ways to carry out {command!r}")
         chooser = ScriptedChooser(script)
-        next_state, outcome = apply_choosing(state, command, chooser)
-        results.setdefault(outcome, next_state)
+        next_state, outcome, choices = apply_recording(state, command, chooser)
+        results.setdefault(outcome, (next_state, choices))
         for point in range(len(script), len(chooser.fanout)):
             prefix = script + (0,) * (point - len(script))
             pending.extend(prefix + (alternative,) for alternative in range(1, chooser.fanout[point]))
-    return [(s, o) for o, s in results.items()]
+    return [(s, o, c) for o, (s, c) in results.items()]
 
 
 @dataclass(frozen=True)
@@ -86,24 +97,26 @@ class Verdict:
     one's). ``expected``: the strict outcome. ``allowed``: how many distinct
     outcomes the rules allow, counted only when a permissive judgement had
     to enumerate them (an observation equal to the strict outcome, or any
-    strict judgement, reports 1 without counting).
+    strict judgement, reports 1 without counting). ``choices``: the choices
+    that lead to the accepted outcome (the strict ones when it is refused).
     """
 
     accepted: bool
     state: BalancingState
     expected: BalancingOutcome
     allowed: int
+    choices: tuple[ChoicePoint, ...] = ()
 
 
 def judge(state: BalancingState, command: BalancingCommand, observed: BalancingOutcome, mode: Mode) -> Verdict:
     """Judge ``observed`` as the outcome of ``command`` in ``state``."""
-    strict_state, expected = apply(state, command)
+    strict_state, expected, strict_choices = apply_recording(state, command, STRICT)
     if observed == expected:
-        return Verdict(True, strict_state, expected, 1)
+        return Verdict(True, strict_state, expected, 1, strict_choices)
     if mode is Mode.STRICT:
-        return Verdict(False, strict_state, expected, 1)
-    options = allowed_outcomes(state, command)
-    for next_state, outcome in options:
+        return Verdict(False, strict_state, expected, 1, strict_choices)
+    options = allowed_choices(state, command)
+    for next_state, outcome, choices in options:
         if outcome == observed:
-            return Verdict(True, next_state, expected, len(options))
-    return Verdict(False, strict_state, expected, len(options))
+            return Verdict(True, next_state, expected, len(options), choices)
+    return Verdict(False, strict_state, expected, len(options), strict_choices)

@@ -39,6 +39,7 @@ from ..addressing.names import RoutingType
 from ..frozen import FrozenMap
 from ..profiles import FqqnSend
 from .choice import (
+    ChoicePoint,
     Member,
     Target,
     allowed_bindings,
@@ -123,6 +124,15 @@ class Step:
         self.start_clock = state.clock
         self.prompted: set[QueueKey] = set()
         """Queues whose delivery this step prompted (``QueueImpl.deliverAsync``): only their redistributors try."""
+        self.choices: list[ChoicePoint] = []
+        """Every choice made so far, in order (what fairness over a run is judged on)."""
+
+    def choose(self, kind: str, key: tuple[str, ...], candidates: tuple[str, ...], allowed: tuple[int, ...],
+               strict: int) -> int:
+        """Let the chooser pick one of ``allowed``, and record the choice."""
+        picked = self.chooser.pick(allowed, strict)
+        self.choices.append(ChoicePoint(kind, key, candidates, allowed, strict, picked))
+        return picked
 
     def put_queue(self, queue: QueueState) -> None:
         self.state = dataclasses.replace(self.state, queues=self.state.queues.set((queue.node, queue.name), queue))
@@ -151,7 +161,7 @@ def land(step: Step, key: QueueKey, message: Message) -> None:
         step.put_queue(dataclasses.replace(queue, pending=(*queue.pending, message), unmatched=queue.unmatched or flag))
         step.events.append(Delivered(message.id, queue.node, queue.name, None))
         return
-    index = step.chooser.pick(allowed_consumers(matching), strict)
+    index = step.choose("consumer", key, queue.consumers, allowed_consumers(matching), strict)
     step.update(consumer_positions=step.state.consumer_positions.set(key, (index + 1) % len(matching)))
     step.events.append(Delivered(message.id, queue.node, queue.name, queue.consumers[index]))
 
@@ -205,7 +215,8 @@ def route(step: Step, node: str, message: Message) -> tuple[RoutingStatus, str]:
             strict, _ = choose_binding(members, step.state.positions.get(group_key, 0), lb_type)
             if strict is None:
                 continue
-            index = step.chooser.pick(allowed_bindings(members, lb_type), strict)
+            index = step.choose("binding", group_key, tuple(f"{q.node}/{q.name}" for q in group),
+                                allowed_bindings(members, lb_type), strict)
             step.update(positions=step.state.positions.set(group_key, (index + 1) % len(members)))
             landed.append((group[index].node, group[index].name))
         rule = "LB-ROUND-ROBIN"
@@ -280,7 +291,8 @@ def redistribute_one(step: Step, queue: QueueState, message: Message) -> bool:
     strict, _ = choose_target(targets, state.positions.get(group_key, 0))
     if strict is None:
         return False
-    index = step.chooser.pick(allowed_targets(targets), strict)
+    index = step.choose("target", group_key, tuple(f"{q.node}/{q.name}" for q in group), allowed_targets(targets),
+                        strict)
     step.update(positions=step.state.positions.set(group_key, (index + 1) % len(group)))
     current = step.state.queues[(queue.node, queue.name)]
     step.put_queue(dataclasses.replace(current, pending=tuple(m for m in current.pending if m.id != message.id)))
@@ -472,18 +484,25 @@ TRANSITIONS: dict[type, Operation] = {
 }
 
 
-def apply_choosing(state: BalancingState, command: BalancingCommand,
-                   chooser: Chooser) -> tuple[BalancingState, BalancingOutcome]:
-    """Apply ``command`` with ``chooser`` making every choice; the state and outcome that follow."""
+def apply_recording(state: BalancingState, command: BalancingCommand,
+                    chooser: Chooser) -> tuple[BalancingState, BalancingOutcome, tuple[ChoicePoint, ...]]:
+    """:func:`apply_choosing`, and every choice the step made, in order."""
     step = Step(state, chooser)
     outcome = TRANSITIONS[type(command)](step, command)
     if isinstance(outcome, Refused):
-        return state, outcome
+        return state, outcome, ()
     deliver(step)
     events = tuple(step.events)
     if isinstance(outcome, Sent):
-        return step.state, Sent(outcome.message, outcome.status, events, rule=outcome.rule)
-    return step.state, Done(events, rule=outcome.rule)
+        return step.state, Sent(outcome.message, outcome.status, events, rule=outcome.rule), tuple(step.choices)
+    return step.state, Done(events, rule=outcome.rule), tuple(step.choices)
+
+
+def apply_choosing(state: BalancingState, command: BalancingCommand,
+                   chooser: Chooser) -> tuple[BalancingState, BalancingOutcome]:
+    """Apply ``command`` with ``chooser`` making every choice; the state and outcome that follow."""
+    next_state, outcome, _ = apply_recording(state, command, chooser)
+    return next_state, outcome
 
 
 def apply(state: BalancingState, command: BalancingCommand) -> tuple[BalancingState, BalancingOutcome]:

@@ -115,7 +115,7 @@ RULES: dict[str, Rule] = {
         Rule("LB-FAIR-TURNS", "Every round robin keeps its own turn (each routing-name group on each node, each "
              "redistribution group, each queue's consumers) and passes it on: where the allowed members stay the same "
              "and the spec would hand the next message to another one, a broker that breaks ties its own way still "
-             "does not take one member max(2, n) times running in a group of n.",
+             "does not keep the turn max(2, n) times running in a group of n.",
              "BindingsImpl.getNextBinding (one BindingIndex per routing name in CopyOnWriteBindings, moved past the "
              "binding taken); QueueImpl (consumers in turn); Artemis user manual, clusters.adoc: messages are "
              "distributed round-robin", ALL),

@@ -36,12 +36,14 @@ SubjectFactory = Callable[[Profile], Subject]
 @dataclass(frozen=True)
 class Judgement:
     """A permissive judgement of one observed outcome: accepted or not, the state to go on from, the
-    strict outcome, and how many distinct outcomes the rules allow."""
+    strict outcome, how many distinct outcomes the rules allow, and the choices (``ChoicePoint``) that
+    lead to the accepted outcome, which fairness over a run is judged on."""
 
     accepted: bool
     state: Any
     expected: Outcome
     allowed: int
+    choices: tuple[Any, ...] = ()
 
 
 Judge = Callable[[Any, Any, Outcome], Judgement]
@@ -128,7 +130,7 @@ def _balancing_layers() -> Mapping[str, SubjectFactory]:
 
 def _judge_balancing(state: Any, command: Any, observed: Outcome) -> Judgement:
     verdict = balancing.judge(state, command, observed, balancing.Mode.PERMISSIVE)  # type: ignore[arg-type]
-    return Judgement(verdict.accepted, verdict.state, verdict.expected, verdict.allowed)
+    return Judgement(verdict.accepted, verdict.state, verdict.expected, verdict.allowed, verdict.choices)
 
 
 BALANCING = Domain(

@@ -21,7 +21,11 @@ In *permissive* mode (for a domain whose rules allow several outcomes, such
 as load balancing) step 1 accepts any outcome the rules allow, and each
 subject is followed from the state its own observed outcome leads to; step 2
 then leaves out the parts that only record tie-breaking (round-robin
-positions). Strict mode, the default, demands the spec's exact outcome.
+positions). The choices behind each accepted outcome are also watched over
+the run (:mod:`.fairness`): a subject that keeps taking the same member
+where the spec's round robin would pass the turn on fails there, though
+every step alone was allowed. Strict mode, the default, demands the spec's
+exact outcome.
 
 The first disagreement becomes a :class:`Divergence`, which says in words
 which step, which layer, and what differed, field by field. The Hypothesis
@@ -41,6 +45,7 @@ from brokerspec.spec import BrokerspecError, Outcome, Profile
 
 from ..codec import encode_command
 from .domains import ADDRESSING, Domain, Subject, SubjectFactory
+from .fairness import UNFAIR, FairnessWatch
 
 __all__ = ["LAYERS", "Divergence", "DivergenceError", "Lockstep", "Subject", "SubjectFactory", "SubjectFailure",
            "format_command", "private_problem"]
@@ -119,6 +124,7 @@ class Lockstep:
         self.commands: list[Any] = []
         self.outcomes: list[Outcome] = []
         self.observed: dict[str, list[Outcome | None]] = {name: [] for name in self.subjects}
+        self.fairness: dict[str, FairnessWatch] = {name: FairnessWatch() for name in self.subjects}
 
     def step(self, command: Any) -> Outcome:
         """Apply ``command`` everywhere; raise :class:`DivergenceError` at the first disagreement."""
@@ -168,6 +174,9 @@ class Lockstep:
             self._fail(number, command, name, "the outcome is not one the rules allow",
                        [f"spec (strict): {judgement.expected!r}  (rule {judgement.expected.rule})",
                         f"outcomes the rules allow: {judgement.allowed}", f"{name}: {actual!r}"])
+        unfair = self.fairness[name].observe(number, judgement.choices)
+        if unfair is not None:  # before the subject is followed past the step, as for a refused outcome
+            self._fail(number, command, name, UNFAIR, unfair.describe())
         self.followed[name] = judgement.state
         show = getattr(subject, "snapshot", None)
         if show is None:

@@ -37,6 +37,7 @@ from typing import Any
 from brokerspec.spec import Outcome, Profile
 
 from ..check.lockstep import Divergence, Lockstep, format_command
+from ..check.fairness import UNFAIR
 from ..codec import encode_outcome
 from ..trace import Trace, TraceStep
 
@@ -86,6 +87,8 @@ def failure_text(lockstep: Lockstep, divergence: Divergence) -> str:
     else:
         lines.append(f"  spec: {wire_json(expected)}{rule}")
     lines.append(f"  sut:  {wire_json(observed)}")
+    if divergence.what == UNFAIR:  # an allowed outcome: what failed is the run's fairness, said in the details
+        lines.extend(["", *(f"  {d}" for d in divergence.details)])
     return "\n".join(lines)
 
 

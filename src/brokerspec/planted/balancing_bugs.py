@@ -9,17 +9,26 @@ overriding one of its documented seams (see
 and, for the four that live in the pure binding choice (F3), the pair of
 functions ``crosshair diffbehavior`` compares: the fast broker's
 ``choose_from_bits`` and the same entry point run through the planted
-class's rules. The other four are in eligibility or redistribution, which
-no three-member bit pattern reaches; each says why.
+class's rules. Four are in eligibility or redistribution, which no
+three-member bit pattern reaches; each says why. The last two make only
+choices the rules allow, one step at a time, and never take turns over a
+run: strict judging catches them at once, permissive judging by its
+fairness check (``brokerspec.check.fairness``, LB-FAIR-TURNS).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
 from brokerspec.planted.registry import ALL, PlantedBug
 
 from brokerspec.impl.balancing import FastBalancingBroker, QueueRecord, Waiting, choose_from_bits_on
+from brokerspec.spec import Profile
 from brokerspec.spec.addressing.names import RoutingType
-from brokerspec.spec.balancing import LbType
+from brokerspec.spec.balancing import BalancingOutcome, LbType, Send
+
+Member = TypeVar("Member")
 
 # --- the mistakes -------------------------------------------------------------------
 
@@ -109,6 +118,47 @@ class GroupedRedistributed(FastBalancingBroker):
         return True
 
 
+class AlwaysFirstAllowedBinding(FastBalancingBroker):
+    """Every routing-name group is scanned from its first binding, whatever its stored position.
+
+    So a group with several bindings a message may take always gives it to
+    the first of them: each choice is one the rules allow, but the turn
+    never passes on (against F3, LB-ROUND-ROBIN and, in permissive
+    judging, LB-FAIR-TURNS).
+    """
+
+    def _pick(self, members: Sequence[Member], position: int, lb_type: LbType,
+              flags: Callable[[Member], int]) -> tuple[int, int]:
+        return super()._pick(members, 0, lb_type, flags)
+
+
+class OneTurnForAllRoutingNames(FastBalancingBroker):
+    """A node keeps one round-robin turn per address, shared by all its routing-name groups.
+
+    Artemis keeps one position per routing name (``CopyOnWriteBindings``,
+    F3, A6). With two same-named MULTICAST subscriptions on two nodes each,
+    one send moves the shared turn twice, so each group lands on the same
+    member every time (against LB-ROUND-ROBIN and LB-FAIR-TURNS).
+    """
+
+    def __init__(self, profile: Profile) -> None:
+        super().__init__(profile)
+        self._turns: dict[tuple[str, str], int] = {}
+        self._sending_node = ""
+
+    def _send(self, command: Send) -> BalancingOutcome:
+        self._sending_node = command.node
+        return super()._send(command)
+
+    def _pick(self, members: Sequence[Member], position: int, lb_type: LbType,
+              flags: Callable[[Member], int]) -> tuple[int, int]:
+        turn = (self._sending_node, str(getattr(members[0], "queue").address))
+        index, stored = super()._pick(members, self._turns.get(turn, 0), lb_type, flags)
+        if index >= 0:
+            self._turns[turn] = stored
+        return index, stored
+
+
 # --- closed entry points for CrossHair --------------------------------------------------
 
 
@@ -165,6 +215,9 @@ def choose_from_bits_fallback_to_first_local(m0: int, m1: int, m2: int, size: in
 
 IMPL = "brokerspec.impl.balancing.choice.choose_from_bits"
 ME = "brokerspec.planted.balancing_bugs"
+RUN_OF_CHOICES = ("each choice is one the rules allow, and diffbehavior would find it differs from Artemis's as any "
+                  "other order of turns does; the mistake is that a run of choices never rotates, which one call "
+                  "cannot show")
 REDISTRIBUTION = ("the mistake is in redistribution, a scan over a queue's group with its consumers and waiting "
                   "messages; choose_from_bits covers only first routing's choice")
 
@@ -187,4 +240,7 @@ PLANTED: tuple[PlantedBug, ...] = (
     PlantedBug("grouped-message-redistributed", GroupedRedistributed, ALL, None,
                "the mistake is in which waiting messages a redistributor offers, across a send, a trigger and a "
                "delivery attempt; choose_from_bits covers only first routing's choice"),
+    PlantedBug("always-first-allowed-binding", AlwaysFirstAllowedBinding, ALL, None, RUN_OF_CHOICES),
+    PlantedBug("one-turn-for-all-routing-names", OneTurnForAllRoutingNames, ALL, None,
+               "the mistake joins the turns of several groups; choose_from_bits chooses in one group"),
 )

@@ -389,6 +389,30 @@ CHOICE_CASES: tuple[Case, ...] = (
         source="LocalQueueBinding.getRoutingName (a MULTICAST queue's own name; research notes A6)",
     ),
     Case(
+        name="balancing/each-routing-name-keeps-its-own-turn",
+        summary="Two MULTICAST subscriptions, each on two nodes with a consumer, form two groups; each group keeps "
+                "its own turn, so both alternate between the nodes. A broker sharing one turn across the routing "
+                "names of an address lands each group on the same node every time.",
+        commands=(
+            AddNode("n2"),
+            CreateQueue("n1", "news", "sub-a", MULTICAST),
+            CreateQueue("n2", "news", "sub-a", MULTICAST),
+            CreateQueue("n1", "news", "sub-b", MULTICAST),
+            CreateQueue("n2", "news", "sub-b", MULTICAST),
+            Attach("a1", "n1", "sub-a"),
+            Attach("a2", "n2", "sub-a"),
+            Attach("b1", "n1", "sub-b"),
+            Attach("b2", "n2", "sub-b"),
+            Send("n1", "news"),
+            Send("n1", "news"),
+            Send("n1", "news"),
+            Send("n1", "news"),
+        ),
+        rules=("LB-GROUPS", "LB-ROUND-ROBIN", "LB-FAIR-TURNS"),
+        source="BindingsImpl.getNextBinding (one BindingIndex per routing name in CopyOnWriteBindings); "
+               "LocalQueueBinding.getRoutingName",
+    ),
+    Case(
         name="balancing/routing-type-narrows-the-candidates",
         summary="A message whose routing type is set reaches only queues of that type; one without a routing type "
                 "reaches a queue in every group.",
