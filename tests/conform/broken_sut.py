@@ -24,6 +24,8 @@ It answers like ``brokerspec.conform.serve --layer impl`` until the N-th ``op`` 
 ``control``    answers with an error reply whose message holds NUL, ESC, other control characters and
                Rich markup (``[/]``, ``[bold red]x[/]``), and writes the same to stderr
 ``flood``      writes 20 MB of non-JSON on one line
+``refuse:OP``  answers every ``OP`` request (any position) with an error reply saying it is not supported, as a
+               partial SUT does; ``refuse:OP1,OP2`` refuses several
 """
 
 from __future__ import annotations
@@ -48,6 +50,10 @@ def main() -> None:
             time.sleep(3600)
         if request.get("type") == "reset":
             ops = 0
+        if request.get("type") == "op" and MODE.startswith("refuse:") and request["op"] in MODE[7:].split(","):
+            print(json.dumps({"v": 1, "type": "error", "seq": request["seq"],
+                              "message": f"{request['op']} is not supported"}), flush=True)
+            continue
         if request.get("type") == "op":
             ops += 1
             if ops == AT:

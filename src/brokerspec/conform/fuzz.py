@@ -2,24 +2,41 @@
 
 Introduction
 ------------
-:func:`fuzz` gives each domain the SUT offers a share of the budget and runs
-that domain's Hypothesis state machine (:mod:`brokerspec.check.machine`)
-with the SUT in lockstep against the spec. A wrong outcome is shrunk by
-Hypothesis to a minimal broker script and written as a trace file, which
-``brokerspec replay TRACE --sut CMD`` plays again.
+:func:`fuzz` runs, under each profile asked for, each domain the SUT offers
+(a domain no profile option changes, such as topologies, once only), every
+run taking a share of one budget. Each run is that domain's Hypothesis state
+machine (:mod:`brokerspec.check.machine`) with the SUT in lockstep against
+the spec. A wrong outcome is shrunk by Hypothesis to a minimal broker script
+and written as a trace file, which ``brokerspec replay TRACE --sut CMD``
+plays again. A finding ends its own run only: the other runs go on, so the
+report has a row for every domain under every profile.
 
 A SUT that *fails* (crashes, hangs, writes garbage) cannot be shrunk the
 same way: every attempt would wait for a timeout or a restart. So the SUT is
 wrapped in a :class:`FirstFailure` guard: the first failure is kept with
 the commands sent since the last reset, and every later call fails at
-once, which ends the search quickly (Hypothesis may call that flaky; the
+once, which ends the run quickly (Hypothesis may call that flaky; the
 kept failure is what is reported). That script is written as a trace too.
+
+A partial SUT answers an operation it does not implement with an ``error``
+reply (``docs/sut-protocol.md``). The first time an operation is answered
+so, before the SUT ever answered it with an outcome in this run, the guard
+*drops* it: the scenario is discarded, the operation joins the run's
+excluded set, the state machine stops drawing it, and the run goes on. An
+``error`` reply to an operation the SUT has answered before is a SUT failure,
+as any other. Operations can also be left out from the start (``fuzz
+--exclude-op``). An in-process SUT that cannot express one scenario
+(:class:`~.protocol.Unsupported`, e.g. a name a real broker's API cannot
+carry) only has that scenario discarded, and counted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -28,18 +45,35 @@ from hypothesis.errors import UnsatisfiedAssumption
 from brokerspec.spec import Outcome, Profile
 
 from ..check.domains import get_domain
-from ..check.lockstep import Divergence
 from ..check.machine import RunStats
 from ..check.runner import CheckResult, check_for
+from ..codec import COMMANDS
 from ..trace import Trace, TraceStep, write_new_trace
-from .protocol import Hello, SutFailure, Unsupported
+from .protocol import FailureKind, Hello, SutFailure, Unsupported
 from .sut import Sut, subject_factory
 
 
-class FirstFailure:
-    """A SUT that remembers its first failure, and the script that led to it, and fails at once afterwards."""
+@dataclass
+class Dropped:
+    """An operation a run stopped drawing because the SUT answered it with an ``error`` reply."""
 
-    def __init__(self, sut: Sut) -> None:
+    op: str
+    message: str
+    """What the SUT said."""
+    scenarios: int = 0
+    """Scenarios discarded because of it."""
+    steps: int = 0
+    """Steps those scenarios had taken, the refused one included."""
+
+
+class FirstFailure:
+    """A SUT that remembers its first failure, and the script that led to it, and fails at once afterwards.
+
+    It also drops what the SUT does not implement (see the module's introduction): ``excluded`` is the run's live
+    set of operations left out, which the state machine consults.
+    """
+
+    def __init__(self, sut: Sut, excluded: AbstractSet[str] = frozenset()) -> None:
         self.sut = sut
         self.label = sut.label
         self.failure: SutFailure | None = None
@@ -47,6 +81,12 @@ class FirstFailure:
         self.domain = ""
         self.unsupported: dict[str, int] = {}
         """Scenarios discarded because the SUT could not perform an operation: the reason's first words -> count."""
+        self.excluded: set[str] = set(excluded)
+        self.answered: set[str] = set()
+        """Operations the SUT has answered with an outcome in this run."""
+        self.dropped: dict[str, Dropped] = {}
+        self.judged = 0
+        """Steps the SUT answered with an outcome, each judged against the spec."""
 
     def hello(self, profile: Profile, domains: tuple[str, ...]) -> Hello:
         """Pass the handshake through."""
@@ -63,7 +103,9 @@ class FirstFailure:
         """Execute, unless a failure has been seen."""
         self._refuse()
         self.script.append(command)
-        outcome: Outcome = self._guard(lambda: self.sut.execute(command), discard=True)
+        outcome: Outcome = self._guard(lambda: self.sut.execute(command), command)
+        self.answered.add(command.op)
+        self.judged += 1
         return outcome
 
     def close(self) -> None:
@@ -74,11 +116,11 @@ class FirstFailure:
         if self.failure is not None:
             raise self.failure
 
-    def _guard(self, call: Callable[[], Any], discard: bool = False) -> Any:
+    def _guard(self, call: Callable[[], Any], command: Any = None) -> Any:
         try:
             return call()
         except Unsupported as unsupported:
-            if not discard:
+            if command is None:
                 self.failure = unsupported
                 raise
             why = unsupported.message.split(" at step ", 1)[0]
@@ -87,81 +129,219 @@ class FirstFailure:
             # through hypothesis.reject(), which warns when a script is replayed outside a search (minimal.py).
             raise UnsatisfiedAssumption() from None
         except SutFailure as failure:
+            op = getattr(command, "op", None)
+            if failure.kind is FailureKind.ERROR_REPLY and op is not None and op not in self.answered:
+                dropped = self.dropped.setdefault(op, Dropped(op, failure.message))
+                dropped.scenarios += 1
+                dropped.steps += len(self.script)
+                self.excluded.add(op)
+                raise UnsatisfiedAssumption() from None
             self.failure = failure
             raise
 
 
-@dataclass
-class FuzzReport:
-    """What a fuzzing run found, per domain."""
+class Status(Enum):
+    """How one domain's run under one profile ended."""
 
-    sut: str
+    RAN = "ran"
+    SUT_FAILED = "sut-failed"
+    NOT_OFFERED = "not-offered"
+    NOT_RUN = "not-run"
+
+
+@dataclass
+class DomainRun:
+    """One row of the report: a domain under a profile (any profile, for a profile-free domain)."""
+
+    domain: str
     profile: Profile
-    hello: Hello | None
-    results: list[CheckResult] = field(default_factory=list)
+    profile_free: bool
+    status: Status
+    why: str = ""
+    """For a run that did not happen, why not."""
+    result: CheckResult | None = None
+    examples: int = 0
+    steps: int = 0
+    seconds: float = 0.0
     failure: SutFailure | None = None
     failure_trace: Path | None = None
-    skipped: list[str] = field(default_factory=list)
+    excluded: tuple[str, ...] = ()
+    """Operations left out from the start (``--exclude-op``)."""
+    dropped: dict[str, Dropped] = field(default_factory=dict)
     unsupported: dict[str, int] = field(default_factory=dict)
-    """Scenarios discarded because the SUT could not perform an operation, by reason."""
+    judged: int = 0
+
+    @property
+    def where(self) -> str:
+        """The domain, with its profile unless the domain has none: ``addressing (seed)``."""
+        return self.domain if self.profile_free else f"{self.domain} ({self.profile.label})"
+
+
+@dataclass
+class FuzzReport:
+    """What a fuzzing run found: one :class:`DomainRun` per domain and profile."""
+
+    sut: str
+    profiles: tuple[Profile, ...]
+    hellos: dict[str, Hello] = field(default_factory=dict)
+    runs: list[DomainRun] = field(default_factory=list)
+
+    @property
+    def profile(self) -> Profile:
+        """The first profile asked for."""
+        return self.profiles[0]
+
+    @property
+    def hello(self) -> Hello | None:
+        """The SUT's first handshake, if it shook hands."""
+        return next(iter(self.hellos.values()), None)
+
+    @property
+    def results(self) -> list[CheckResult]:
+        """The check results of the runs that finished."""
+        return [r.result for r in self.runs if r.result is not None]
 
     @property
     def divergences(self) -> list[CheckResult]:
-        """The domains where the SUT gave a wrong outcome."""
+        """The runs where the SUT gave a wrong outcome."""
         return [r for r in self.results if r.divergence is not None]
 
+    @property
+    def failures(self) -> list[DomainRun]:
+        """The runs the SUT's failure stopped."""
+        return [r for r in self.runs if r.failure is not None]
+
+    @property
+    def failure(self) -> SutFailure | None:
+        """The SUT's first failure."""
+        return self.failures[0].failure if self.failures else None
+
+    @property
+    def failure_trace(self) -> Path | None:
+        """The script up to the SUT's first failure, as a trace file."""
+        return self.failures[0].failure_trace if self.failures else None
+
+    @property
+    def skipped(self) -> list[str]:
+        """Domains the SUT does not offer (under some profile asked for)."""
+        return list(dict.fromkeys(r.domain for r in self.runs if r.status is Status.NOT_OFFERED))
+
+    @property
+    def unsupported(self) -> dict[str, int]:
+        """Scenarios discarded because the SUT could not perform an operation, by reason, over every run."""
+        merged: dict[str, int] = {}
+        for run in self.runs:
+            for why, count in run.unsupported.items():
+                merged[why] = merged.get(why, 0) + count
+        return merged
+
     def nothing_checked(self) -> str | None:
-        """Why no scenario was judged, in one line (None when some was): no domain offered, or every
-        scenario discarded because the SUT could not play it."""
-        if self.failure is not None or self.divergences:
+        """Why no step was judged, in one line (None when some was, or something was found)."""
+        if self.failures or self.divergences or any(r.judged for r in self.runs):
             return None
-        if not self.results:
-            offered = ", ".join(self.hello.domains) if self.hello is not None and self.hello.domains else "no domain"
-            return (f"nothing was checked: the SUT offers {offered} under {self.profile.name}, none of "
-                    f"{', '.join(self.skipped) or 'the domains asked for'}")
+        ran = [r for r in self.runs if r.status is Status.RAN]
+        if not ran:
+            offered = sorted({d for hello in self.hellos.values() for d in hello.domains}) or ["no domain"]
+            profiles = ", ".join(p.name for p in self.profiles)
+            asked = ", ".join(dict.fromkeys(r.domain for r in self.runs)) or "the domains asked for"
+            left_out = [r.where for r in self.runs if r.status is Status.NOT_RUN]
+            because = f"; left out: {', '.join(left_out)}" if left_out else ""
+            return (f"nothing was checked: the SUT offers {', '.join(offered)} under {profiles}, none of "
+                    f"{asked}{because}")
         discarded = sum(self.unsupported.values())
-        judged = sum(r.steps for r in self.results) - discarded  # each discard ends its scenario at one step
-        if judged <= 0:
+        if discarded:
             return (f"nothing was checked: every scenario ({discarded}) was discarded at its first step because "
                     "the SUT could not play it (see the reasons above)")
-        return None
+        dropped = sorted({op for r in ran for op in r.dropped})
+        return ("nothing was checked: the SUT answered every operation it was sent with an error reply "
+                f"({', '.join(dropped) or 'none sent'}), so each was dropped")
 
 
-def fuzz(sut: Sut, profile: Profile, domains: tuple[str, ...], seconds: float, out_dir: Path,
+def fuzz(sut: Sut, profile: Profile | Sequence[Profile], domains: tuple[str, ...], seconds: float, out_dir: Path,
          run_seed: int | None = None, strict: bool = False,
-         on_batch: Callable[[str, RunStats], None] | None = None) -> FuzzReport:
-    """Fuzz ``sut`` in each of ``domains`` it offers for a share of ``seconds``; stop at the first finding."""
-    guard = FirstFailure(sut)
-    try:
-        hello = guard.hello(profile, domains)
-    except SutFailure as failure:
-        return FuzzReport(sut.label, profile, None, failure=failure)
-    report = FuzzReport(sut.label, profile, hello)
-    offered = [d for d in domains if hello.offers(d, profile.name)]
-    report.skipped = [d for d in domains if d not in offered]
-    for name in offered:
-        domain = get_domain(name)
-        permissive = domain.judge is not None and not strict
+         on_batch: Callable[[str, RunStats], None] | None = None,
+         excluded: Mapping[str, AbstractSet[str]] | None = None) -> FuzzReport:
+    """Fuzz ``sut`` in each of ``domains`` it offers, under each profile, sharing ``seconds`` between the runs.
 
-        def show(stats: RunStats, name: str = name) -> None:
-            if on_batch is not None:
-                on_batch(name, stats)
-
+    ``excluded`` maps a domain to the operations left out of its runs from the start. ``on_batch`` hears,
+    after every batch, the run's name (``domain`` or ``domain profile``) and its counts.
+    """
+    profiles = (profile,) if isinstance(profile, Profile) else tuple(profile)
+    report = FuzzReport(sut.label, profiles)
+    deadline = time.monotonic() + seconds
+    free = [d for d in domains if get_domain(d).profile_free]
+    bound_left = len(profiles) * (len(domains) - len(free))
+    free_left = list(free)
+    for index, chosen in enumerate(profiles):
         try:
-            result = check_for(profile, {"sut": subject_factory(guard, name)}, seconds / len(offered), out_dir,
-                               run_seed, show, domain, permissive)
-        except Exception:  # the SUT failure itself, or Hypothesis calling the guarded replays flaky
-            first = guard.failure
-            if first is None:
-                raise
-            report.failure = first
-            note = f"the SUT failed: {first}"
-            steps = tuple(TraceStep(c, None) for c in guard.script)
-            report.failure_trace = write_new_trace(out_dir / f"{name}-sut-failure.jsonl",
-                                               Trace(profile, steps, domain=name, note=note))
+            hello = sut.hello(chosen, domains)
+        except SutFailure as failure:
+            report.runs.append(DomainRun("(handshake)", chosen, False, Status.SUT_FAILED, failure=failure))
+            for later in profiles[index:]:
+                report.runs.extend(DomainRun(d, later, d in free, Status.NOT_RUN, why="the SUT failed its handshake")
+                                   for d in domains if d not in free or d in free_left)
+                free_left = [d for d in free_left if d not in domains]
             break
-        report.results.append(result)
-        if result.divergence is not None:
-            break
-    report.unsupported = dict(guard.unsupported)
+        report.hellos[chosen.name] = hello
+        last = index == len(profiles) - 1
+        for name in domains:
+            is_free = name in free
+            if is_free and name not in free_left:
+                continue  # already run under an earlier profile
+            offered = hello.offers(name, chosen.name)
+            if not offered:
+                if not is_free:
+                    bound_left -= 1
+                    report.runs.append(DomainRun(name, chosen, False, Status.NOT_OFFERED))
+                elif last:
+                    free_left.remove(name)
+                    report.runs.append(DomainRun(name, chosen, True, Status.NOT_OFFERED))
+                continue
+            share = max(0.0, deadline - time.monotonic()) / max(1, bound_left + len(free_left))
+            if is_free:
+                free_left.remove(name)
+            else:
+                bound_left -= 1
+            left_out = frozenset((excluded or {}).get(name, frozenset()))
+            report.runs.append(_run_domain(sut, chosen, name, is_free, share, out_dir, run_seed, strict, on_batch,
+                                           left_out))
     return report
+
+
+def _run_domain(sut: Sut, profile: Profile, name: str, profile_free: bool, seconds: float, out_dir: Path,
+                run_seed: int | None, strict: bool, on_batch: Callable[[str, RunStats], None] | None,
+                left_out: frozenset[str]) -> DomainRun:
+    """One domain's run under one profile, with a guard of its own."""
+    run = DomainRun(name, profile, profile_free, Status.RAN, excluded=tuple(sorted(left_out)))
+    if set(COMMANDS[name]) <= left_out:
+        run.status, run.why = Status.NOT_RUN, "every operation is left out (--exclude-op)"
+        return run
+    domain = get_domain(name)
+    permissive = domain.judge is not None and not strict
+    guard = FirstFailure(sut, left_out)
+    stats = RunStats()
+    label = name if profile_free else f"{name} {profile.label}"
+
+    def show(counts: RunStats) -> None:
+        if on_batch is not None:
+            on_batch(label, counts)
+
+    started = time.monotonic()
+    try:
+        result = check_for(profile, {"sut": subject_factory(guard, name)}, seconds, out_dir, run_seed, show, domain,
+                           permissive, stats=stats, excluded=guard.excluded)
+    except Exception:  # the SUT failure itself, or Hypothesis calling the guarded replays flaky
+        first = guard.failure
+        if first is None:
+            raise
+        run.status, run.failure = Status.SUT_FAILED, first
+        steps = tuple(TraceStep(c, None) for c in guard.script)
+        safe = "".join(ch if ch.isalnum() or ch in "-._" else "_" for ch in profile.label)
+        run.failure_trace = write_new_trace(out_dir / f"{name}-{safe}-sut-failure.jsonl",
+                                            Trace(profile, steps, domain=name, note=f"the SUT failed: {first}"))
+        run.examples, run.steps, run.seconds = stats.examples, stats.steps, time.monotonic() - started
+    else:
+        run.result = result
+        run.examples, run.steps, run.seconds = result.examples, result.steps, result.seconds
+    run.dropped, run.unsupported, run.judged = guard.dropped, guard.unsupported, guard.judged
+    return run
