@@ -154,10 +154,10 @@ class AddressingOptions:
 
 
 class InstantAdd(Enum):
-    """When an ID recorded by an *instant add* enters the cache (R12, R13).
+    """When an ID recorded by an *instant add* enters the cache (DUP-NONTX-VISIBILITY, DUP-BRIDGE-DUPLICATE).
 
     Instant adds are the broker's own transactions (a non-transactional
-    send, R12) and bridge IDs (R13).
+    send, DUP-NONTX-VISIBILITY) and bridge IDs (DUP-BRIDGE-DUPLICATE).
     """
 
     AFTER_STORE = "AFTER_STORE"
@@ -169,7 +169,7 @@ class InstantAdd(Enum):
 
 
 class ReloadKeeps(Enum):
-    """Which IDs survive a reload into a cache smaller than the stored list (R26)."""
+    """Which IDs survive a reload into a cache smaller than the stored list (DUP-RESTART-RELOAD)."""
 
     NEWEST = "NEWEST"
     """Drop the oldest: Artemis 1.3.0 and later (ARTEMIS-332)."""
@@ -178,7 +178,7 @@ class ReloadKeeps(Enum):
 
 
 class ZeroSizeCache(Enum):
-    """What a cache of ``id-cache-size`` 0 does (R24)."""
+    """What a cache of ``id-cache-size`` 0 does (DUP-SIZE-ZERO)."""
 
     DISABLED = "DISABLED"
     """Detection is off for it: nothing found, nothing recorded, and a reload into it deletes the stored IDs.
@@ -213,17 +213,17 @@ class DuplicatesOptions:
     """The semantic options of the duplicate-detection domain.
 
     ``id_cache_size``
-        The global ``id-cache-size``: slots per cache (R18, default 20000).
-        0 disables detection (R24). At most 2,147,483,647 (:data:`INT_OPTION_MAX`).
+        The global ``id-cache-size``: slots per cache (DUP-SIZE-FIXED, default 20000).
+        0 disables detection (DUP-SIZE-ZERO). At most 2,147,483,647 (:data:`INT_OPTION_MAX`).
     ``persist_id_cache``
         Whether accepted IDs are written to the store and reloaded at a
-        restart (R25, default true).
+        restart (DUP-RESTART-NO-PERSIST, default true).
     ``nontx_add``
-        When a non-transactional send's ID enters the cache (R12).
+        When a non-transactional send's ID enters the cache (DUP-NONTX-VISIBILITY).
     ``bridge_add``
-        When a bridge ID enters the bridge cache (R13).
+        When a bridge ID enters the bridge cache (DUP-BRIDGE-DUPLICATE).
     ``reload_keeps``
-        Which IDs a reload keeps when more are stored than the cache holds (R26).
+        Which IDs a reload keeps when more are stored than the cache holds (DUP-RESTART-RELOAD).
     ``per_address_size``
         Whether ``address-settings/id-cache-size`` exists (2.31.0 on,
         ARTEMIS-4159); without it ``set_id_cache_size`` is not supported.
@@ -255,7 +255,7 @@ class FqqnSend(Enum):
 
 
 class UnroutedStatus(Enum):
-    """The send status when the address has bindings but none accepted the message (F8)."""
+    """The send status when the address has bindings but none accepted the message (LB-UNROUTED-STATUS)."""
 
     NO_BINDINGS = "NO_BINDINGS"
     """Up to 2.27.x, and again after 2.44.0 (ARTEMIS-4911)."""
@@ -276,14 +276,15 @@ class BalancingOptions:
         remote bindings (2.29.0 on, ARTEMIS-4196). OFF_WITH_REDISTRIBUTION
         always does (2.21.0, ARTEMIS-3608).
     ``fqqn_send``
-        How a send to ``address::queue`` is routed (G2-G4).
+        How a send to ``address::queue`` is routed (LB-FQQN-LOCAL, LB-ELIGIBLE; ARTEMIS-1867,
+        ARTEMIS-4795, ARTEMIS-5597).
     ``fqqn_redistribution_group``
         Whether a message sent to an FQQN and held by an ANYCAST queue is
         redistributed within the group of the FQQN's address rather than
         the queue's name (2.25.0 on, ARTEMIS-3918).
     ``unrouted_status``
         The status of a send that no queue accepted although the address
-        has bindings (F8).
+        has bindings (LB-UNROUTED-STATUS).
     ``redistribute_unmatched``
         Whether a queue that has consumers gets a redistributor when it
         holds a message none of their filters matches (2.19.0 on,

@@ -327,9 +327,9 @@ def send(state: AddressingState, command: Send) -> Transition:
     routing type to a missing address creates it with the default address
     routing type, as routing-time auto-creation does since ARTEMIS-4089,
     ``PostOfficeImpl.checkAddress``; the seed's send only), ADDR-SEND-FQQN-AUTO-QUEUE (a send to a
-    missing FQQN queue creates it), ADDR-SEND-ROUTE (D2: a MULTICAST message copies to every MULTICAST
-    queue, an ANYCAST one goes to one ANYCAST queue, one without a routing
-    type does both), ADDR-SEND-FQQN (G2: a send to an FQQN reaches only that
+    missing FQQN queue creates it), ADDR-SEND-ROUTE (``LocalQueueBinding.route``: a MULTICAST
+    message copies to every MULTICAST queue, an ANYCAST one goes to one ANYCAST queue, one without a routing
+    type does both), ADDR-SEND-FQQN (ARTEMIS-1867: a send to an FQQN reaches only that
     queue, and only if its routing type matches the message's).
 
     Released Artemis's core producer is :func:`~.artemis.send_core`

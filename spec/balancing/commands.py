@@ -8,7 +8,7 @@ strings; the cluster starts with node ``n1`` and grows with ``add_node``.
 Every operation is atomic and the notifications it causes (a queue or
 consumer appearing elsewhere) arrive before the next operation, so each
 step ends in a settled cluster. After every step each active redistributor
-gets one delivery attempt (I2, I3).
+gets one delivery attempt (RD-DELAY, RD-GROUPED).
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ class Configure:
 
 @dataclass(frozen=True)
 class SetLink:
-    """Connect or disconnect the cluster bridge from ``node`` to ``peer`` (F6)."""
+    """Connect or disconnect the cluster bridge from ``node`` to ``peer`` (LB-DISCONNECTED)."""
 
     op: ClassVar[str] = "set_link"
     node: str

@@ -7,10 +7,10 @@ one node; every other node holds a *remote binding* for it, learned the
 moment the queue appears (notifications are instantaneous in the spec). So
 the bindings of an address on a node are all queues of that address in the
 cluster, in the order they were created; those on the node itself are
-*local*, the others *remote* (A5). The spec keeps one list and derives each
+*local*, the others *remote* (LB-QUEUE-PER-NODE). The spec keeps one list and derives each
 node's view from it, which cannot drift.
 
-Bindings are grouped by *routing name* (A6): the address for an ANYCAST
+Bindings are grouped by *routing name* (LB-GROUPS): the address for an ANYCAST
 queue, the queue's own name for a MULTICAST queue. Each node keeps one
 round-robin position per address and routing name, forgotten when the group
 empties (``CopyOnWriteBindings.removeBinding``). Each queue keeps one more
@@ -26,7 +26,7 @@ redistributed. Filters are tiny: a filter names one colour, and matches a
 message of that colour.
 
 Time is a logical clock advanced by ``tick``; a redistributor is the tick at
-which it becomes active (I2). No wall clock exists anywhere.
+which it becomes active (RD-DELAY). No wall clock exists anywhere.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ class AddressBalancing:
     """The per-address settings: load-balancing type and redistribution delay in ticks.
 
     Defaults: ON_DEMAND (the cluster connection default, H) and -1, never
-    redistribute (``redistribution-delay`` default, I1).
+    redistribute (``redistribution-delay`` default, ``AddressSettings``).
     """
 
     lb_type: LbType = LbType.ON_DEMAND
@@ -112,7 +112,7 @@ class QueueState:
 
     @property
     def routing_name(self) -> str:
-        """The group it balances in: its address when ANYCAST, its own name when MULTICAST (A6)."""
+        """The group it balances in: its address when ANYCAST, its own name when MULTICAST (LB-GROUPS)."""
         return self.address if self.routing_type is RoutingType.ANYCAST else self.name
 
 
@@ -128,7 +128,7 @@ class Consumer:
 
 
 QueueKey = tuple[str, str]
-"""(node, queue name): queue names repeat across nodes, not within one (A5)."""
+"""(node, queue name): queue names repeat across nodes, not within one (LB-QUEUE-PER-NODE)."""
 GroupKey = tuple[str, str, str]
 """(node, address, routing name): one round-robin position."""
 
@@ -164,12 +164,12 @@ def get_settings(state: BalancingState, address: str) -> AddressBalancing:
 
 
 def get_bindings(state: BalancingState, address: str) -> tuple[QueueState, ...]:
-    """Every queue of ``address`` in the cluster, in creation order: any node's bindings of it (A5)."""
+    """Every queue of ``address`` in the cluster, in creation order: any node's bindings of it (LB-QUEUE-PER-NODE)."""
     return tuple(sorted((q for q in state.queues.values() if q.address == address), key=lambda q: q.serial))
 
 
 def get_group(state: BalancingState, address: str, routing_name: str) -> tuple[QueueState, ...]:
-    """The members of one routing-name group, in creation order (A6)."""
+    """The members of one routing-name group, in creation order (LB-GROUPS)."""
     return tuple(q for q in get_bindings(state, address) if q.routing_name == routing_name)
 
 
@@ -183,7 +183,7 @@ def get_routing_names(state: BalancingState, address: str) -> tuple[str, ...]:
 
 
 def is_connected(state: BalancingState, node: str, queue: QueueState) -> bool:
-    """Whether ``node``'s binding for ``queue`` is connected: local ones always are (F6)."""
+    """Whether ``node``'s binding for ``queue`` is connected: local ones always are (LB-DISCONNECTED)."""
     return queue.node == node or (node, queue.node) not in state.down_links
 
 
@@ -198,7 +198,7 @@ def consumers_of(state: BalancingState, queue: QueueState) -> tuple[Consumer, ..
 
 
 def has_matching_consumer(state: BalancingState, queue: QueueState, message: Message) -> bool:
-    """``QueueImpl.hasMatchingConsumer``: some consumer's filter matches, paused or not (F4, local bindings)."""
+    """``QueueImpl.hasMatchingConsumer``: some consumer's filter matches, paused or not (LB-PREFERRED, local)."""
     return any(matches(c.filter, message) for c in consumers_of(state, queue))
 
 
@@ -218,7 +218,7 @@ def refused_by_every_filter(state: BalancingState, queue: QueueState, message: M
 
 
 def is_remote_preferred(state: BalancingState, queue: QueueState, message: Message, lb_type: LbType) -> bool:
-    """``RemoteQueueBindingImpl.isHighAcceptPriority`` (F4).
+    """``RemoteQueueBindingImpl.isHighAcceptPriority`` (LB-PREFERRED).
 
     False without consumers or under OFF; otherwise true when no consumer
     filter is recorded, or any recorded one matches. A consumer without a
@@ -233,7 +233,7 @@ def is_remote_preferred(state: BalancingState, queue: QueueState, message: Messa
 
 
 def is_preferred(state: BalancingState, node: str, queue: QueueState, message: Message, lb_type: LbType) -> bool:
-    """High accept priority of ``node``'s binding for ``queue`` (F4)."""
+    """High accept priority of ``node``'s binding for ``queue`` (LB-PREFERRED)."""
     if queue.node == node:
         return has_matching_consumer(state, queue, message)
     return is_remote_preferred(state, queue, message, lb_type)

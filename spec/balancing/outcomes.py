@@ -27,7 +27,7 @@ from ..outcome import Outcome
 
 
 class RoutingStatus(Enum):
-    """The send's ``RoutingStatus`` (F8)."""
+    """The send's ``RoutingStatus`` (LB-UNROUTED-STATUS)."""
 
     OK = "OK"
     NO_BINDINGS = "NO_BINDINGS"
@@ -39,7 +39,7 @@ class Refusal(Enum):
     UNKNOWN_NODE = "UNKNOWN_NODE"
     NODE_EXISTS = "NODE_EXISTS"
     QUEUE_EXISTS = "QUEUE_EXISTS"
-    """A queue of that name already exists on that node (queue names are unique per node, A5)."""
+    """A queue of that name already exists on that node (queue names are unique per node, LB-QUEUE-PER-NODE)."""
     QUEUE_NOT_FOUND = "QUEUE_NOT_FOUND"
     QUEUE_IN_USE = "QUEUE_IN_USE"
     CONSUMER_EXISTS = "CONSUMER_EXISTS"

@@ -7,7 +7,7 @@ dataclass; its class attribute ``op`` is its name in traces, and its fields
 are its arguments. A *session* is a client connection, named by a short
 string; a session either has an open transaction (after ``begin``) or sends
 and receives outside one. Several sessions interleave their operations,
-which is how concurrency is modelled (R15): every operation is atomic.
+which is how concurrency is modelled (DUP-CONCURRENT-TX): every operation is atomic.
 
 ``restart`` stops the broker cleanly and starts it again, optionally with a
 new global ``id-cache-size``; ``crash`` stops it without warning. In the spec
@@ -59,10 +59,11 @@ class Send:
 
     ``duplicate_id`` is the ``_AMQ_DUPL_ID`` property, ``bridge_id`` the
     ``_AMQ_BRIDGE_DUP`` property as lower-case hex (a bridge sets 24 bytes,
-    R30; any client may set it, R31). ``reject_duplicates`` is false only on
-    the broker's own move paths (R10). ``address_full`` makes routing fail
+    ``BridgeImpl.getDuplicateBytes``; any client may set it, and the broker
+    then treats the message as bridged). ``reject_duplicates`` is false only on
+    the broker's own move paths (DUP-NO-REJECT). ``address_full`` makes routing fail
     after the duplicate check, as a full address with the FAIL policy does
-    (``ActiveMQAddressFullException``, R12).
+    (``ActiveMQAddressFullException``, DUP-SEND-FAILED).
     """
 
     op: ClassVar[str] = "send"
@@ -106,7 +107,7 @@ class Rollback:
 
 @dataclass(frozen=True)
 class DeleteId:
-    """Remove one ID from ``address``'s cache (``DuplicateIDCache.deleteFromCache``, R21)."""
+    """Remove one ID from ``address``'s cache (``DuplicateIDCache.deleteFromCache``, DUP-DELETE-ID)."""
 
     op: ClassVar[str] = "delete_id"
     address: str
@@ -115,7 +116,7 @@ class DeleteId:
 
 @dataclass(frozen=True)
 class SetIdCacheSize:
-    """Set ``address-settings/id-cache-size`` for ``address`` (R18, ARTEMIS-4159)."""
+    """Set ``address-settings/id-cache-size`` for ``address`` (DUP-SIZE-FIXED, ARTEMIS-4159)."""
 
     op: ClassVar[str] = "set_id_cache_size"
     address: str

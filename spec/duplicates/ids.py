@@ -3,9 +3,10 @@
 Introduction
 ------------
 A client asks for duplicate detection by setting the message property
-``_AMQ_DUPL_ID``; a bridge sets ``_AMQ_BRIDGE_DUP`` (R1). The broker turns
+``_AMQ_DUPL_ID``; a bridge sets ``_AMQ_BRIDGE_DUP`` (``Message.HDR_DUPLICATE_DETECTION_ID``,
+``HDR_BRIDGE_DUPLICATE_ID``). The broker turns
 the property's value into a byte string and compares IDs byte by byte on the
-whole array, with no normalisation (R3, R4). This module models the value
+whole array, with no normalisation (DUP-ID-KEY). This module models the value
 types a property can hold and computes that byte string, the *cache key*.
 
 The conversion (``Message.getDuplicateIDBytes`` in Artemis, the same in
@@ -16,7 +17,7 @@ The conversion (``Message.getDuplicateIDBytes`` in Artemis, the same in
   ``61 00 62 00``;
 * a ``byte[]`` is used as it is;
 * any other value (a ``Long`` set with ``putLongProperty``) is cast to
-  ``byte[]`` and the cast fails: the send fails (R3).
+  ``byte[]`` and the cast fails: the send fails (DUP-ID-KEY).
 
 Consequences the spec keeps: ``String "X"``, ``SimpleString "X"`` and the
 bytes ``58 00`` are one ID; the UTF-8 bytes ``58`` are a different ID.
@@ -35,7 +36,7 @@ from ..errors import InvalidCommand
 
 
 class IdKind(Enum):
-    """The Java type of the duplicate-ID property's value (R2, R3)."""
+    """The Java type of the duplicate-ID property's value (DUP-ID-KEY)."""
 
     STRING = "string"
     SIMPLE_STRING = "simple_string"
@@ -71,7 +72,7 @@ class DuplicateId:
 
 
 def encode_simple_string(text: str) -> bytes:
-    """The bytes a ``SimpleString`` holds for ``text``: UTF-16 code units, low byte first (R3).
+    """The bytes a ``SimpleString`` holds for ``text``: UTF-16 code units, low byte first (DUP-ID-KEY).
 
     post: len(__return__) % 2 == 0
     post: len(__return__) >= 2 * len(text)
@@ -83,7 +84,7 @@ def encode_simple_string(text: str) -> bytes:
 
 
 def compute_cache_key(duplicate_id: DuplicateId) -> bytes | None:
-    """The byte string the broker compares, or None when the value is not convertible (R3).
+    """The byte string the broker compares, or None when the value is not convertible (DUP-ID-KEY).
 
     post: (__return__ is None) == (duplicate_id.kind == IdKind.LONG)
 

@@ -11,10 +11,10 @@ the broker refuses (``begin`` with a transaction open, ``commit`` or
 for every status change, the tests walk the whole state x event product, and
 the state diagram in ``docs/duplicate-detection.md`` is drawn from it.
 
-Sources: R9 (a duplicate marks the transaction rollback-only; the commit
-then fails and rolls everything back), R11 (IDs become visible at commit),
-R13 (a bridge duplicate rolls the work back at once), and
-``OpenWireConnection.processMessageSend`` (a failed send marks the
+Rules: DUP-TX-DUPLICATE (a duplicate marks the transaction rollback-only; the commit
+then fails and rolls everything back), DUP-TX-HELD (IDs become visible at commit),
+DUP-BRIDGE-DUPLICATE (a bridge duplicate rolls the work back at once), and
+``OpenWireConnection.CommandProcessor.processMessage`` (a failed send marks the
 transaction rollback-only).
 """
 
@@ -46,13 +46,16 @@ class TxEvent(Enum):
 
 TRANSACTION_LIFECYCLE: dict[tuple[TxState, TxEvent], tuple[TxState, str]] = {
     (TxState.NONE, TxEvent.BEGIN): (TxState.ACTIVE, "transaction opened"),
-    (TxState.NONE, TxEvent.SEND): (TxState.NONE, "routed at once; its ID recorded as the profile says (R12)"),
-    (TxState.NONE, TxEvent.DUPLICATE): (TxState.NONE, "not routed; the client is told it succeeded (R8)"),
+    (TxState.NONE, TxEvent.SEND): (
+        TxState.NONE, "routed at once; its ID recorded as the profile says (DUP-NONTX-VISIBILITY)"),
+    (TxState.NONE, TxEvent.DUPLICATE): (
+        TxState.NONE, "not routed; the client is told it succeeded (DUP-NONTX-DUPLICATE)"),
     (TxState.NONE, TxEvent.FAILED_SEND): (TxState.NONE, "the client sees the failure"),
     (TxState.NONE, TxEvent.RECEIVE): (TxState.NONE, "acknowledged at once"),
     (TxState.NONE, TxEvent.RESTART): (TxState.NONE, "nothing to lose"),
-    (TxState.ACTIVE, TxEvent.SEND): (TxState.ACTIVE, "held; its ID recorded at commit (R11)"),
-    (TxState.ACTIVE, TxEvent.DUPLICATE): (TxState.ROLLBACK_ONLY, "not routed; the transaction is doomed (R9)"),
+    (TxState.ACTIVE, TxEvent.SEND): (TxState.ACTIVE, "held; its ID recorded at commit (DUP-TX-HELD)"),
+    (TxState.ACTIVE, TxEvent.DUPLICATE): (
+        TxState.ROLLBACK_ONLY, "not routed; the transaction is doomed (DUP-TX-DUPLICATE)"),
     (TxState.ACTIVE, TxEvent.FAILED_SEND): (TxState.ROLLBACK_ONLY, "the transaction is doomed"),
     (TxState.ACTIVE, TxEvent.RECEIVE): (TxState.ACTIVE, "acknowledgement held until commit"),
     (TxState.ACTIVE, TxEvent.COMMIT): (TxState.NONE, "messages routed, IDs recorded, acknowledgements final"),
@@ -62,7 +65,7 @@ TRANSACTION_LIFECYCLE: dict[tuple[TxState, TxEvent], tuple[TxState, str]] = {
     (TxState.ROLLBACK_ONLY, TxEvent.DUPLICATE): (TxState.ROLLBACK_ONLY, "not routed"),
     (TxState.ROLLBACK_ONLY, TxEvent.FAILED_SEND): (TxState.ROLLBACK_ONLY, "the client sees the failure"),
     (TxState.ROLLBACK_ONLY, TxEvent.RECEIVE): (TxState.ROLLBACK_ONLY, "acknowledgement held, to be undone"),
-    (TxState.ROLLBACK_ONLY, TxEvent.COMMIT): (TxState.NONE, "commit fails; everything rolled back (R9)"),
+    (TxState.ROLLBACK_ONLY, TxEvent.COMMIT): (TxState.NONE, "commit fails; everything rolled back (DUP-TX-DUPLICATE)"),
     (TxState.ROLLBACK_ONLY, TxEvent.ROLLBACK): (TxState.NONE, "messages discarded, acknowledged messages back"),
     (TxState.ROLLBACK_ONLY, TxEvent.RESTART): (TxState.NONE, "lost: rolled back"),
 }

@@ -5,14 +5,14 @@ Introduction
 The state is one frozen value (STYLE point 2):
 
 * ``caches``: every live ID cache by :class:`CacheName` (an address and
-  whether it is the address's normal cache or its ``BRIDGE.`` cache, R7);
-* ``size_settings``: per-address ``id-cache-size`` overrides (R18,
+  whether it is the address's normal cache or its ``BRIDGE.`` cache, DUP-CACHE-PER-ADDRESS);
+* ``size_settings``: per-address ``id-cache-size`` overrides (DUP-SIZE-FIXED,
   ARTEMIS-4159) and ``global_size``, the broker-wide default;
 * ``queues``: each queue's address and the messages waiting in it, so that
-  routing, acknowledgement and "the last queue of an address" (R23) are
+  routing, acknowledgement and "the last queue of an address" (DUP-FORGET-ON-LAST-QUEUE) are
   observable;
 * ``transactions``: the open transaction of each session, with the work it
-  holds until it ends (R9, R11-R15);
+  holds until it ends (DUP-TX-DUPLICATE, DUP-TX-HELD, DUP-SAME-ID-IN-TX, DUP-CONCURRENT-TX);
 * ``next_message``: the number the next accepted message gets;
 * ``dormant``: stored IDs that a reload into a cache of size 0 left in the
   store without loading them (``ZeroSizeCache.NO_OP``, ARTEMIS-4115).
@@ -43,7 +43,7 @@ from .ring import IdRing, ring_problems
 
 
 class CacheKind(Enum):
-    """Which of an address's two caches (R7)."""
+    """Which of an address's two caches (DUP-CACHE-PER-ADDRESS)."""
 
     NORMAL = "normal"
     BRIDGE = "bridge"
@@ -51,7 +51,7 @@ class CacheKind(Enum):
 
 @dataclass(frozen=True)
 class CacheName:
-    """A cache's name: the routing address, and ``BRIDGE.`` before it for bridge IDs (R7)."""
+    """A cache's name: the routing address, and ``BRIDGE.`` before it for bridge IDs (DUP-CACHE-PER-ADDRESS)."""
 
     kind: CacheKind
     address: str
@@ -67,9 +67,9 @@ class DoomReason(Enum):
     """Why a transaction was marked rollback-only."""
 
     DUPLICATE_ID = "DUPLICATE_ID"
-    """A send carried an ID already in the cache (R9): the commit fails with DUPLICATE_ID_REJECTED."""
+    """A send carried an ID already in the cache (DUP-TX-DUPLICATE): the commit fails with DUPLICATE_ID_REJECTED."""
     BRIDGE_DUPLICATE = "BRIDGE_DUPLICATE"
-    """A send carried a bridge ID already in the bridge cache; the broker rolled the work back at once (R13)."""
+    """A bridge ID already in the bridge cache: the broker rolled the work back at once (DUP-BRIDGE-DUPLICATE)."""
     SEND_FAILED = "SEND_FAILED"
     """A send failed after the duplicate check (OpenWireConnection marks the transaction rollback-only)."""
 
@@ -87,7 +87,7 @@ class Transaction:
     """One session's open transaction and the work it holds.
 
     ``before_commit_ids`` are added in ``beforeCommit`` (instant adds under
-    2.8-2.17, R12/R13); ``after_store_ids`` once the commit is stored (R11);
+    2.8-2.17, DUP-NONTX-VISIBILITY, DUP-BRIDGE-DUPLICATE); ``after_store_ids`` once the commit is stored (DUP-TX-HELD);
     ``instant_ids`` were added at once and are removed again if the
     transaction rolls back (2.18 on). ``status`` is ``ACTIVE`` or
     ``ROLLBACK_ONLY`` (a session with no open transaction has no entry).
@@ -136,11 +136,11 @@ def initial_state(profile: Profile) -> DuplicatesState:
 
 
 def compute_cache_size(state: DuplicatesState, name: CacheName) -> int:
-    """The size a cache named ``name`` gets when it is created now (R18).
+    """The size a cache named ``name`` gets when it is created now (DUP-SIZE-FIXED).
 
     A per-address setting applies to the address's normal cache only: the
     bridge cache resolves its size by the name ``BRIDGE.<address>``, which
-    the address's setting does not match (R18).
+    the address's setting does not match (DUP-SIZE-FIXED).
     """
     if name.kind is CacheKind.NORMAL and name.address in state.size_settings:
         return state.size_settings[name.address]

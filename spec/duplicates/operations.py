@@ -5,30 +5,31 @@ Introduction
 ``apply(state, command)`` returns the next state and the outcome; the
 operation for each command type is found in :data:`TRANSITIONS`. Every
 operation is atomic: sessions interleave whole operations, never parts of
-one (the race windows of R16 are therefore not modelled).
+one (the window in which two sessions' sends of one ID both pass, ``contains``
+and ``addToCache`` being two steps, is therefore not modelled).
 
 Theory of operation, following ``PostOfficeImpl.route`` and
 ``checkDuplicateID`` (seed 001):
 
 1. A send that carries a bridge ID is checked against the address's bridge
-   cache only; its normal ID is neither checked nor recorded (R6, R13).
-2. Otherwise its normal ID, converted to a cache key (R3), is looked up in
-   the address's cache (R7). A duplicate is not routed; outside a
-   transaction the client is told the send succeeded (R8), inside one the
-   transaction becomes rollback-only (R9). With ``reject_duplicates`` false
-   the duplicate is routed and its ID not recorded again (R10).
-3. A new ID is recorded: outside a transaction as part of the send (R12);
-   inside one when the commit is stored (R11), so a second send of the same
-   ID in the same or another open transaction is not a duplicate (R14,
-   R15). Bridge IDs inside a transaction follow the profile's instant-add
-   timing (R13).
+   cache only; its normal ID is neither checked nor recorded (DUP-BRIDGE-FIRST, DUP-BRIDGE-DUPLICATE).
+2. Otherwise its normal ID, converted to a cache key (DUP-ID-KEY), is looked up in
+   the address's cache (DUP-CACHE-PER-ADDRESS). A duplicate is not routed; outside a
+   transaction the client is told the send succeeded (DUP-NONTX-DUPLICATE), inside one the
+   transaction becomes rollback-only (DUP-TX-DUPLICATE). With ``reject_duplicates`` false
+   the duplicate is routed and its ID not recorded again (DUP-NO-REJECT).
+3. A new ID is recorded: outside a transaction as part of the send (DUP-NONTX-VISIBILITY);
+   inside one when the commit is stored (DUP-TX-HELD), so a second send of the same
+   ID in the same or another open transaction is not a duplicate (DUP-SAME-ID-IN-TX,
+   DUP-CONCURRENT-TX). Bridge IDs inside a transaction follow the profile's instant-add
+   timing (DUP-BRIDGE-DUPLICATE).
 4. Routing failing after the check (``address_full``) undoes an instant add
    by deleting the ID again, which leaves a hole and does not bring back
-   what the add evicted (R12, R21, 2.18 on).
+   what the add evicted (DUP-NONTX-VISIBILITY, DUP-DELETE-ID, 2.18 on).
 
 The check happens before bindings are looked up, so an address with no
-queues still records the ID (R5). Caches are created by the first check on
-their address, and their size is fixed then (R18).
+queues still records the ID (DUP-ROUTED). Caches are created by the first check on
+their address, and their size is fixed then (DUP-SIZE-FIXED).
 """
 
 from __future__ import annotations
@@ -111,20 +112,20 @@ def get_tx_state(state: DuplicatesState, session: str) -> TxState:
 
 
 def ensure_cache(state: DuplicatesState, name: CacheName) -> DuplicatesState:
-    """The state with cache ``name`` created (sized now, R18) if it did not exist."""
+    """The state with cache ``name`` created (sized now, DUP-SIZE-FIXED) if it did not exist."""
     if name in state.caches:
         return state
     return _replace(state, caches=state.caches.set(name, new_ring(compute_cache_size(state, name))))
 
 
 def record_id(state: DuplicatesState, name: CacheName, key: bytes, owner: str = "") -> DuplicatesState:
-    """The state with ``key`` written into cache ``name`` (R19)."""
+    """The state with ``key`` written into cache ``name`` (DUP-RING-FIFO)."""
     state = ensure_cache(state, name)
     return _replace(state, caches=state.caches.set(name, add_to_ring(state.caches[name], key, owner)))
 
 
 def forget_id(state: DuplicatesState, name: CacheName, key: bytes) -> DuplicatesState:
-    """The state with ``key`` deleted from cache ``name``, when that cache exists (R21)."""
+    """The state with ``key`` deleted from cache ``name``, when that cache exists (DUP-DELETE-ID)."""
     ring = state.caches.get(name)
     if ring is None:
         return state
@@ -217,7 +218,7 @@ def process_create_queue(state: DuplicatesState, command: CreateQueue) -> Result
 
 
 def process_delete_queue(state: DuplicatesState, command: DeleteQueue) -> Result:
-    """Delete a queue; when it was its address's last, forget both of the address's caches (R23).
+    """Delete a queue; when it was its address's last, forget both of the address's caches (DUP-FORGET-ON-LAST-QUEUE).
 
     Open transactions' ID work for those caches is dropped with them: a
     decision (DUP-FORGET-IN-FLIGHT), since the broker would add such an ID to
@@ -262,12 +263,14 @@ def process_begin(state: DuplicatesState, command: Begin) -> Result:
 
 
 def process_commit(state: DuplicatesState, command: Commit) -> Result:
-    """Commit: a rollback-only transaction fails and rolls back (R9); otherwise route, then record IDs (R11).
+    """Commit: a rollback-only transaction fails and rolls back; otherwise route, then record IDs.
+
+    Rules DUP-COMMIT-ROLLBACK-ONLY and DUP-TX-HELD.
 
     IDs added in ``beforeCommit`` enter the cache first, then the store
     makes everything durable, then the IDs waiting for the store enter, in
-    send order: the same ID sent twice takes two slots (R14), and nothing is
-    re-checked, so two transactions with the same ID both commit (R15).
+    send order: the same ID sent twice takes two slots (DUP-SAME-ID-IN-TX), and nothing is
+    re-checked, so two transactions with the same ID both commit (DUP-CONCURRENT-TX).
     """
     tx = state.transactions.get(command.session)
     if tx is None:
@@ -289,7 +292,7 @@ def process_commit(state: DuplicatesState, command: Commit) -> Result:
 
 
 def process_rollback(state: DuplicatesState, command: Rollback) -> Result:
-    """Roll back: no ID of the transaction stays visible, acknowledged messages wait again (R11)."""
+    """Roll back: no ID of the transaction stays visible, acknowledged messages wait again (DUP-TX-HELD)."""
     if command.session not in state.transactions:
         return state, NoTransaction(command.session, rule="DUP-NO-TRANSACTION")
     return undo_transaction(state, command.session), RolledBack(rule="DUP-ROLLBACK")
@@ -318,7 +321,7 @@ def process_receive(state: DuplicatesState, command: Receive) -> Result:
 
 
 def process_send(state: DuplicatesState, command: Send) -> Result:
-    """Check the message's ID, record it, route the message (R5-R17)."""
+    """Check the message's ID, record it, route the message (the sending rules of :mod:`.rules`)."""
     if command.bridge_id is not None:
         return _send_bridged(state, command, bytes.fromhex(command.bridge_id))
     tx = state.transactions.get(command.session)
@@ -343,7 +346,9 @@ def process_send(state: DuplicatesState, command: Send) -> Result:
 
 
 def _send_bridged(state: DuplicatesState, command: Send, key: bytes) -> Result:
-    """A bridged message: only the bridge cache counts; a duplicate is dropped silently (R6, R13).
+    """A bridged message: only the bridge cache counts; a duplicate is dropped silently.
+
+    Rules DUP-BRIDGE-FIRST and DUP-BRIDGE-DUPLICATE.
 
     A bridge cache of size 0 under ``ZeroSizeCache.NO_OP`` answers "duplicate" to every ID (DUP-SIZE-ZERO).
     """
@@ -417,7 +422,7 @@ def _route(state: DuplicatesState, command: Send, record: tuple[CacheName, bytes
 
 
 def process_delete_id(state: DuplicatesState, command: DeleteId) -> Result:
-    """Delete one ID from an address's cache, leaving a hole (R21)."""
+    """Delete one ID from an address's cache, leaving a hole (DUP-DELETE-ID)."""
     key = compute_cache_key(command.duplicate_id)
     name = CacheName(CacheKind.NORMAL, command.address)
     ring = state.caches.get(name)
@@ -427,7 +432,7 @@ def process_delete_id(state: DuplicatesState, command: DeleteId) -> Result:
 
 
 def process_set_id_cache_size(state: DuplicatesState, command: SetIdCacheSize) -> Result:
-    """Set an address's ``id-cache-size``; caches that exist keep their size (R18, ARTEMIS-4159)."""
+    """Set an address's ``id-cache-size``; caches that exist keep their size (DUP-SIZE-FIXED, ARTEMIS-4159)."""
     if not state.options.per_address_size:
         return state, NotSupported(command.op, rule="DUP-SIZE-SETTING-UNSUPPORTED")
     return _replace(state, size_settings=state.size_settings.set(command.address, command.size)), Done(
@@ -435,7 +440,9 @@ def process_set_id_cache_size(state: DuplicatesState, command: SetIdCacheSize) -
 
 
 def process_restart(state: DuplicatesState, command: Restart | Crash) -> Result:
-    """Restart: open transactions are lost; each cache is rebuilt from its durable IDs (R25, R26).
+    """Restart: open transactions are lost; each cache is rebuilt from its durable IDs.
+
+    Rules DUP-RESTART-RELOAD and DUP-RESTART-NO-PERSIST.
 
     With ``persist_id_cache`` false every cache starts empty. Otherwise a
     cache's durable IDs are its IDs in the order they entered, less holes and

@@ -6,8 +6,8 @@ Outcomes are values (STYLE point 3). A duplicate is an ordinary result, and
 the outcome records both sides of it: the broker's routing status and what
 the client sees. Outside a transaction a duplicate is not routed, the
 broker's status is ``DUPLICATED_ID``, and the client is told the send
-succeeded (R8); inside one the send also "succeeds" but the transaction is
-now rollback-only, and the commit fails (R9).
+succeeded (DUP-NONTX-DUPLICATE); inside one the send also "succeeds" but the transaction is
+now rollback-only, and the commit fails (DUP-TX-DUPLICATE).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ class SendFailure(Enum):
     """Why a send failed, as the client sees it."""
 
     ID_NOT_BYTES = "ID_NOT_BYTES"
-    """The duplicate-ID value is neither a string nor bytes: the cast in routing fails (R3)."""
+    """The duplicate-ID value is neither a string nor bytes: the cast in routing fails (DUP-ID-KEY)."""
     ADDRESS_FULL = "ADDRESS_FULL"
     """Routing failed after the duplicate check (a full address with the FAIL policy)."""
 
@@ -62,7 +62,7 @@ class QueueNotFound(Outcome):
 
 @dataclass(frozen=True)
 class QueueDeleted(Outcome):
-    """The queue is gone; ``forgot_ids`` when it was its address's last queue (R23)."""
+    """The queue is gone; ``forgot_ids`` when it was its address's last queue (DUP-FORGET-ON-LAST-QUEUE)."""
 
     kind: ClassVar[str] = "queue_deleted"
     forgot_ids: bool
@@ -128,7 +128,7 @@ class Committed(Outcome):
 
 @dataclass(frozen=True)
 class CommitFailed(Outcome):
-    """The commit failed and everything in the transaction was rolled back (R9).
+    """The commit failed and everything in the transaction was rolled back (DUP-TX-DUPLICATE).
 
     ``reason`` DUPLICATE_ID is the client's ``DUPLICATE_ID_REJECTED`` (code 113).
     """
@@ -146,7 +146,7 @@ class RolledBack(Outcome):
 
 @dataclass(frozen=True)
 class IdDeleted(Outcome):
-    """``delete_id`` ran; ``found`` when the ID was in the cache (R21)."""
+    """``delete_id`` ran; ``found`` when the ID was in the cache (DUP-DELETE-ID)."""
 
     kind: ClassVar[str] = "id_deleted"
     found: bool
@@ -162,7 +162,7 @@ class NotSupported(Outcome):
 
 @dataclass(frozen=True)
 class Restarted(Outcome):
-    """The broker is up again; ``lost_transactions`` open ones were rolled back, ``dropped_ids`` did not fit (R26)."""
+    """Restarted: ``lost_transactions`` open ones rolled back, ``dropped_ids`` did not fit (DUP-RESTART-RELOAD)."""
 
     kind: ClassVar[str] = "restarted"
     lost_transactions: int

@@ -5,34 +5,34 @@ Introduction
 Each cache (one per address, and one more per address for bridge IDs) is
 the structure Artemis builds in ``DuplicateIDCacheImpl`` (2.11, seed 001)
 and ``InMemoryDuplicateIDCache``/``PersistentDuplicateIDCache`` (2.17 on),
-rule R19:
+rule DUP-RING-FIFO:
 
 * ``slots``: at most ``size`` slots, each holding an ID or a *hole*
   (``None``) left by an explicit delete;
 * ``index``: a map from ID to the slot it was last written to; membership
-  in the index is what "the ID is in the cache" means (R20);
+  in the index is what "the ID is in the cache" means (``DuplicateIDCache.contains``);
 * ``position``: the write cursor.
 
 Adding an ID first points the index at the cursor's slot, then overwrites
 that slot, removing the slot's previous ID from the index (in that order,
 as the broker does), then moves the cursor on, wrapping after the last
 slot. Eviction is therefore strict FIFO by the time an ID entered memory;
-looking an ID up, or rejecting it as a duplicate, never moves it (R19).
+looking an ID up, or rejecting it as a duplicate, never moves it (DUP-RING-FIFO).
 
 Two quirks follow from that order and are kept on purpose: an ID written
-twice (R14) occupies two slots, and evicting the older copy removes the ID
+twice (DUP-SAME-ID-IN-TX) occupies two slots, and evicting the older copy removes the ID
 from the index although the newer slot still holds it; and writing an ID
 over a slot that holds the same ID removes it from the index altogether.
 
-Deleting an ID (R21) removes it from the index and, if its slot still holds
+Deleting an ID (DUP-DELETE-ID) removes it from the index and, if its slot still holds
 it, leaves a hole there. The cursor does not move and nothing is compacted:
 the hole is refilled only when the cursor comes round to it.
 
 ``pending`` marks slots written by an instant add inside a client
-transaction that has not committed (R12, R13 from 2.18): in memory at once,
+transaction that has not committed (DUP-NONTX-VISIBILITY, DUP-BRIDGE-DUPLICATE from 2.18): in memory at once,
 but not yet durable. :func:`get_durable_ids` leaves them out.
 
-A size of 0 disables the cache: nothing is ever added (R24).
+A size of 0 disables the cache: nothing is ever added (DUP-SIZE-ZERO).
 """
 
 from __future__ import annotations
@@ -58,12 +58,12 @@ class IdRing:
 
 
 def new_ring(size: int) -> IdRing:
-    """An empty cache of ``size`` slots (R18: the size is fixed when the cache is created)."""
+    """An empty cache of ``size`` slots (DUP-SIZE-FIXED: the size is fixed when the cache is created)."""
     return IdRing(size)
 
 
 def is_in_ring(ring: IdRing, key: bytes) -> bool:
-    """Whether ``key`` is in the cache: a plain index lookup (R20).
+    """Whether ``key`` is in the cache: a plain index lookup (``DuplicateIDCache.contains``).
 
     >>> is_in_ring(add_to_ring(new_ring(2), b"a"), b"a")
     True
@@ -72,7 +72,9 @@ def is_in_ring(ring: IdRing, key: bytes) -> bool:
 
 
 def add_to_ring(ring: IdRing, key: bytes, owner: str = "") -> IdRing:
-    """Write ``key`` at the cursor, evicting what the slot held; ``owner`` marks an uncommitted instant add (R19).
+    """Write ``key`` at the cursor, evicting what the slot held; ``owner`` marks an uncommitted instant add.
+
+    Rule DUP-RING-FIFO.
 
     pre: ring.size >= 0
     post: ring.size == 0 or is_in_ring(__return__, key) or key == (ring.slots[ring.position] if ring.position < len(ring.slots) else None)
@@ -102,7 +104,7 @@ def add_to_ring(ring: IdRing, key: bytes, owner: str = "") -> IdRing:
 
 
 def delete_from_ring(ring: IdRing, key: bytes) -> IdRing:
-    """Forget ``key``: drop it from the index and leave a hole where it sits; the cursor stays (R21).
+    """Forget ``key``: drop it from the index and leave a hole where it sits; the cursor stays (DUP-DELETE-ID).
 
     post: not is_in_ring(__return__, key)
     post: __return__.position == ring.position
@@ -146,13 +148,15 @@ def get_ids_in_order(ring: IdRing) -> tuple[bytes, ...]:
 
 
 def get_durable_ids(ring: IdRing) -> tuple[bytes, ...]:
-    """The IDs whose journal records are committed, oldest first: the slots minus holes and pending adds (R25)."""
+    """The IDs whose journal records are committed, oldest first: the slots minus holes and pending adds."""
     order = list(range(ring.position, len(ring.slots))) + list(range(ring.position))
     return tuple(key for slot in order if (key := ring.slots[slot]) is not None and slot not in ring.pending)
 
 
 def load_ring(stored: tuple[bytes, ...], size: int, keeps: ReloadKeeps) -> tuple[IdRing | None, int]:
-    """Rebuild a cache from its stored IDs (oldest first); return it (None if disabled) and how many were dropped (R26).
+    """Rebuild a cache from its stored IDs (oldest first); return it (None if disabled) and how many were dropped.
+
+    Rule DUP-RESTART-RELOAD.
 
     When more IDs are stored than the cache holds, the oldest are dropped
     (ARTEMIS-332, 1.3.0); before that the newest were. The survivors fill

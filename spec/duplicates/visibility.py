@@ -4,11 +4,11 @@ Introduction
 ------------
 An ID that passes the check is not always visible at once. Where it waits
 depends on who started the transaction it travels in and on the broker
-version (R11-R13):
+version (DUP-TX-HELD, DUP-NONTX-VISIBILITY, DUP-BRIDGE-DUPLICATE):
 
 * a client transaction's ID waits for the commit to be stored
   (``tx.afterStore``), in every version: a client that fails and re-sends
-  its transaction must not be rejected (R11, ARTEMIS-552);
+  its transaction must not be rejected (DUP-TX-HELD, ARTEMIS-552);
 * a non-transactional send runs in a transaction the broker starts, and a
   bridge ID is an *instant add*; when an instant add enters the cache is the
   profile's choice: after the store (before 2.8), in ``beforeCommit``
@@ -36,7 +36,7 @@ class AddMoment(Enum):
 
 
 def compute_add_moment(in_transaction: bool, bridged: bool, timing: InstantAdd) -> AddMoment:
-    """When an ID accepted now enters its cache (R11, R12, R13).
+    """When an ID accepted now enters its cache (DUP-TX-HELD, DUP-NONTX-VISIBILITY, DUP-BRIDGE-DUPLICATE).
 
     post: in_transaction or __return__ == AddMoment.WITH_SEND
     post: not in_transaction or bridged or __return__ == AddMoment.AFTER_STORE
@@ -57,7 +57,9 @@ def compute_add_moment(in_transaction: bool, bridged: bool, timing: InstantAdd) 
 
 
 def is_undone_on_failure(timing: InstantAdd) -> bool:
-    """Whether a non-transactional send whose routing fails after the check leaves a hole (R12, R21).
+    """Whether a non-transactional send whose routing fails after the check leaves a hole.
+
+    Rules DUP-NONTX-VISIBILITY and DUP-DELETE-ID.
 
     From 2.18 the ID entered the cache during the check (evicting the
     oldest) and the rollback deletes it again; earlier versions had not
