@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from rich.console import Console
 from rich.progress import Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from brokerspec.spec import PROFILES, get_profile
+from brokerspec.spec import PROFILES, Profile, get_profile
 
 from ..check.lockstep import format_command
 from ..check.machine import RunStats
@@ -26,6 +27,7 @@ from ..clitools import escaped, literal, output_folder
 from ..render import make_console
 from .catalogue import DOMAIN_ORDER
 from .diff import DomainDiff, Side, diff, make_side, make_workdir, option_differences
+from .diff_sides import DiffUsageError, oldest_runnable
 from .failures import wire_json
 from .protocol import SutFailure
 from .runner import EXIT_CONFORMANCE_FAILURE, EXIT_PASS, EXIT_SUT_FAILURE
@@ -35,8 +37,10 @@ def add_parser(commands: Any, parse_setting: Callable[[str], tuple[str, str]],
     """Register ``diff``."""
     diff_cmd = commands.add_parser("diff", help="shortest scripts on which two profiles or revisions of the spec "
                                               "give different outcomes")
-    diff_cmd.add_argument("--from", dest="source", required=True, metavar="A", help="a profile or a git revision")
-    diff_cmd.add_argument("--to", dest="target", required=True, metavar="B", help="a profile or a git revision")
+    diff_cmd.add_argument("--from", dest="source", metavar="A", help="a profile or a git revision (required)")
+    diff_cmd.add_argument("--to", dest="target", metavar="B", help="a profile or a git revision (required)")
+    diff_cmd.add_argument("--oldest", action="store_true",
+                          help="print the oldest git revision whose spec diff can run, and nothing else")
     diff_cmd.add_argument("--domain", action="append", choices=DOMAIN_ORDER,
                           help="only this domain (repeatable; default every domain)")
     diff_cmd.add_argument("--profile", default="seed", choices=sorted(PROFILES),
@@ -56,6 +60,10 @@ def run(args: argparse.Namespace) -> int:
     """``brokerspec diff --from A --to B``: 0 no difference found, 1 differences found, 3 a side could not run."""
     profile = get_profile(args.profile, tuple(args.set))
     domains = tuple(args.domain or DOMAIN_ORDER)
+    if args.oldest:
+        return print_oldest(args.repo, profile)
+    if args.source is None or args.target is None:
+        raise DiffUsageError("diff needs both --from and --to (or --oldest)")
     workdir = make_workdir()
     console = make_console()
     try:
@@ -81,6 +89,23 @@ def run(args: argparse.Namespace) -> int:
         shutil.rmtree(workdir, ignore_errors=True)
     print_results(console, source, target, results, args.budget / len(domains))
     return EXIT_CONFORMANCE_FAILURE if any(r.findings for r in results) else EXIT_PASS
+
+
+def print_oldest(repo: Path, profile: Profile) -> int:
+    """``diff --oldest``: the oldest commit that changed spec/ and runs beside this code, found by bisection."""
+    workdir = make_workdir()
+    try:
+        commit, probes = oldest_runnable(repo, workdir, profile)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    subject = subprocess.run(["git", "-C", str(repo), "log", "-1", "--format=%h %s", commit], capture_output=True,
+                             text=True, check=False).stdout.strip()
+    console = make_console()
+    console.print(literal(f"oldest revision diff can run: {commit}"))
+    console.print(literal(f"  {subject}"))
+    console.print(literal(f"  (bisected over the commits that changed spec/, {probes} tried; every later commit "
+                          f"runs too)"))
+    return EXIT_PASS
 
 
 def side_title(side: Side) -> str:

@@ -13,7 +13,10 @@ outcome did not exist yet, the copy fails to import. :func:`make_side` tries
 that at once, in a child process that also reads the options of the profile
 at that revision, and refuses such a revision with a usage error naming it
 and what is missing. A revision that is not a commit of the repository, or
-has no ``spec/`` folder, is refused the same way.
+has no ``spec/`` folder, is refused the same way. Which is the oldest that
+runs moves as this code comes to import more from the spec, so it is
+computed, not written down: :func:`oldest_runnable` bisects the commits that
+changed ``spec/`` (``brokerspec diff --oldest``).
 
 :func:`option_differences` lists every option whose value differs between
 the two sides' profiles (``domain.option``, one value each).
@@ -133,6 +136,41 @@ def probe_revision(revision: str, commit: str, folder: Path, profile: Profile) -
     return options
 
 
+def runs(commit: str, repo: Path, workdir: Path, profile: Profile) -> str | None:
+    """None when ``commit``'s spec runs beside this code; else why not (the usage error's text)."""
+    try:
+        probe_revision(commit[:12], commit, extract_revision(commit[:12], commit, repo, workdir), profile)
+    except DiffUsageError as error:
+        return str(error)
+    return None
+
+
+def oldest_runnable(repo: Path, workdir: Path, profile: Profile, start: str = "HEAD") -> tuple[str, int]:
+    """The oldest commit that changed ``spec/`` (first parents from ``start``) whose spec runs, and the probes made.
+
+    Bisection: it assumes that once a commit's spec runs, every later one
+    does (the spec gains names; this code imports more of them over time).
+    DiffUsageError when not even ``start``'s spec runs.
+    """
+    listed = subprocess.run(["git", "-C", str(repo), "rev-list", "--first-parent", resolve_revision(start, repo),
+                             "--", "spec"], capture_output=True, text=True, check=False)
+    commits = list(reversed(listed.stdout.split()))  # oldest first
+    if listed.returncode != 0 or not commits:
+        raise DiffUsageError(f"{repo}: no commit before {start} changed spec/")
+    problem = runs(commits[-1], repo, workdir, profile)
+    if problem is not None:
+        raise DiffUsageError(f"not even the newest commit that changed spec/ can be run: {problem}")
+    low, high, probes = 0, len(commits) - 1, 1  # commits[high] runs
+    while low < high:
+        middle = (low + high) // 2
+        probes += 1
+        if runs(commits[middle], repo, workdir, profile) is None:
+            high = middle
+        else:
+            low = middle + 1
+    return commits[high], probes
+
+
 def option_differences(source: Side, target: Side) -> list[tuple[str, Any, Any]]:
     """Every ``domain.option`` whose value differs between the sides' profiles, with both values.
 
@@ -147,5 +185,5 @@ def option_differences(source: Side, target: Side) -> list[tuple[str, Any, Any]]
     return rows
 
 
-__all__ = ["DiffUsageError", "Options", "Side", "extract_revision", "make_side", "option_differences",
-           "probe_revision", "resolve_revision"]
+__all__ = ["DiffUsageError", "Options", "Side", "extract_revision", "make_side", "oldest_runnable",
+           "option_differences", "probe_revision", "resolve_revision", "runs"]
