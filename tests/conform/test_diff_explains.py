@@ -297,3 +297,18 @@ def test_the_docs_name_only_profiles_and_revisions_that_exist() -> None:
         done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", f"{name}^{{commit}}"],
                               capture_output=True, check=False)
         assert done.returncode == 0, f"the docs name {name!r}, which is no revision of this repository"
+
+
+def test_explain_shows_only_the_recording_for_a_side_that_is_a_git_revision(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    command = Lookup("a1::q1")
+    (first,) = spec_outcomes("addressing", "seed", (), (command,))
+    other = NotFound("elsewhere", rule="ADDR-SOME-RULE")  # what that revision's spec said: not this spec's outcome
+    trace = Trace(SEED, (TraceStep(command, first, other),),
+                  sides=(DiffSide("seed", SEED), DiffSide("HEAD~1", SEED, "0" * 40)))
+    path = tmp_path / "revision.jsonl"
+    path.write_text(dump_trace(trace), encoding="utf-8")
+    assert main(["explain", str(path)]) == 0, "a revision's outcome is not judged by this spec"
+    out = flat(capsys.readouterr().out)
+    assert "its spec is not part of this brokerspec" in out and "rule ADDR-SOME-RULE (as recorded)" in out
+    assert "NotFound(name=elsewhere)" in out and f"the spec at git commit {'0' * 40}" in out
