@@ -14,7 +14,7 @@ from brokerspec.check.runner import CheckResult
 from brokerspec.check_progress import PROFILE_FREE, CheckProgress
 from brokerspec.cli import main
 from brokerspec.render import check_table
-from brokerspec.spec import get_profile
+from brokerspec.spec import Profile, get_profile
 
 
 def test_without_a_terminal_check_prints_one_line_per_finished_run(tmp_path: Path,
@@ -55,3 +55,20 @@ def test_the_profile_free_topologies_row_names_no_profile() -> None:
     addressing = next(line for line in text.splitlines() if "addressing" in line)
     assert PROFILE_FREE in topologies and " seed " not in topologies
     assert " seed " in addressing and PROFILE_FREE not in addressing
+
+
+def test_a_profile_free_divergence_is_headed_without_a_profile(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import brokerspec.cli as cli
+    from brokerspec.check.lockstep import Divergence
+
+    def parted(profile: Profile, *args: object, **kwargs: object) -> CheckResult:
+        divergence = Divergence(2, None, "impl", "outcomes differ", ())
+        return CheckResult(profile, "topologies", 1, 2, 0.1, divergence, tmp_path / "t.jsonl")
+
+    monkeypatch.setattr(cli, "check_for", parted)
+    code = main(["check", "--budget", "1s", "--domain", "topologies", "--profile", "seed", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert f"\ntopologies {PROFILE_FREE}\nimpl parted from the spec at step 2" in out
+    assert "topologies seed" not in out

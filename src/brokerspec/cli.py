@@ -60,7 +60,7 @@ from .audit.cli import add_commands as add_audit_commands
 from .audit.cli import run_audit_command, run_generate
 from .check.domains import DOMAINS, Domain, SubjectFactory
 from .check.runner import CheckResult, check_for
-from .check_progress import CheckProgress
+from .check_progress import CheckProgress, profile_label
 from .clitools import clean, escaped, literal, output_folder, parse_timeout
 from .clitools import parse_duration as parse_duration
 from .clitools import parse_setting as parse_setting
@@ -181,7 +181,8 @@ def run_check(args: argparse.Namespace) -> int:
     console.print(check_table(results))
     failed = [(r, r.divergence) for r in results if r.divergence is not None]
     for result, divergence in failed:
-        console.print(literal(f"\n{result.domain} {result.profile.label}", style="bold red"))
+        console.print(literal(f"\n{result.domain} {profile_label(result.domain, result.profile)}",
+                              style="bold red"))
         console.print(literal(divergence.explain()))
         console.print(literal(f"replay with: brokerspec replay {result.trace_path}"))
     total = sum(r.steps for r in results)
