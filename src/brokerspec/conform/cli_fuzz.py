@@ -138,7 +138,7 @@ def result_table(report: FuzzReport, labels: str, seed: int | None) -> Table:
         table.add_column(column, justify="right" if column in ("scenarios", "steps", "seconds") else "left")
     for run in report.runs:
         profile = "-" if run.profile_free else run.profile.label
-        counts = ("-", "-", "-") if run.status in (Status.NOT_OFFERED, Status.NOT_RUN) else \
+        counts = ("-", "-", "-") if run.status in (Status.NOT_OFFERED, Status.NOT_RUN) or run.examples == 0 else \
             (str(run.examples), str(run.steps), f"{run.seconds:.1f}")
         table.add_row(literal(profile), literal(run.domain), *counts, describe(run))
     return table
