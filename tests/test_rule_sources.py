@@ -166,6 +166,25 @@ def test_no_docstring_cites_private_notes(layer: str) -> None:
     assert cited == [], "\n".join(cited)
 
 
+SECTION_MARK = re.compile(r"\bR\d{1,2}\b|(?<![\w.-])[A-I]\d{1,2}\b")
+"""The notes' numbering: R1-R33 for duplicate detection, A1-I7 for the sections on routing."""
+
+
+def test_no_spec_docstring_cites_the_notes_by_their_numbering() -> None:
+    cited = [f"{path.relative_to(ROOT)}:{line}: {match.group(0)!r}"
+             for path in sorted((ROOT / "spec").rglob("*.py")) for line, text in docstrings(path)
+             for match in SECTION_MARK.finditer(text)]
+    assert cited == [], "\n".join(cited)
+
+
+@pytest.mark.parametrize("text, found", [
+    ("(R12, R13)", ["R12", "R13"]), ("round robin (F3)", ["F3"]), ("sections A5 and A6", ["A5", "A6"]),
+    ("DUP-TX-HELD; ARTEMIS-2324; 2.11.0; AMQ229019; CopyOnWriteBindings", []),
+])
+def test_the_numbering_scan_tells_section_marks_from_rule_ids(text: str, found: list[str]) -> None:
+    assert SECTION_MARK.findall(text) == found
+
+
 def test_the_docstring_scan_sees_a_citation_of_notes(tmp_path: Path) -> None:
     module = tmp_path / "cited.py"
     module.write_text('"""Sources: the project\'s researched notes, section 1.2."""\n\n\n'

@@ -29,11 +29,11 @@ from .model import LbType
 
 @dataclass(frozen=True)
 class Member:
-    """A binding of a routing-name group, as ``getNextBinding`` sees it (F2-F6).
+    """A binding of a routing-name group, as ``getNextBinding`` sees it (LB-ELIGIBLE, LB-PREFERRED, LB-DISCONNECTED).
 
     ``eligible``: ``matchBinding`` holds (queue filter, routing type, the OFF
     rule for remote bindings, the FQQN name). ``preferred``: high accept
-    priority (F4). ``connected``: its bridge is up (always, when local).
+    priority (LB-PREFERRED). ``connected``: its bridge is up (always, when local).
     ``local``: the queue is on the routing node.
     """
 
@@ -45,7 +45,7 @@ class Member:
 
 @dataclass(frozen=True)
 class Target:
-    """A group member as ``BindingsImpl.redistribute`` sees it (I5)."""
+    """A group member as ``BindingsImpl.redistribute`` sees it (RD-TARGET)."""
 
     preferred: bool
     origin: bool
@@ -53,7 +53,7 @@ class Target:
 
 
 def scan_order(size: int, position: int) -> tuple[int, ...]:
-    """The indexes a round robin visits: from ``position`` (0 when out of range) once around (F3).
+    """The indexes a round robin visits: from ``position`` (0 when out of range) once around (LB-ROUND-ROBIN).
 
     >>> scan_order(3, 1)
     (1, 2, 0)
@@ -65,7 +65,7 @@ def scan_order(size: int, position: int) -> tuple[int, ...]:
 
 
 def is_first_choice(member: Member, size: int, lb_type: LbType) -> bool:
-    """Whether ``getNextBinding`` takes this member on sight (F3).
+    """Whether ``getNextBinding`` takes this member on sight (LB-ROUND-ROBIN).
 
     An eligible member of a one-member group always; otherwise a connected
     one that is preferred, or any connected one under STRICT.
@@ -78,7 +78,7 @@ def is_first_choice(member: Member, size: int, lb_type: LbType) -> bool:
 
 
 def choose_binding(members: tuple[Member, ...], position: int, lb_type: LbType) -> tuple[int | None, int]:
-    """The strict choice in a routing-name group: (index or None, the position to store) (F3).
+    """The strict choice in a routing-name group: (index or None, the position to store) (LB-ROUND-ROBIN).
 
     Scan from the position; take the first member :func:`is_first_choice`
     accepts. Failing that, fall back: under ON_DEMAND to the *last* local
@@ -110,7 +110,9 @@ def choose_binding(members: tuple[Member, ...], position: int, lb_type: LbType) 
 
 
 def allowed_bindings(members: tuple[Member, ...], lb_type: LbType) -> tuple[int, ...]:
-    """Every member the rules let a broker choose, whatever its tie-breaking (F3, F4, F6).
+    """Every member the rules let a broker choose, whatever its tie-breaking.
+
+    Rules LB-ROUND-ROBIN, LB-PREFERRED and LB-DISCONNECTED.
 
     The first-choice members if there are any; otherwise the fallbacks:
     under ON_DEMAND the eligible local members when there are some (local
@@ -129,12 +131,12 @@ def allowed_bindings(members: tuple[Member, ...], lb_type: LbType) -> tuple[int,
 
 
 def is_target(target: Target) -> bool:
-    """A member redistribution may move a message to: preferred, not the origin, filter matching (I5)."""
+    """A member redistribution may move a message to: preferred, not the origin, filter matching (RD-TARGET)."""
     return target.preferred and not target.origin and target.filter_matches
 
 
 def choose_target(targets: tuple[Target, ...], position: int) -> tuple[int | None, int]:
-    """The strict redistribution target: the first :func:`is_target` from the position (I5, I6).
+    """The strict redistribution target: the first :func:`is_target` from the position (RD-TARGET).
 
     The position becomes the chosen index plus one; when nothing qualifies
     it stays.
@@ -152,7 +154,7 @@ def choose_target(targets: tuple[Target, ...], position: int) -> tuple[int | Non
 
 
 def allowed_targets(targets: tuple[Target, ...]) -> tuple[int, ...]:
-    """Every member redistribution may pick (I5): the order among them is tie-breaking."""
+    """Every member redistribution may pick (RD-TARGET): the order among them is tie-breaking."""
     return tuple(i for i, t in enumerate(targets) if is_target(t))
 
 

@@ -12,21 +12,22 @@ made.
 Theory of operation:
 
 1. A send on node N goes through N's bindings of its address. Unless it is
-   an FQQN send under the older rules (G2, G3), each routing-name group
-   picks at most one binding (F1 step 6, F3), and the message lands on
-   that queue, wherever it is. No bindings at all is NO_BINDINGS; bindings
-   that all refuse give the profile's status (F8).
+   an FQQN send under the older rules (LB-FQQN-LOCAL), each routing-name
+   group picks at most one binding (``BindingsImpl.simpleRouting``,
+   LB-ROUND-ROBIN), and the message lands on that queue, wherever it is. No
+   bindings at all is NO_BINDINGS; bindings that all refuse give the
+   profile's status (LB-UNROUTED-STATUS).
 2. A message that lands on a queue goes to one started matching consumer,
    or waits.
-3. Redistribution triggers (I1) look the local queue up *by routing name*,
-   as ``PostOfficeImpl.onNotification`` does, and add a redistributor
-   unless the delay is -1 (I2). A consumer attaching cancels its queue's
+3. Redistribution triggers (the RD-TRIGGER rules) look the local queue up
+   *by routing name*, as ``PostOfficeImpl.onNotification`` does, and add a
+   redistributor unless the delay is -1 (RD-DELAY). A consumer attaching cancels its queue's
    redistributor and takes the waiting messages it matches, as does a
    paused consumer resuming (without the cancelling).
 4. After every step that was not refused, each active redistributor whose
    queue the step prompted makes one delivery attempt (:func:`deliver`):
-   its waiting messages in order, grouped ones skipped (I3), each moved to a
-   target (I5) as a copy with a new ID, until one finds no target (BUSY).
+   its waiting messages in order, grouped ones skipped (RD-GROUPED), each moved to a
+   target (RD-TARGET) as a copy with a new ID, until one finds no target (BUSY).
 """
 
 from __future__ import annotations
@@ -170,12 +171,12 @@ def land(step: Step, key: QueueKey, message: Message) -> None:
 
 
 def is_eligible(state: BalancingState, node: str, queue: QueueState, message: Message, lb_type: LbType) -> bool:
-    """``matchBinding`` (F2), with the message's routing type narrowing the candidates.
+    """``matchBinding`` (LB-ELIGIBLE), with the message's routing type narrowing the candidates.
 
     A remote binding under OFF or OFF_WITH_REDISTRIBUTION is eligible only
     for a MULTICAST message, and under OFF only where the profile has the
     2.29.0 exception (ARTEMIS-4196). A balanced FQQN send sees only queues
-    of the FQQN's name (G4). The queue filter must match (F5).
+    of the FQQN's name (ARTEMIS-5597). The queue filter must match (LB-ELIGIBLE).
     """
     if message.routing_type is not None and message.routing_type is not queue.routing_type:
         return False
@@ -231,7 +232,7 @@ def route(step: Step, node: str, message: Message) -> tuple[RoutingStatus, str]:
 
 
 def add_redistributor(step: Step, key: QueueKey) -> None:
-    """``QueueImpl.addRedistributor`` with the delay of the queue's address (I2).
+    """``QueueImpl.addRedistributor`` with the delay of the queue's address (RD-DELAY).
 
     Nothing when the delay is -1 or the queue already has one; otherwise
     only when the queue has no consumers or (from 2.19.0, ARTEMIS-2007)
@@ -257,7 +258,7 @@ def add_redistributor(step: Step, key: QueueKey) -> None:
 
 def redistribution_group(state: BalancingState, queue: QueueState, message: Message) -> str:
     """The group a waiting message is redistributed in: the queue's *name* (seed 003), or for an FQQN
-    message on an ANYCAST queue the FQQN's address (G5, ARTEMIS-3918, when the profile has it)."""
+    message on an ANYCAST queue the FQQN's address (RD-GROUP, ARTEMIS-3918, when the profile has it)."""
     if message.fqqn_queue is not None and queue.routing_type is RoutingType.ANYCAST \
             and state.options.fqqn_redistribution_group:
         return message.address
@@ -270,7 +271,7 @@ def redistribute_one(step: Step, queue: QueueState, message: Message) -> bool:
     Only under a type whose ``allowRedistribute()`` holds (seed 003, H); the
     target is the first member from the group's position that has a
     matching consumer, is not the originating queue and whose filter
-    matches (I5). The copy gets a new message ID: before 2.29.0 it is made,
+    matches (RD-TARGET). The copy gets a new message ID: before 2.29.0 it is made,
     and the ID used up, before the target is looked for (ARTEMIS-4207).
     """
     state = step.state
@@ -304,7 +305,9 @@ def redistribute_one(step: Step, queue: QueueState, message: Message) -> bool:
 
 
 def deliver(step: Step) -> None:
-    """One delivery attempt for every active redistributor whose queue was prompted, in creation order (I3).
+    """One delivery attempt for every active redistributor whose queue was prompted, in creation order.
+
+    Each attempt is ``Redistributor.handle``.
 
     A redistributor that answered BUSY tries again only when its queue's
     delivery is prompted (``QueueImpl.deliverAsync``): when it is added or

@@ -39,7 +39,7 @@ class RingStep(Enum):
 
 
 def get_sample_key(sample: SampleId) -> bytes:
-    """The cache key of a sample ID (its text as a SimpleString, R3)."""
+    """The cache key of a sample ID (its text as a SimpleString, DUP-ID-KEY)."""
     return sample.value.encode("utf-16-le")
 
 
@@ -51,9 +51,10 @@ def describe_slot(key: bytes | None) -> str:
 def run_ring_steps(size: int, steps: list[RingStep]) -> tuple[tuple[str, ...], int, tuple[str, ...], tuple[bool, ...]]:
     """Slots (``-`` for a hole), cursor, indexed IDs (sorted) and each send's "was a duplicate" answer.
 
-    A send checks first and adds only a new ID (R8, R19); an unchecked add
-    writes even a present ID (R10's move paths never do, R14's second copy
-    in a transaction does); a delete leaves a hole (R21).
+    A send checks first and adds only a new ID (DUP-NONTX-DUPLICATE,
+    DUP-RING-FIFO); an unchecked add writes even a present ID (the move paths
+    of DUP-NO-REJECT never do, the second copy of DUP-SAME-ID-IN-TX does); a
+    delete leaves a hole (DUP-DELETE-ID).
 
     pre: 1 <= size <= 3
     pre: len(steps) <= 6
@@ -77,7 +78,9 @@ def run_ring_steps(size: int, steps: list[RingStep]) -> tuple[tuple[str, ...], i
 
 
 def reload_survivors(stored: list[SampleId], size: int, keep_newest: bool) -> tuple[tuple[str, ...], int, int]:
-    """The slots, cursor and dropped count after reloading ``stored`` (oldest first) into ``size`` slots (R26).
+    """The slots, cursor and dropped count after reloading ``stored`` (oldest first) into ``size`` slots.
+
+    Rule DUP-RESTART-RELOAD.
 
     pre: 1 <= size <= 3
     pre: len(stored) <= 5
