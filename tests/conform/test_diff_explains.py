@@ -312,3 +312,16 @@ def test_explain_shows_only_the_recording_for_a_side_that_is_a_git_revision(
     out = flat(capsys.readouterr().out)
     assert "its spec is not part of this brokerspec" in out and "rule ADDR-SOME-RULE (as recorded)" in out
     assert "NotFound(name=elsewhere)" in out and f"the spec at git commit {'0' * 40}" in out
+
+
+def test_the_guides_one_step_examples_for_seed_against_artemis_latest(tmp_path: Path) -> None:
+    """docs/conformance.md: seed and artemis-latest part in one step on lookup('a1::q1') and set_id_cache_size."""
+    from brokerspec.spec.duplicates import SetIdCacheSize
+
+    source, target = profile_side("seed"), profile_side("artemis-latest")
+    addressing = diff_domain(source, target, "addressing", 0.0, tmp_path, 1, None, 100)
+    lookup = [f for f in addressing.findings if f.commands == (Lookup("a1::q1"),)]
+    assert [f.behaviour for f in lookup] == [("lookup", "ADDR-LOOKUP-FQQN", "ADDR-LOOKUP-FQQN-IGNORED")]
+    duplicates = diff_domain(source, target, "duplicates", 0.0, tmp_path, 1, None, 100)
+    sizes = [f for f in duplicates.findings if len(f.commands) == 1 and isinstance(f.commands[0], SetIdCacheSize)]
+    assert sizes and all(f.found_by == "one step" for f in sizes)
