@@ -95,9 +95,9 @@ class Unfairness:
         return [
             f"{where}: {self.member} was never taken at steps {_listed(self.steps)}, although "
             f"{_listed(self.allowed)} were allowed each time; taken instead: {_listed(self.taken)}",
-            f"at each of the last {opportunities} the spec's round robin, going on from the member taken before, "
-            f"would have passed the turn on; a broker that takes turns passes over an allowed member at most "
-            f"{opportunities - 1} times running here",
+            f"at each of those steps but the first, the spec's round robin, going on from the member taken "
+            f"before, would have passed the turn on; a broker that takes turns leaves an allowed member out of "
+            f"at most {opportunities} choices running here, this one left {self.member} out of {len(self.steps)}",
             f"rule {rule.id}: {rule.summary}",
             f"source: {rule.source}",
         ]
