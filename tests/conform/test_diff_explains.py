@@ -325,3 +325,18 @@ def test_the_guides_one_step_examples_for_seed_against_artemis_latest(tmp_path: 
     duplicates = diff_domain(source, target, "duplicates", 0.0, tmp_path, 1, None, 100)
     sizes = [f for f in duplicates.findings if len(f.commands) == 1 and isinstance(f.commands[0], SetIdCacheSize)]
     assert sizes and all(f.found_by == "one step" for f in sizes)
+
+
+def test_diff_says_when_it_stopped_at_the_limit_of_behaviours(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """seed and artemis-latest part on more than two behaviours in one step of address resolution."""
+    source, target = profile_side("seed"), profile_side("artemis-latest")
+    assert len(diff_domain(source, target, "addressing", 0.0, tmp_path, 1, None, 100).findings) > 2
+    code = main(["diff", "--from", "seed", "--to", "artemis-latest", "--domain", "addressing", "--budget", "1s",
+                 "--max-behaviours", "2", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 1 and "2 distinguishing scripts" in out and "there may be more" in out
+    assert "behaviour 3 of" not in out
+    with pytest.raises(SystemExit) as refused:  # the argument parser refuses it before any work
+        main(["diff", "--from", "seed", "--to", "seed", "--max-behaviours", "0"])
+    assert refused.value.code == 2 and "--max-behaviours" in capsys.readouterr().err

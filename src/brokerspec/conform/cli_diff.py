@@ -23,10 +23,10 @@ from brokerspec.spec import PROFILES, Profile, get_profile
 
 from ..check.lockstep import format_command
 from ..check.machine import RunStats
-from ..clitools import escaped, literal, output_folder
+from ..clitools import at_least, escaped, literal, output_folder
 from ..render import make_console
 from .catalogue import DOMAIN_ORDER
-from .diff import DomainDiff, Side, diff, make_side, make_workdir, option_differences
+from .diff import MAX_BEHAVIOURS, DomainDiff, Side, diff, make_side, make_workdir, option_differences
 from .diff_sides import DiffUsageError, oldest_runnable
 from .failures import wire_json
 from .protocol import SutFailure
@@ -50,6 +50,8 @@ def add_parser(commands: Any, parse_setting: Callable[[str], tuple[str, str]],
     diff_cmd.add_argument("--budget", type=parse_duration, default=60.0, metavar="DURATION",
                           help="total search time, shared by the domains (default 60s)")
     diff_cmd.add_argument("--seed", type=int, default=None, help="seed for a repeatable run")
+    diff_cmd.add_argument("--max-behaviours", type=at_least(1), default=MAX_BEHAVIOURS, metavar="N",
+                          help=f"scripts kept per domain, one per differing behaviour (default {MAX_BEHAVIOURS})")
     diff_cmd.add_argument("--repo", type=Path, default=Path("."), help="the git repository for revisions (default .)")
     diff_cmd.add_argument("--out", type=output_folder, default="brokerspec-diff",
                           help="folder for the distinguishing traces (default ./brokerspec-diff)")
@@ -78,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
                 def show(domain: str, stats: RunStats) -> None:
                     progress.update(task, description=f"diff {domain}", status=f"{stats.examples} scenarios")
 
-                results = diff(source, target, domains, args.budget, args.out, args.seed, show)
+                results = diff(source, target, domains, args.budget, args.out, args.seed, show,
+                               args.max_behaviours)
         except SutFailure as failure:
             console.print(f"[bold magenta]a side could not be run:[/] {escaped(failure)}", highlight=False)
             return EXIT_SUT_FAILURE
@@ -143,7 +146,8 @@ def print_results(console: Console, source: Side, target: Side, results: list[Do
         if result.findings:
             lengths = ", ".join(str(len(f.commands)) for f in result.findings)
             found = (f"[bold]{len(result.findings)} distinguishing script{'s' if len(result.findings) != 1 else ''}"
-                     f"[/], one per differing behaviour (steps: {lengths})")
+                     f"[/], one per differing behaviour (steps: {lengths})"
+                     + (" - the limit: there may be more (--max-behaviours)" if result.limited else ""))
         else:
             found = f"no difference found within {share:g} s"
         table.add_row(result.domain, str(result.one_step_tried), str(result.examples), f"{result.seconds:.1f}", found)

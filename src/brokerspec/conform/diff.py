@@ -147,6 +147,8 @@ class DomainDiff:
     examples: int
     one_step_tried: int
     findings: tuple[Finding, ...] = field(default=())
+    limited: bool = False
+    """True when the search stopped at the limit of behaviours per domain: there may be more."""
 
     @property
     def divergence(self) -> Divergence | None:
@@ -241,7 +243,8 @@ def diff_domain(source: Side, target: Side, name: str, share: float, out_dir: Pa
             on_batch(name, stats)
         if divergence is not None:
             keep(one_minimal(divergence, replay).commands, "search")
-    return DomainDiff(name, time.monotonic() - started, stats.examples, len(commands), tuple(findings))
+    return DomainDiff(name, time.monotonic() - started, stats.examples, len(commands), tuple(findings),
+                      len(findings) >= max_behaviours)
 
 
 def found_with_trace(found: Finding, found_by: str, source: Side, target: Side, domain: str,
