@@ -211,3 +211,15 @@ def test_conform_still_takes_one_profile() -> None:
     with pytest.raises(SystemExit) as stopped:
         main(["conform", "--sut", "inproc:impl", "--profile", "all"])
     assert stopped.value.code == 2
+
+
+def test_show_values_lists_each_domain_once_over_several_profiles(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["fuzz", "--sut", "inproc:impl", "--profile", "seed", "--profile", "artemis-latest", "--domain",
+                 "addressing", "--budget", "2s", "--seed", "1", "--show-values", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    ran = [line.split("│")[1].strip() for line in out.splitlines() if "│ addressing" in line]
+    assert ran == ["seed", "artemis-latest"], "both profiles ran"
+    lookup_rows = [line for line in out.splitlines() if "lookup.name" in line]
+    assert len(lookup_rows) == 1, "the values drawn under both profiles, in one row"

@@ -11,6 +11,7 @@ those the SUT does not offer and those not run.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import shlex
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -21,6 +22,7 @@ from rich.table import Table
 from brokerspec.spec import PROFILES, get_profile
 
 from ..check.machine import RunStats
+from ..check.runner import CheckResult
 from ..clitools import clean, escaped, literal, output_folder
 from ..codec import COMMANDS
 from ..render import drawn_table, make_console
@@ -98,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         sut.close()
     console.print(result_table(report, labels, args.seed))
     if args.show_values:
-        console.print(drawn_table(report.results))
+        console.print(drawn_table(drawn_per_domain(report.results)))
     elif report.results:
         arguments = sum(len(r.drawn) for r in report.results)
         console.print(f"{arguments} operation arguments drawn; --show-values lists the values", markup=False)
@@ -128,6 +130,21 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"no difference found within the budget ({budget}, "
                   f"{sum(r.examples for r in report.results)} scenarios){but}", markup=False)
     return EXIT_PASS
+
+
+def drawn_per_domain(results: Sequence[CheckResult]) -> list[CheckResult]:
+    """One result per domain whose drawn values are those of all its runs (under every profile)."""
+    merged: dict[str, CheckResult] = {}
+    for result in results:
+        first = merged.get(result.domain)
+        if first is None:
+            merged[result.domain] = result
+            continue
+        drawn = dict(first.drawn)
+        for key, values in result.drawn.items():
+            drawn[key] = drawn.get(key, frozenset()) | values
+        merged[result.domain] = dataclasses.replace(first, drawn=drawn)
+    return list(merged.values())
 
 
 def result_table(report: FuzzReport, labels: str, seed: int | None) -> Table:
