@@ -151,7 +151,8 @@ def docstrings(path: Path) -> list[tuple[int, str]]:
     """
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     return [(node.lineno, node.value.value) for node in ast.walk(tree)
-            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)]
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)]
 
 
 LAYERS = ("spec", "reference", "impl")
@@ -166,19 +167,21 @@ def test_no_docstring_cites_private_notes(layer: str) -> None:
     assert cited == [], "\n".join(cited)
 
 
-SECTION_MARK = re.compile(r"\bR\d{1,2}\b|(?<![\w.-])[A-I]\d{1,2}\b")
-"""The notes' numbering: R1-R33 for duplicate detection, A1-I7 for the sections on routing."""
+SECTION_MARK = re.compile(r"\bR\d{1,2}\b|(?<![\w.-])[A-I]\d{1,2}\b|(?<=[(;,] )H(?=[;,)])|(?<=\()H(?=[;,)])")
+"""The notes' numbering: R1-R33 for duplicate detection, A1-I7 (and a bare H) for the sections on routing."""
 
 
-def test_no_spec_docstring_cites_the_notes_by_their_numbering() -> None:
+@pytest.mark.parametrize("layer", LAYERS)
+def test_no_docstring_cites_the_notes_by_their_numbering(layer: str) -> None:
     cited = [f"{path.relative_to(ROOT)}:{line}: {match.group(0)!r}"
-             for path in sorted((ROOT / "spec").rglob("*.py")) for line, text in docstrings(path)
+             for path in sorted((ROOT / layer).rglob("*.py")) for line, text in docstrings(path)
              for match in SECTION_MARK.finditer(text)]
     assert cited == [], "\n".join(cited)
 
 
 @pytest.mark.parametrize("text, found", [
     ("(R12, R13)", ["R12", "R13"]), ("round robin (F3)", ["F3"]), ("sections A5 and A6", ["A5", "A6"]),
+    ("the default (seed 003, H)", ["H"]), ("(H)", ["H"]),
     ("DUP-TX-HELD; ARTEMIS-2324; 2.11.0; AMQ229019; CopyOnWriteBindings", []),
 ])
 def test_the_numbering_scan_tells_section_marks_from_rule_ids(text: str, found: list[str]) -> None:
@@ -190,5 +193,6 @@ def test_the_docstring_scan_sees_a_citation_of_notes(tmp_path: Path) -> None:
     module.write_text('"""Sources: the project\'s researched notes, section 1.2."""\n\n\n'
                       'def f() -> None:\n    """A lookup (Artemis note C6)."""\n\n\n'
                       'BASE = -5\n"""The priority base (notes 1.2 step 6)."""\n', encoding="utf-8")
-    cited = sorted((line, m.group(0)) for line, text in docstrings(module) for m in PRIVATE_CITATION.finditer(text))
+    cited = sorted((line, match.group(0))
+                   for line, text in docstrings(module) for match in PRIVATE_CITATION.finditer(text))
     assert cited == [(1, "notes"), (1, "researched"), (5, "note C6"), (9, "notes")]

@@ -12,7 +12,7 @@ connected flags and the group's position; per queue its consumers
 (started or paused), their filters counted, its waiting messages and its
 redistributor; the queues with a redistributor in a set. A send on node N
 to address A visits N's groups of A, and in each scans from the position
-until a binding takes the message (F1 step 6, F3); nothing else is looked
+until a binding takes the message (``BindingsImpl.route`` step 6, LB-ROUND-ROBIN); nothing else is looked
 at. Spec values (states,
 queues, messages) are built only by :meth:`~FastBalancingBroker.snapshot`;
 the hot path builds the outcome and its events, nothing more.
@@ -26,15 +26,15 @@ a planted-bug subclass breaks exactly one rule:
 ``_forwards_remotely(lb_type, routing_type)``
     whether a remote binding may take a message at all under the address's
     type: under OFF and OFF_WITH_REDISTRIBUTION only a MULTICAST message,
-    and under OFF only where the profile has ARTEMIS-4196 (F2, H).
+    and under OFF only where the profile has ARTEMIS-4196 (LB-ELIGIBLE, LB-OFF-REMOTE).
 ``_is_redistributable(message)``
     whether a redistributor may move a waiting message: not when it is
-    grouped (I3).
+    grouped (RD-GROUPED).
 ``_is_origin(candidate, origin)``
     whether a group member is the queue the message waits in, which
-    redistribution skips (I5).
+    redistribution skips (RD-TARGET).
 ``_target_filter_matches(candidate, message)``
-    whether a redistribution target's queue filter lets the message in (I5).
+    whether a redistribution target's queue filter lets the message in (RD-TARGET).
 
 :meth:`~FastBalancingBroker.check_valid` (see :mod:`.validity`) checks the
 kept views against the queues they are views of.
@@ -136,7 +136,7 @@ class FastBalancingBroker(BindingChoice):
         self._queues: dict[tuple[str, str], QueueRecord] = {}
         """(node, name) -> queue, in creation order (a re-created key goes last, as its serial does)."""
         self._by_address: dict[str, list[QueueRecord]] = {}
-        """address -> its queues in creation order: any node's bindings of it (A5)."""
+        """address -> its queues in creation order: any node's bindings of it (LB-QUEUE-PER-NODE)."""
         self._consumers: dict[str, ConsumerRecord] = {}
         self._settings: dict[str, AddressBalancing] = {}
         self._lb_types: dict[str, LbType] = {}
@@ -167,7 +167,10 @@ class FastBalancingBroker(BindingChoice):
     # -- the public surface ----------------------------------------------------------------------
 
     def execute(self, command: BalancingCommand) -> BalancingOutcome:
-        """Run one command; after any that is not refused, each active redistributor tries once (I2, I3)."""
+        """Run one command; after any that is not refused, each active redistributor tries once.
+
+        See RD-DELAY, RD-GROUPED.
+        """
         self._prompted.clear()
         self._since = self._clock
         if type(command) is Send:
@@ -183,7 +186,9 @@ class FastBalancingBroker(BindingChoice):
     # -- seams: eligibility and redistribution ------------------------------------------------------
 
     def _forwards_remotely(self, lb_type: LbType, routing_type: RoutingType | None) -> bool:
-        """Whether a remote binding can be eligible for a message of ``routing_type`` under ``lb_type`` (F2, H).
+        """Whether a remote binding can be eligible for a message of ``routing_type`` under ``lb_type``.
+
+        See LB-ELIGIBLE, LB-OFF-REMOTE.
 
         OFF and OFF_WITH_REDISTRIBUTION forward only a MULTICAST message:
         OFF_WITH_REDISTRIBUTION always (ARTEMIS-3608), OFF since 2.29.0
@@ -196,15 +201,18 @@ class FastBalancingBroker(BindingChoice):
         return True
 
     def _is_redistributable(self, message: Waiting) -> bool:
-        """Whether a redistributor may move ``message``: a message with a group ID never moves (I3)."""
+        """Whether a redistributor may move ``message``: a message with a group ID never moves (RD-GROUPED)."""
         return not message.grouped
 
     def _is_origin(self, candidate: QueueRecord, origin: QueueRecord) -> bool:
-        """Whether ``candidate`` is the queue the message waits in: that very queue, not a namesake (I5, A5)."""
+        """Whether ``candidate`` is the queue the message waits in: that very queue, not a namesake.
+
+        See RD-TARGET, LB-QUEUE-PER-NODE.
+        """
         return candidate is origin
 
     def _target_filter_matches(self, candidate: QueueRecord, message: Waiting) -> bool:
-        """Whether ``candidate``'s queue filter lets ``message`` in (I5: ``filter == null || filter.match``)."""
+        """Whether ``candidate``'s queue filter lets ``message`` in (RD-TARGET: ``filter == null || filter.match``)."""
         return candidate.filter is None or candidate.filter == message.color
 
     # -- sending --------------------------------------------------------------------------------------
@@ -226,7 +234,10 @@ class FastBalancingBroker(BindingChoice):
 
     def _route(self, node: str, groups: dict[str, dict[str, Group]], message: Waiting,
                events: list[Event]) -> RoutingStatus:
-        """Route a new message from ``node``: one binding per group (F3), or the FQQN's local queue (G2, G3)."""
+        """Route a new message from ``node``: one binding per group (LB-ROUND-ROBIN), or the FQQN's local queue.
+
+        See LB-FQQN-LOCAL.
+        """
         address = message.address
         by_name = groups.get(address)
         if by_name is None:
@@ -259,7 +270,7 @@ class FastBalancingBroker(BindingChoice):
         return OK
 
     def _flags_for(self, message: Waiting, lb_type: LbType) -> Callable[[Binding], int]:
-        """The bits of a binding for ``message`` under ``lb_type``: eligible (F2, F5), preferred (F4), ...
+        """The bits of a binding for ``message`` under ``lb_type``: eligible, preferred (LB-ELIGIBLE, LB-PREFERRED), ...
 
         Made once per send; the scan calls it only for the bindings it inspects.
         """
@@ -305,7 +316,7 @@ class FastBalancingBroker(BindingChoice):
     # -- redistribution ---------------------------------------------------------------------------------
 
     def _add_redistributor(self, queue: QueueRecord | None) -> None:
-        """``QueueImpl.addRedistributor`` with the delay of the queue's address (I2).
+        """``QueueImpl.addRedistributor`` with the delay of the queue's address (RD-DELAY).
 
         A queue with consumers gets one only where the profile has
         ARTEMIS-2007 (2.19.0) and it has flagged a message every consumer refused (``unmatched``).
@@ -326,7 +337,7 @@ class FastBalancingBroker(BindingChoice):
 
     def _deliver(self, events: list[Event]) -> None:
         """One delivery attempt for every active redistributor whose queue the step prompted (or that became
-        active during it), queues in creation order (I3).
+        active during it), queues in creation order (RD-GROUPED).
 
         Each queue offers the messages that waited in it when the attempts
         began: a copy moved to a queue whose matching consumers are all
@@ -348,7 +359,9 @@ class FastBalancingBroker(BindingChoice):
                     break
 
     def _redistribute(self, origin: QueueRecord, message: Waiting, events: list[Event]) -> bool:
-        """Move ``message`` from ``origin`` to the next target of its group; False is BUSY (I4-I6).
+        """Move ``message`` from ``origin`` to the next target of its group; False is BUSY.
+
+        See ``PostOfficeImpl.redistribute``, RD-TARGET.
 
         The copy's new message ID is taken once a target is found, or, where
         the profile predates ARTEMIS-4207 (2.29.0), as soon as the type

@@ -3,25 +3,25 @@
 Introduction
 ------------
 Every choice in this domain is a scan once around a list from a stored
-position, taking the first candidate that qualifies (F3, I5, the consumer
+position, taking the first candidate that qualifies (LB-ROUND-ROBIN, RD-TARGET, the consumer
 turn of ``QueueImpl``). :class:`BindingChoice` holds the three scans and
 the small rules they are made of, each a method of its own, so a subclass
 can change one rule and nothing else:
 
 ``_scan_start(position, size)``
     where a scan begins: the stored position, or 0 when it is out of range
-    (F3, "0 if p >= n"; the spec's ``scan_order``).
+    (LB-ROUND-ROBIN, "0 if p >= n"; the spec's ``scan_order``).
 ``_choice_type(lb_type)``
     the load-balancing type the binding choice acts on: the address's own
     (``getNextBinding`` is handed the Bindings' type unless the routing
-    context overrides it, F2; no context here does).
+    context overrides it, LB-ELIGIBLE; no context here does).
 ``_fallback(lb_type, first_eligible, first_local, last_local)``
     the binding taken when none qualifies on sight: under ON_DEMAND the
     last local eligible binding met, else the first eligible one
-    (``lastLowPriorityBinding`` in ``BindingsImpl.getNextBinding``, F3).
+    (``lastLowPriorityBinding`` in ``BindingsImpl.getNextBinding``, LB-ROUND-ROBIN).
 ``_position_after(chosen, last_eligible, size)``
     the position stored after a choice: just after the chosen binding,
-    whatever the scan passed over (F3, "the position advances only when a
+    whatever the scan passed over (LB-ROUND-ROBIN, "the position advances only when a
     binding is chosen").
 
 The binding scan, :meth:`BindingChoice._pick`, reads a candidate through a
@@ -60,15 +60,17 @@ class BindingChoice:
     # -- the rules (seams) --------------------------------------------------------------------
 
     def _scan_start(self, position: int, size: int) -> int:
-        """Where a scan of ``size`` candidates begins: ``position``, or 0 when it is out of range (F3)."""
+        """Where a scan of ``size`` candidates begins: ``position``, or 0 when it is out of range (LB-ROUND-ROBIN)."""
         return position if 0 <= position < size else 0  # equivalent mutants (NumberReplacer, LtE_Lt, LtE_NotEq, LtE_IsNot): positions are never negative and 0 starts at 0 either way, so the lower bound's variants agree (the else-value ones are killed by cases)
 
     def _choice_type(self, lb_type: LbType) -> LbType:
-        """The type the binding choice acts on: the address's own, ``lb_type`` (F2, F3)."""
+        """The type the binding choice acts on: the address's own, ``lb_type`` (LB-ELIGIBLE, LB-ROUND-ROBIN)."""
         return lb_type
 
     def _fallback(self, lb_type: LbType, first_eligible: int, first_local: int, last_local: int) -> int:
-        """The low-priority choice: ON_DEMAND's last local eligible binding if any, else the first eligible (F3).
+        """The low-priority choice: ON_DEMAND's last local eligible binding if any, else the first eligible.
+
+        See LB-ROUND-ROBIN.
 
         Each argument is an index in the group, or -1 when the scan met no such binding.
         """
@@ -77,7 +79,7 @@ class BindingChoice:
         return first_eligible
 
     def _position_after(self, chosen: int, last_eligible: int, size: int) -> int:
-        """The position stored after choosing index ``chosen``: the next index, wrapping (F3).
+        """The position stored after choosing index ``chosen``: the next index, wrapping (LB-ROUND-ROBIN).
 
         ``last_eligible`` is the last eligible binding the scan inspected
         (the chosen one itself when it was a first choice); the rule ignores it.
@@ -89,11 +91,11 @@ class BindingChoice:
 
     def _pick(self, members: Sequence[Candidate], position: int, lb_type: LbType,
               flags: Callable[[Candidate], int]) -> tuple[int, int]:
-        """``getNextBinding``: (the chosen index or -1, the position to store) (F3).
+        """``getNextBinding``: (the chosen index or -1, the position to store) (LB-ROUND-ROBIN).
 
         Scan once around from :meth:`_scan_start`; take the first eligible
         binding that is connected and, unless the type (from
-        :meth:`_choice_type`) is STRICT, preferred (F3, H); a group of one
+        :meth:`_choice_type`) is STRICT, preferred (LB-ROUND-ROBIN, LB-TYPES); a group of one
         takes its binding whenever it is eligible. Failing that,
         :meth:`_fallback`. Nothing eligible: -1, and the position stays as
         it was.
@@ -129,7 +131,7 @@ class BindingChoice:
 
     def _pick_target(self, members: Sequence[Candidate], position: int,
                      is_target: Callable[[Candidate], bool]) -> int:
-        """``BindingsImpl.redistribute``'s scan: the first target from :meth:`_scan_start`, or -1 (I5)."""
+        """``BindingsImpl.redistribute``'s scan: the first target from :meth:`_scan_start`, or -1 (RD-TARGET)."""
         size = len(members)
         index = self._scan_start(position, size)
         for _ in range(size):

@@ -9,14 +9,14 @@ goes. Here the views are kept, and changed in place:
 * a :class:`QueueRecord` per queue, with its consumers
   (:class:`ConsumerRecord`, paused or started) in attach order and their
   filters counted (how many consumers have no filter, how many name each
-  colour), so "has a consumer whose filter matches" is two lookups (F4),
+  colour), so "has a consumer whose filter matches" is two lookups (LB-PREFERRED),
   its waiting messages, its consumer position and its redistributor;
 * a :class:`Binding` per queue *per node*: what that node's post office holds
   for the queue, with the two flags that depend on the node precomputed:
   whether the queue is local there, and whether the bridge to the queue's
-  node is up (F6; always up for a local one);
-* a :class:`Group` per node, address and routing name (A6): its bindings in
-  creation order and its round-robin position (F3).
+  node is up (LB-DISCONNECTED; always up for a local one);
+* a :class:`Group` per node, address and routing name (LB-GROUPS): its bindings in
+  creation order and its round-robin position (LB-ROUND-ROBIN).
 
 A position the spec does not list yet (no choice made in that group, or no
 message given to that queue's consumers) is 0 with ``kept`` False: the
@@ -78,7 +78,7 @@ class QueueRecord:
         self.filter = filter
         self.serial = serial
         self.routing_name = address if routing_type is RoutingType.ANYCAST else name
-        """The group it balances in (A6)."""
+        """The group it balances in (LB-GROUPS)."""
         self.key = (node, name)
         self.consumers: list[ConsumerRecord] = []
         """In attach order."""
@@ -116,7 +116,7 @@ class QueueRecord:
                 del self.by_filter[consumer.filter]
 
     def has_matching_consumer(self, color: str | None) -> bool:
-        """``QueueImpl.hasMatchingConsumer``: a consumer's filter, paused or not, matches ``color`` (F4)."""
+        """``QueueImpl.hasMatchingConsumer``: a consumer's filter, paused or not, matches ``color`` (LB-PREFERRED)."""
         return self.unfiltered > 0 or color in self.by_filter  # equivalent mutants (Gt_NotEq): unfiltered counts attached consumers and is never below 0
 
     def refused_by_every_filter(self, color: str | None) -> bool:
@@ -126,7 +126,7 @@ class QueueRecord:
             not c.paused and c.filter is not None and c.filter != color for c in self.consumers)
 
     def is_remote_preferred(self, color: str | None) -> bool:
-        """``RemoteQueueBindingImpl.isHighAcceptPriority`` for a type other than OFF (F4, ARTEMIS-2473).
+        """``RemoteQueueBindingImpl.isHighAcceptPriority`` for a type other than OFF (LB-PREFERRED, ARTEMIS-2473).
 
         Some consumer, and no consumer filter recorded or one that matches.
         """
@@ -145,7 +145,7 @@ class Binding:
 
 
 class Group:
-    """A node's routing-name group of one address: its bindings in creation order and its position (F3)."""
+    """A node's routing-name group of one address: its bindings in creation order and its position (LB-ROUND-ROBIN)."""
 
     __slots__ = ("node", "address", "routing_name", "members", "position", "kept")
 

@@ -11,7 +11,7 @@ lists, in words, every way the broker's redundant structures disagree:
 * the address index lists exactly the queues of each address, in order;
 * each node's groups hold exactly the bindings the spec's ``get_group``
   derives, in creation order, with the right local and connected flags
-  (A5, A6, F6), each binding also filed with its queue; no empty group;
+  (LB-QUEUE-PER-NODE, LB-GROUPS, LB-DISCONNECTED), each binding also filed with its queue; no empty group;
 * consumers: the table and each queue's list agree, and the filter counts
   are the counts of the filters, paused consumers included;
 * waiting messages: issued, at most once in a queue (a MULTICAST send

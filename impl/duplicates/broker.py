@@ -6,7 +6,7 @@ Introduction
 :mod:`brokerspec.spec.duplicates` and returns the outcomes the spec's
 ``apply`` returns, but keeps its state the way Artemis does: per cache a
 dict from key to slot, a preallocated list of slots and a cursor
-(``DuplicateIDCacheImpl``, R19; see :mod:`.cache`), per session a mutable
+(``DuplicateIDCacheImpl``, DUP-RING-FIFO; see :mod:`.cache`), per session a mutable
 transaction record, per queue a sorted list (:mod:`.records`). Nothing on
 the hot path builds a spec value; :meth:`~FastDuplicatesBroker.snapshot`
 does, when asked.
@@ -15,7 +15,7 @@ Durability. Every operation that changes durable state writes it to a
 :class:`~.store.SqliteStore` in one store transaction, committed before
 ``execute`` returns: a non-transactional send writes its ID record, its
 message rows and the message counter together, as Artemis writes the
-``DUPLICATE_ID`` record in the message's own journal transaction (R25); a
+``DUPLICATE_ID`` record in the message's own journal transaction (DUP-RESTART-NO-PERSIST); a
 commit writes all of the transaction's ID records with its messages. ID
 records follow the slots: the cache primitives note every slot they change
 and, at the end of the operation, :meth:`~FastDuplicatesBroker._persist_ids`
@@ -23,43 +23,43 @@ writes each noted slot's durable content (a key, or nothing for a hole or
 an uncommitted instant add). ``restart`` closes the store cleanly and
 reopens it; ``crash`` abandons the connection and opens a new one; both,
 and opening a broker on an existing store, rebuild memory from the store
-alone, as the spec's ``process_restart`` does (R25, R26).
+alone, as the spec's ``process_restart`` does (DUP-RESTART-NO-PERSIST, DUP-RESTART-RELOAD).
 
 Seams. Each method below does one thing and can be overridden on its own,
 so that a planted-bug subclass breaks exactly one rule:
 
 ``_cache_for(kind, address)``
-    the cache a check uses, created (and sized, R18) on first use; one per
-    address and kind (R7). Shared caches: ignore ``kind``.
+    the cache a check uses, created (and sized, DUP-SIZE-FIXED) on first use; one per
+    address and kind (DUP-CACHE-PER-ADDRESS). Shared caches: ignore ``kind``.
 ``_is_duplicate(cache, key)``
-    the check: an index lookup that moves nothing (R19, R20). A rejected
+    the check: an index lookup that moves nothing (DUP-RING-FIFO, ``DuplicateIDCache.contains``). A rejected
     duplicate that moves: re-record it here.
 ``_record(cache, key, owner)``
-    the ring write at the cursor, evicting the oldest (R19). Newest evicted:
+    the ring write at the cursor, evicting the oldest (DUP-RING-FIFO). Newest evicted:
     write elsewhere.
 ``_forget(cache, key)``
-    drop a key and leave a hole; the cursor stays (R21).
+    drop a key and leave a hole; the cursor stays (DUP-DELETE-ID).
 ``_hold_id(tx, cache, key, moment)``
     where a transactional send's new ID waits: for the commit, or in the
-    cache at once as a pending instant add (R11, R13). ID added at send:
+    cache at once as a pending instant add (DUP-TX-HELD, DUP-BRIDGE-DUPLICATE). ID added at send:
     record it here instead.
 ``_commit_ids(tx)``
-    when held IDs enter the cache at the commit, in send order (R11, R14).
+    when held IDs enter the cache at the commit, in send order (DUP-TX-HELD, DUP-SAME-ID-IN-TX).
 ``_undo(tx)``
-    rollback: instant adds deleted, acknowledged messages back (R11, R12).
+    rollback: instant adds deleted, acknowledged messages back (DUP-TX-HELD, DUP-NONTX-VISIBILITY).
     A rollback that leaves IDs behind: skip the forgetting.
 ``_doom(tx, reason)``
-    mark a transaction rollback-only, keeping the first reason (R9, R13).
+    mark a transaction rollback-only, keeping the first reason (DUP-TX-DUPLICATE, DUP-BRIDGE-DUPLICATE).
     A duplicate that does not doom: ignore ``DUPLICATE_ID`` here.
 ``_reload(stored, size)``
-    at a restart, which stored IDs survive and in which slot order (R26,
+    at a restart, which stored IDs survive and in which slot order (DUP-RESTART-RELOAD,
     ARTEMIS-332). Reload keeps the wrong end: slice the other way.
 ``_forget_address(address)``
     the last queue of an address went: both caches forgotten, in memory,
-    in the store and in open transactions (R23).
+    in the store and in open transactions (DUP-FORGET-ON-LAST-QUEUE).
 ``_persist_ids(touched)``
     write the changed slots' ID records into the operation's store
-    transaction (R25). A store that loses IDs: delay or drop them here.
+    transaction (DUP-RESTART-NO-PERSIST). A store that loses IDs: delay or drop them here.
 
 An override that changes slots through :meth:`IdCache.write` and
 :meth:`IdCache.clear` (which note the slot) keeps the store in step with
@@ -234,7 +234,7 @@ class FastDuplicatesBroker:
     # -- seams: caches -----------------------------------------------------------------
 
     def _cache_for(self, kind: CacheKind, address: str) -> IdCache:
-        """The cache of ``kind`` for ``address``, created now (and sized now, R18) if missing."""
+        """The cache of ``kind`` for ``address``, created now (and sized now, DUP-SIZE-FIXED) if missing."""
         table = self._normal if kind is NORMAL else self._bridge
         cache = table.get(address)
         if cache is None:
@@ -242,11 +242,16 @@ class FastDuplicatesBroker:
         return cache
 
     def _is_duplicate(self, cache: IdCache, key: bytes) -> bool:
-        """Whether ``key`` is in ``cache``: one index probe; nothing moves (R19, R20)."""
+        """Whether ``key`` is in ``cache``: one index probe; nothing moves.
+
+        See DUP-RING-FIFO, ``DuplicateIDCache.contains``.
+        """
         return key in cache.index
 
     def _record(self, cache: IdCache, key: bytes, owner: str) -> None:
-        """Write ``key`` at the cursor, evicting what the slot held; ``owner`` marks a pending instant add (R19).
+        """Write ``key`` at the cursor, evicting what the slot held; ``owner`` marks a pending instant add.
+
+        See DUP-RING-FIFO.
 
         The order is Artemis's ``addToCacheInMemory``: the index points the key
         at the cursor first, then the evicted key leaves the index, even when
@@ -264,7 +269,7 @@ class FastDuplicatesBroker:
         cache.position = 0 if position == size - 1 else position + 1  # equivalent mutants (Eq_GtE): the cursor never passes size - 1
 
     def _forget(self, cache: IdCache, key: bytes) -> None:
-        """Drop ``key`` from the index and leave a hole where it was last written; the cursor stays (R21)."""
+        """Drop ``key`` from the index and leave a hole where it was last written; the cursor stays (DUP-DELETE-ID)."""
         used = cache.index.pop(key, None)
         if used is not None and used < cache.filled and cache.slots[used] == key:  # equivalent mutants (Lt_IsNot, Lt_LtE, Lt_NotEq, Eq_GtE, Eq_LtE): the index only points a key at a slot below filled that holds it
             cache.clear(used)
@@ -276,7 +281,9 @@ class FastDuplicatesBroker:
             self._store.put_id(bridge, address, -1 - index, index - len(keys), key)
 
     def _reload(self, stored: tuple[bytes, ...], size: int) -> tuple[tuple[bytes, ...] | None, int]:
-        """The IDs a reloaded cache holds, slot 0 first (None: disabled), and how many were dropped (R26).
+        """The IDs a reloaded cache holds, slot 0 first (None: disabled), and how many were dropped.
+
+        See DUP-RESTART-RELOAD.
 
         More IDs than slots: the oldest go (ARTEMIS-332, 1.3.0), or the newest
         under ``reload_keeps=OLDEST``.
@@ -287,7 +294,7 @@ class FastDuplicatesBroker:
         return (stored[excess:] if self._keeps_newest else stored[:size]), excess
 
     def _forget_address(self, address: str) -> None:
-        """Forget both caches of ``address`` and the open transactions' ID work for them (R23)."""
+        """Forget both caches of ``address`` and the open transactions' ID work for them (DUP-FORGET-ON-LAST-QUEUE)."""
         gone = False  # equivalent mutants: with no cache there is no ID row to drop, and open transactions name live caches only
         for table in (self._normal, self._bridge):
             cache = table.pop(address, None)
@@ -304,14 +311,20 @@ class FastDuplicatesBroker:
                     work[:] = [item for item in work if item[0].live]
 
     def _persist_ids(self, touched: list[tuple[IdCache, int]]) -> None:
-        """Write the ID records of the slots this operation changed (nothing when IDs are not persisted, R25)."""
+        """Write the ID records of the slots this operation changed (nothing when IDs are not persisted).
+
+        See DUP-RESTART-NO-PERSIST.
+        """
         if self._persist:
             self._write_id_rows(touched)
 
     # -- seams: transactions ---------------------------------------------------------------
 
     def _hold_id(self, tx: OpenTransaction, cache: IdCache, key: bytes, moment: AddMoment) -> None:
-        """Keep a transactional send's new ID until its moment (R11), or add it now as pending (R13, 2.18 on)."""
+        """Keep a transactional send's new ID until its moment, or add it now as pending (2.18 on).
+
+        See DUP-TX-HELD, DUP-BRIDGE-DUPLICATE.
+        """
         if moment is AddMoment.AT_ONCE:
             self._record(cache, key, tx.session)
             tx.instant.append((cache, key))
@@ -321,7 +334,10 @@ class FastDuplicatesBroker:
             tx.after_store.append((cache, key))
 
     def _commit_ids(self, tx: OpenTransaction) -> None:
-        """At the commit: ``beforeCommit`` IDs, then pending instant adds settle, then stored-commit IDs (R11, R14)."""
+        """At the commit: ``beforeCommit`` IDs, then pending instant adds settle, then stored-commit IDs.
+
+        See DUP-TX-HELD, DUP-SAME-ID-IN-TX.
+        """
         for cache, key in tx.before_commit:
             self._record(cache, key, "")
         if tx.instant:
@@ -331,7 +347,10 @@ class FastDuplicatesBroker:
             self._record(cache, key, "")
 
     def _undo(self, tx: OpenTransaction) -> None:
-        """Roll ``tx`` back: delete its instant adds, put its acknowledged messages back, close it (R11, R12)."""
+        """Roll ``tx`` back: delete its instant adds, put its acknowledged messages back, close it.
+
+        See DUP-TX-HELD, DUP-NONTX-VISIBILITY.
+        """
         session = tx.session
         if tx.instant:
             for cache, key in tx.instant:
@@ -353,7 +372,7 @@ class FastDuplicatesBroker:
             store.release(session)
 
     def _doom(self, tx: OpenTransaction, reason: DoomReason) -> None:
-        """Mark ``tx`` rollback-only; a transaction already doomed keeps its first reason (R9)."""
+        """Mark ``tx`` rollback-only; a transaction already doomed keeps its first reason (DUP-TX-DUPLICATE)."""
         tx.status = ROLLBACK_ONLY
         if tx.doom is None:
             tx.doom = reason
@@ -361,7 +380,10 @@ class FastDuplicatesBroker:
     # -- sending ------------------------------------------------------------------------
 
     def _send(self, command: Send) -> Outcome:
-        """Check the ID, record it, route the message (R5-R17; the spec's ``process_send``)."""
+        """Check the ID, record it, route the message.
+
+        See the sending rules DUP-ROUTED to DUP-SEND-FAILED-IN-TX; the spec's ``process_send``.
+        """
         if command.bridge_id is not None:
             return self._send_bridged(command, bytes.fromhex(command.bridge_id))
         tx = self._txs.get(command.session)
@@ -384,7 +406,10 @@ class FastDuplicatesBroker:
         return self._route(command, tx, None if duplicate or cache.size == 0 else cache, key, False)  # equivalent mutants (Eq_LtE): sizes are never negative
 
     def _send_bridged(self, command: Send, key: bytes) -> Outcome:
-        """Only the bridge cache counts; a duplicate is dropped, and inside a transaction undoes it (R6, R13)."""
+        """Only the bridge cache counts; a duplicate is dropped, and inside a transaction undoes it.
+
+        See DUP-BRIDGE-FIRST, DUP-BRIDGE-DUPLICATE.
+        """
         cache = self._cache_for(BRIDGE, command.address)
         tx = self._txs.get(command.session)
         if not self._is_duplicate(cache, key) and not (cache.size == 0 and self._no_op_zero):
@@ -458,7 +483,10 @@ class FastDuplicatesBroker:
         return DONE
 
     def _commit(self, command: Commit) -> Outcome:
-        """A rollback-only transaction fails and rolls back (R9); otherwise route, settle, record IDs (R11)."""
+        """A rollback-only transaction fails and rolls back (DUP-TX-DUPLICATE); otherwise route, settle, record IDs.
+
+        See DUP-TX-HELD.
+        """
         tx = self._txs.get(command.session)
         if tx is None:
             return NoTransaction(command.session)
@@ -526,7 +554,7 @@ class FastDuplicatesBroker:
         return IdDeleted(True)
 
     def _set_id_cache_size(self, command: SetIdCacheSize) -> Outcome:
-        """Per-address ``id-cache-size`` (ARTEMIS-4159); existing caches keep their size (R18)."""
+        """Per-address ``id-cache-size`` (ARTEMIS-4159); existing caches keep their size (DUP-SIZE-FIXED)."""
         if not self._per_address_size:
             return NotSupported(command.op)
         self._sizes[command.address] = command.size
@@ -534,7 +562,7 @@ class FastDuplicatesBroker:
         return DONE
 
     def _size_for(self, kind: CacheKind, address: str) -> int:
-        """The size a cache gets when created now; the bridge cache ignores the address's setting (R18)."""
+        """The size a cache gets when created now; the bridge cache ignores the address's setting (DUP-SIZE-FIXED)."""
         if kind is NORMAL:
             size = self._sizes.get(address)
             if size is not None:
@@ -544,7 +572,7 @@ class FastDuplicatesBroker:
     # -- restarts -------------------------------------------------------------------------------
 
     def _restart(self, command: Restart | Crash) -> Outcome:
-        """Lose open transactions and rebuild everything from the store (R25, R26)."""
+        """Lose open transactions and rebuild everything from the store (DUP-RESTART-NO-PERSIST, DUP-RESTART-RELOAD)."""
         lost = len(self._txs)
         store = self._store
         if isinstance(command, Restart):

@@ -3,7 +3,7 @@
 Introduction
 ------------
 This is the structure of Artemis's ``DuplicateIDCacheImpl`` (2.11, seed 001)
-and ``PersistentDuplicateIDCache`` (2.17 on), rule R19, kept mutable so that
+and ``PersistentDuplicateIDCache`` (2.17 on), rule DUP-RING-FIFO, kept mutable so that
 a check is one dict probe and an add touches one slot:
 
 ``slots``
@@ -11,19 +11,19 @@ a check is one dict probe and an add touches one slot:
     caches grow by appending while they fill, as ``ArrayList`` does);
     ``filled`` says how many of them are in use, so ``slots[:filled]`` is the
     spec's ``IdRing.slots``. A slot holds a key or ``None``, a *hole* left by
-    an explicit delete (R21).
+    an explicit delete (DUP-DELETE-ID).
 ``index``
-    key -> the slot it was last written to (R20).
+    key -> the slot it was last written to (``DuplicateIDCache.contains``).
 ``position``
     the write cursor.
 ``pending``
-    slot -> the session whose uncommitted instant add wrote it (R13, 2.18
+    slot -> the session whose uncommitted instant add wrote it (DUP-BRIDGE-DUPLICATE, 2.18
     on); such a slot is in memory but not durable.
 ``stamps``
     slot -> when it was last written, from a counter shared by every cache
     of one broker. The cursor walks the slots in order, so ordering a
     cache's durable slots by stamp gives the order the spec's
-    ``get_durable_ids`` lists them in (R25); the store keeps the stamp with
+    ``get_durable_ids`` lists them in (DUP-RESTART-NO-PERSIST); the store keeps the stamp with
     each ID record and reloads in that order.
 
 The ring algorithm itself (the order in which the index and the slot change,
@@ -56,7 +56,7 @@ class SlotLog:
 
 
 class IdCache:
-    """One bounded ID cache (an address's normal cache or its ``BRIDGE.`` cache, R7)."""
+    """One bounded ID cache (an address's normal cache or its ``BRIDGE.`` cache, DUP-CACHE-PER-ADDRESS)."""
 
     __slots__ = ("name", "bridge", "address", "size", "slots", "stamps", "filled", "position", "index", "pending",
                  "log", "live")
@@ -110,7 +110,7 @@ class IdCache:
         return evicted
 
     def clear(self, slot: int) -> None:
-        """Leave a hole in ``slot`` (R21); its pending mark, if any, goes with it."""
+        """Leave a hole in ``slot`` (DUP-DELETE-ID); its pending mark, if any, goes with it."""
         self.slots[slot] = None
         if self.pending:
             self.pending.pop(slot, None)
@@ -124,7 +124,7 @@ class IdCache:
             self.log.touched.append((self, slot))
 
     def fill(self, keys: tuple[bytes, ...]) -> None:
-        """Load ``keys`` into an empty cache: slots ``0..k-1``, cursor at ``k`` or 0 when full (R26)."""
+        """Load ``keys`` into an empty cache: slots ``0..k-1``, cursor at ``k`` or 0 when full (DUP-RESTART-RELOAD)."""
         for slot, key in enumerate(keys):
             self.write(slot, key, "")
             self.index[key] = slot

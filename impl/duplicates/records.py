@@ -14,7 +14,8 @@ to the head (2.11) or is inserted by bisection on its sequence
 (ARTEMIS-4517), as the profile's ``return_order`` says.
 
 An :class:`OpenTransaction` holds what a session's transaction is waiting to
-do (R9, R11-R15): messages to route at the commit, acknowledgements held,
+do (DUP-TX-DUPLICATE, DUP-TX-HELD, DUP-NONTX-VISIBILITY, DUP-BRIDGE-DUPLICATE,
+DUP-SAME-ID-IN-TX, DUP-CONCURRENT-TX): messages to route at the commit, acknowledgements held,
 and ID work in three lists by the moment the IDs enter their caches (the
 spec's ``before_commit_ids``, ``after_store_ids`` and ``instant_ids``). The
 lists hold the :class:`~.cache.IdCache` objects themselves, not their

@@ -7,8 +7,8 @@ short list of steps over three IDs, the shape of input CrossHair explores
 well. The functions here take the same inputs and return the same plain
 values, but run them through the fast broker's seams (``_is_duplicate``,
 ``_record``, ``_forget``, ``_reload``) on an :class:`~.cache.IdCache`, so
-``crosshair diffbehavior`` can compare the two implementations of R19-R21
-and R26. The ``*_on`` variants take the broker class, so a planted bug
+``crosshair diffbehavior`` can compare the two implementations of
+DUP-RING-FIFO, DUP-DELETE-ID and DUP-RESTART-RELOAD. The ``*_on`` variants take the broker class, so a planted bug
 that overrides one of those seams can be compared with the correct one.
 
 Only the ring seams run here, and they touch nothing but the cache they
@@ -66,7 +66,9 @@ def run_ring_steps_on(broker_type: type[FastDuplicatesBroker], size: int,
 
 
 def reload_survivors(stored: list[SampleId], size: int, keep_newest: bool) -> tuple[tuple[str, ...], int, int]:
-    """The slots, cursor and dropped count after reloading ``stored`` (oldest first) into ``size`` slots (R26).
+    """The slots, cursor and dropped count after reloading ``stored`` (oldest first) into ``size`` slots.
+
+    See DUP-RESTART-RELOAD.
 
     pre: 1 <= size <= 3
     pre: len(stored) <= 5

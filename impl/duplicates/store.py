@@ -4,7 +4,7 @@ Introduction
 ------------
 Artemis writes a ``DUPLICATE_ID`` journal record inside the same journal
 transaction as the message it guards, so the ID and the routing decision
-become durable together (``storeDuplicateIDTransactional``, R25), and a
+become durable together (``storeDuplicateIDTransactional``, DUP-RESTART-NO-PERSIST), and a
 client transaction's ID records are written with its commit. This store
 does the same with SQLite: the broker opens at most one store transaction
 per operation, lazily, at the first write, and commits it when the
@@ -17,7 +17,7 @@ What is durable (everything the spec's ``process_restart`` keeps):
 ``meta``
     ``next_message`` and ``global_size`` (a restart may change the latter).
 ``sizes``
-    per-address ``id-cache-size`` settings (R18).
+    per-address ``id-cache-size`` settings (DUP-SIZE-FIXED).
 ``queues`` and ``messages``
     each queue's address and its waiting messages, each with its arrival
     sequence: a restart reloads a queue in sequence order.
@@ -34,7 +34,7 @@ What is durable (everything the spec's ``process_restart`` keeps):
     they sort before every live row of their cache. Ordering a cache's rows by stamp gives its durable IDs
     oldest first (the spec's ``get_durable_ids``); holes and uncommitted
     instant adds have no row. Evicting an ID overwrites its slot's row,
-    which is Artemis's delete record for the evicted ID (R19).
+    which is Artemis's delete record for the evicted ID (DUP-RING-FIFO).
 
 Why SQLite rather than a hand-written journal: one SQLite commit costs one
 WAL sync, the same as an append-only journal's ``fsync``, while SQLite
@@ -170,7 +170,10 @@ class SqliteStore:
         self._write("DELETE FROM ids WHERE bridge = ? AND address = ? AND slot = ?", (bridge, address, slot))
 
     def drop_caches(self, address: str) -> None:
-        """Forget both caches of ``address`` (R23); dormant rows (negative slots) stay, as Artemis leaves them."""
+        """Forget both caches of ``address``; dormant rows (negative slots) stay, as Artemis leaves them.
+
+        See DUP-FORGET-ON-LAST-QUEUE.
+        """
         self._write("DELETE FROM ids WHERE bridge IN (0, 1) AND address = ? AND slot >= 0", (address,))
 
     def drop_all_ids(self) -> None:

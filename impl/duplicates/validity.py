@@ -7,7 +7,8 @@ lists, in words, every way the broker's redundant structures disagree:
 
 * each cache is filed under its own name, is live, and its slots, index,
   cursor, pending marks and write stamps are consistent (the ring
-  invariants of R19-R21, plus stamps in cursor order, which the store's
+  invariants of DUP-RING-FIFO, ``DuplicateIDCache.contains`` and DUP-DELETE-ID,
+  plus stamps in cursor order, which the store's
   reload order depends on);
 * a pending mark belongs to a session with an open transaction, and every
   open transaction's ID work names caches that are still filed;
@@ -16,7 +17,7 @@ lists, in words, every way the broker's redundant structures disagree:
 * the store holds exactly what memory says is durable: the counter, the
   sizes, the queues and their waiting messages, the messages open
   transactions hold, and per cache the durable IDs (slot and key) in the
-  order the spec's ``get_durable_ids`` gives (R25).
+  order the spec's ``get_durable_ids`` gives (DUP-RESTART-NO-PERSIST).
 
 This module reads the broker's private fields; it belongs to the broker.
 """

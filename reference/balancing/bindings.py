@@ -10,24 +10,25 @@ which ``CopyOnWriteBindings`` replaced in 2.18.0, ARTEMIS-3219):
 * ``routing_name_binding_map``: routing name -> the bindings of that
   routing-name group in the order they were added (creation order, since
   notifications are instantaneous). A group is made by its first binding
-  and dropped, with its position, when its last one goes (E2, E3; 2.11.0
+  and dropped, with its position, when its last one goes
+  (``BindingsImpl.addBinding``, ``PostOfficeImpl.removeBinding``; 2.11.0
   kept the stale position, HEAD's ``CopyOnWriteBindings`` drops it);
 * ``routing_name_positions``: routing name -> the round-robin index, a raw
-  index that removals do not adjust (E4);
+  index that removals do not adjust (``CopyOnWriteBindings``);
 * ``bindings_name_map``: unique name -> binding;
-* ``message_load_balancing_type``: the address's type (H).
+* ``message_load_balancing_type``: the address's type (LB-TYPES).
 
 Theory of operation:
 
-1. :meth:`BindingsImpl.route` is ``simpleRouting`` (F1 step 6): each group
+1. :meth:`BindingsImpl.route` is ``simpleRouting`` (``BindingsImpl.route`` step 6): each group
    gives the message to at most one binding, picked by
    :meth:`BindingsImpl.get_next_binding`. Before 2.43.0 a send to an FQQN
-   skips this and goes to the local queue of that name alone (G2, G3).
-2. :meth:`BindingsImpl.match_binding` is ``matchBinding`` (F2): routing
+   skips this and goes to the local queue of that name alone (LB-FQQN-LOCAL).
+2. :meth:`BindingsImpl.match_binding` is ``matchBinding`` (LB-ELIGIBLE): routing
    type, the OFF rule for remote bindings (ARTEMIS-3188, ARTEMIS-3608,
    ARTEMIS-4196), the FQQN's queue name (2.43.0, ARTEMIS-5597) and the
-   queue filter (F5).
-3. :func:`find_next_binding` is the loop of ``getNextBinding`` (F3): from
+   queue filter (LB-ELIGIBLE).
+3. :func:`find_next_binding` is the loop of ``getNextBinding`` (LB-ROUND-ROBIN): from
    the stored index once around the group, take the first eligible member
    that is alone in its group or connected and (STRICT or high priority);
    otherwise remember ``lastLowPriorityBinding``: the first eligible one,
@@ -36,10 +37,10 @@ Theory of operation:
    skipped the write when the value was unchanged; the spec
    write it on every choice, so a group routed to once has a position.)
 4. :meth:`BindingsImpl.redistribute` is the loop seed 003 shows: the group
-   named like the originating queue (or the FQQN's address, G5), from the
+   named like the originating queue (or the FQQN's address, RD-GROUP), from the
    stored index, the first member with high priority, not the originating
-   queue, whose filter matches (I5). The index moves past each inspected
-   member; as in HEAD it is stored only when a target was found (I5 step 4),
+   queue, whose filter matches (RD-TARGET). The index moves past each inspected
+   member; as in HEAD it is stored only when a target was found (RD-TARGET step 4),
    and only then is the copy made (ARTEMIS-4207).
 
 :func:`choose_from_bits` runs :func:`find_next_binding` over members given
@@ -74,10 +75,10 @@ def increment_pos(pos: int, length: int) -> int:
 
 def find_next_binding(bindings: Sequence[C], position: int, lb_type: LbType, message: CoreMessage,
                       is_match: Callable[[C], bool]) -> tuple[int | None, int]:
-    """The loop of ``getNextBinding`` (F3): (chosen index or None, the index to store).
+    """The loop of ``getNextBinding`` (LB-ROUND-ROBIN): (chosen index or None, the index to store).
 
     ``is_match`` is ``matchBinding`` for the member. An index outside the
-    group counts as 0 (E4: ``if (nextPosition >= bindingsCount) nextPosition = 0``).
+    group counts as 0 (``CopyOnWriteBindings``: ``if (nextPosition >= bindingsCount) nextPosition = 0``).
     """
     length = len(bindings)
     if length == 0:
@@ -89,8 +90,8 @@ def find_next_binding(bindings: Sequence[C], position: int, lb_type: LbType, mes
     while True:
         binding = bindings[pos]
         if is_match(binding):
-            # A group of one needs no consumer check (F3, LB-SINGLE); otherwise a connected member
-            # that STRICT takes anyway or that has a matching consumer (F4, F6).
+            # A group of one needs no consumer check (LB-ROUND-ROBIN, LB-SINGLE); otherwise a connected member
+            # that STRICT takes anyway or that has a matching consumer (LB-PREFERRED, LB-DISCONNECTED).
             if length == 1 or (binding.is_connected() and (
                     lb_type is LbType.STRICT or binding.is_high_accept_priority(message))):
                 the_binding = pos
@@ -119,10 +120,10 @@ class BindingsImpl:
         self.routing_name_positions: dict[str, int] = {}
         self.bindings_name_map: dict[str, Binding] = {}
 
-    # -- bookkeeping (E2, E3) --------------------------------------------------------
+    # -- bookkeeping (``BindingsImpl.addBinding``, ``PostOfficeImpl.removeBinding``) ---------------------------
 
     def add_binding(self, binding: Binding) -> None:
-        """Append ``binding`` to its routing-name group, making the group on first use (E2)."""
+        """Append ``binding`` to its routing-name group, making the group on first use (``BindingsImpl.addBinding``)."""
         group = self.routing_name_binding_map.setdefault(binding.get_routing_name(), [])
         if binding not in group:
             group.append(binding)
@@ -131,7 +132,10 @@ class BindingsImpl:
             binding.message_load_balancing_type = self.message_load_balancing_type
 
     def remove_binding(self, binding: Binding) -> None:
-        """Take ``binding`` out; an emptied group goes, with its position (E3, LB-ROUND-ROBIN)."""
+        """Take ``binding`` out; an emptied group goes, with its position.
+
+        See ``PostOfficeImpl.removeBinding``, LB-ROUND-ROBIN.
+        """
         routing_name = binding.get_routing_name()
         group = self.routing_name_binding_map[routing_name]
         group.remove(binding)
@@ -141,7 +145,7 @@ class BindingsImpl:
         del self.bindings_name_map[binding.get_unique_name()]
 
     def is_empty(self) -> bool:
-        """No bindings left: the address manager then drops this object (E3)."""
+        """No bindings left: the address manager then drops this object (``PostOfficeImpl.removeBinding``)."""
         return not self.bindings_name_map
 
     def set_message_load_balancing_type(self, lb_type: LbType) -> None:
@@ -155,7 +159,10 @@ class BindingsImpl:
     # -- first routing (F) -----------------------------------------------------------
 
     def route(self, message: CoreMessage, context: RoutingContext) -> None:
-        """Put the message's destinations in ``context``: the FQQN's local queue (G2, G3) or one per group (F1)."""
+        """Put the message's destinations in ``context``: the FQQN's local queue (LB-FQQN-LOCAL) or one per group.
+
+        See ``BindingsImpl.route``.
+        """
         if message.fqqn_queue is not None and self.options.fqqn_send is not FqqnSend.BALANCED:
             self.route_to_fqqn_queue(message, message.fqqn_queue, context)
             return
@@ -165,8 +172,8 @@ class BindingsImpl:
                 binding.route(message, context)
 
     def route_to_fqqn_queue(self, message: CoreMessage, queue_name: str, context: RoutingContext) -> None:
-        """G2 (2.7.0, ARTEMIS-1867): ``bindingsNameMap.get(queue)``, no round robin, no remote bindings;
-        the queue filter is checked from 2.35.0 (G3, ARTEMIS-4795); the routing type as in LB-ELIGIBLE."""
+        """LB-FQQN-LOCAL (2.7.0, ARTEMIS-1867): ``bindingsNameMap.get(queue)``, no round robin, no remote bindings;
+        the queue filter is checked from 2.35.0 (LB-FQQN-LOCAL, ARTEMIS-4795); the routing type as in LB-ELIGIBLE."""
         binding = self.bindings_name_map.get(queue_name)
         if not isinstance(binding, LocalQueueBinding):
             return
@@ -177,7 +184,7 @@ class BindingsImpl:
         binding.route(message, context)
 
     def match_binding(self, message: CoreMessage, binding: Binding, lb_type: LbType) -> bool:
-        """``matchBinding`` (F2): may ``binding`` take ``message`` at all?"""
+        """``matchBinding`` (LB-ELIGIBLE): may ``binding`` take ``message`` at all?"""
         if message.routing_type is not None and message.routing_type is not binding.get_routing_type():
             return False
         if not binding.is_local() and lb_type in (LbType.OFF, LbType.OFF_WITH_REDISTRIBUTION):
@@ -191,7 +198,7 @@ class BindingsImpl:
         return matches(binding.get_filter(), message)
 
     def get_next_binding(self, message: CoreMessage, routing_name: str, bindings: list[Binding]) -> Binding | None:
-        """``getNextBinding`` (F3): the group's choice for ``message``, moving the group's position."""
+        """``getNextBinding`` (LB-ROUND-ROBIN): the group's choice for ``message``, moving the group's position."""
         lb_type = self.message_load_balancing_type
         position = self.routing_name_positions.get(routing_name, 0)
         index, stored = find_next_binding(bindings, position, lb_type, message,
@@ -201,15 +208,15 @@ class BindingsImpl:
         self.routing_name_positions[routing_name] = stored
         return bindings[index]
 
-    # -- redistribution (seed 003, I5) -----------------------------------------------
+    # -- redistribution (seed 003, RD-TARGET) -----------------------------------------------
 
     def allow_redistribute(self) -> bool:
-        """``allowRedistribute``: ON_DEMAND (seed 003) and OFF_WITH_REDISTRIBUTION (H)."""
+        """``allowRedistribute``: ON_DEMAND (seed 003) and OFF_WITH_REDISTRIBUTION (RD-ALLOWED)."""
         return self.message_load_balancing_type in REDISTRIBUTING
 
     def get_redistribution_group(self, message: CoreMessage, originating_queue: QueueImpl) -> str:
         """The originating queue's name (seed 003), or the FQQN's address for an FQQN message on an
-        ANYCAST queue (G5, ARTEMIS-3918, 2.25.0)."""
+        ANYCAST queue (RD-GROUP, ARTEMIS-3918, 2.25.0)."""
         if message.is_fully_qualified() and originating_queue.routing_type is RoutingType.ANYCAST \
                 and self.options.fqqn_redistribution_group:
             return message.address
@@ -277,7 +284,7 @@ def choose_from_bits(m0: int, m1: int, m2: int, size: int, position: int, lb_typ
     computed by this module's own loop, for ``crosshair diffbehavior``.
     Under ON_DEMAND a remote member with a consumer (7) beats a local one
     without (13); without any consumers the local one is the fallback,
-    wherever the scan starts (F3):
+    wherever the scan starts (LB-ROUND-ROBIN):
 
     >>> choose_from_bits(13, 7, 0, 2, 0, LbType.ON_DEMAND)
     (1, 0)

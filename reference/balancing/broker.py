@@ -18,7 +18,7 @@ them it keeps what belongs to no one node:
 outcome the spec's ``apply`` returns (without the rule ID). A refused
 command changes nothing: every check comes before the first change. After
 every command that was not refused each queue with an active redistributor
-gets one delivery attempt, queues in creation order (I3; the spec's
+gets one delivery attempt, queues in creation order (RD-GROUPED; the spec's
 ``deliver``), which is Artemis's delivery loop offering the waiting
 messages to the redistributor, one round per step.
 :meth:`ReferenceBalancingBroker.snapshot` shows the cluster as a spec state
@@ -28,7 +28,7 @@ field without changing anything:
 * ``nodes``: the cluster connection's members in joining order;
 * ``queues``: every node's local queues, each with its ID as the creation
   serial, its consumers' names in attach order, its waiting messages and
-  the tick its redistributor becomes active at (I2);
+  the tick its redistributor becomes active at (RD-DELAY);
 * ``consumers``: by name, with node, queue, filter and whether the
   consumer's session is stopped (paused);
 * ``positions``: each node's Bindings' ``routing_name_positions``, keyed
@@ -39,7 +39,7 @@ field without changing anything:
 * the clock and the next message and queue numbers.
 
 Two nodes, each with an anycast queue of ``a1`` and a consumer on it: the
-sends from ``n1`` take turns between the local and the remote queue (F3,
+sends from ``n1`` take turns between the local and the remote queue (LB-ROUND-ROBIN,
 ``OnewayTwoNodeClusterTest.testBasicRoundRobin``):
 
 >>> from brokerspec.spec import get_profile
@@ -149,7 +149,7 @@ class ReferenceBalancingBroker:
         raise TypeError(f"not a load-balancing command: {command!r}")  # pragma: no cover - the union is closed
 
     def deliver_to_redistributors(self, since: int) -> None:
-        """One delivery attempt for every active, prompted redistributor, queues in creation order (I3)."""
+        """One delivery attempt for every active, prompted redistributor, queues in creation order (RD-GROUPED)."""
         for queue in sorted(self.get_queues(), key=lambda q: q.id):
             queue.deliver_to_redistributor(since)
 
@@ -167,7 +167,7 @@ class ReferenceBalancingBroker:
         return Done()
 
     def create_queue(self, command: CreateQueue) -> Done | Refused:
-        """A queue on one node; queue names are unique per node only (A5, LB-QUEUE-PER-NODE)."""
+        """A queue on one node; queue names are unique per node only (LB-QUEUE-PER-NODE)."""
         node = self.cluster.nodes.get(command.node)
         if node is None:
             return Refused(Refusal.UNKNOWN_NODE)
@@ -247,7 +247,7 @@ class ReferenceBalancingBroker:
         return Done()
 
     def set_link(self, command: SetLink) -> Done | Refused:
-        """Bring a bridge up or down (F6, LB-DISCONNECTED)."""
+        """Bring a bridge up or down (LB-DISCONNECTED)."""
         if command.node not in self.cluster.nodes or command.peer not in self.cluster.nodes:
             return Refused(Refusal.UNKNOWN_NODE)
         if command.node == command.peer:
@@ -256,7 +256,7 @@ class ReferenceBalancingBroker:
         return Done()
 
     def tick(self, command: Tick) -> Done | Refused:
-        """Let time pass; delayed redistributors may become active (I2)."""
+        """Let time pass; delayed redistributors may become active (RD-DELAY)."""
         if command.ticks < 1:
             return Refused(Refusal.BAD_VALUE)
         self.clock.advance(command.ticks)

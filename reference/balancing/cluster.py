@@ -5,7 +5,7 @@ Introduction
 A :class:`ClusterNode` is one server (``ActiveMQServerImpl`` with its
 ``PostOfficeImpl``): it creates and destroys its queues and its consumers'
 attachments, and every such change becomes a notification of distance 0
-(E1; ``ServerConsumerImpl`` announces consumers).
+(``SimpleAddressManager.addBinding``; ``ServerConsumerImpl`` announces consumers).
 
 The :class:`ClusterConnection` joins every node to every other, as a
 symmetric cluster with ``max-hops`` 1 does, and plays two parts:
@@ -17,11 +17,11 @@ symmetric cluster with ``max-hops`` 1 does, and plays two parts:
   ``doBindingAdded`` makes a :class:`~.queue_bindings.RemoteQueueBinding`
   and adds it to its post office; ``doBindingRemoved`` removes it;
   ``doConsumerCreated`` / ``doConsumerClosed`` count the consumer on the
-  remote binding (E5) and pass the notification, one hop older, to the
-  post office, where the triggers of I1 look at it.
+  remote binding (``RemoteQueueBindingImpl.addConsumer``) and pass the notification, one hop older, to the
+  post office, where the triggers of ``PostOfficeImpl.onNotification`` look at it.
 * *messages*: one :class:`Bridge` per ordered pair of nodes carries the
   messages a node's remote bindings route. Its ``connected`` flag is what a
-  remote binding answers to ``isConnected()`` (F6); ``set_link`` flips it.
+  remote binding answers to ``isConnected()`` (LB-DISCONNECTED); ``set_link`` flips it.
   Notifications travel regardless of it, and so do messages: the spec
   lands a message routed to a disconnected binding at once, where Artemis
   would hold it in the store-and-forward queue until the bridge is back.
@@ -118,7 +118,10 @@ class ClusterNode:
             self.post_office.send_notification(notification.next_hop())
 
     def do_binding_added(self, notification: Notification, bridge: Bridge) -> None:
-        """``doBindingAdded``: a remote binding for the announced queue, with its filter (A5, F5)."""
+        """``doBindingAdded``: a remote binding for the announced queue, with its filter.
+
+        See LB-QUEUE-PER-NODE, LB-ELIGIBLE.
+        """
         binding = RemoteQueueBinding(notification.cluster_name, notification.address, notification.queue_name,
                                      notification.routing_name, notification.routing_type,
                                      notification.filter_string, notification.source_node, bridge)
@@ -165,11 +168,14 @@ class ClusterConnection:
                 node.on_cluster_notification(notification, self.bridges[(name, source)])
 
     def forward(self, source: str, target: str, queue_name: str, message: CoreMessage) -> None:
-        """The bridge from ``source`` to ``target`` delivers ``message`` to ``queue_name`` there (F7)."""
+        """The bridge from ``source`` to ``target`` delivers ``message`` to ``queue_name`` there.
+
+        See ``RemoteQueueBindingImpl.route``.
+        """
         self.nodes[target].post_office.route_from_cluster(message, queue_name)
 
     def set_link(self, node: str, peer: str, connected: bool) -> None:
-        """Bring the bridge from ``node`` to ``peer`` up or down (F6)."""
+        """Bring the bridge from ``node`` to ``peer`` up or down (LB-DISCONNECTED)."""
         self.bridges[(node, peer)].connected = connected
 
     def get_down_links(self) -> frozenset[tuple[str, str]]:

@@ -24,7 +24,7 @@ little, shaped like Artemis's own classes:
   queues across the whole cluster so that a trace can name them, and the
   reference shares one generator of each kind between its nodes to match.
 * :class:`LogicalClock` replaces the scheduled executor that runs a
-  delayed redistributor (I2): time only moves when a ``tick`` command says
+  delayed redistributor (RD-DELAY): time only moves when a ``tick`` command says
   so, and no wall clock exists anywhere.
 """
 
@@ -37,7 +37,7 @@ from brokerspec.spec.addressing.names import RoutingType
 from brokerspec.spec.balancing import Message
 
 GROUP_ID = "group"
-"""The group ID a grouped send carries; only its presence matters to redistribution (I3)."""
+"""The group ID a grouped send carries; only its presence matters to redistribution (RD-GROUPED)."""
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class CoreMessage:
     def copy(self, new_id: int) -> CoreMessage:
         """``Message.copy(newID)``: the same message under a new ID (seed 003; RD-NEW-ID).
 
-        The copy keeps the original's address (I5: HEAD sets the copy's
+        The copy keeps the original's address (RD-TARGET: HEAD sets the copy's
         address to the message's, ARTEMIS-3223), so an FQQN copy stays one.
         """
         return dataclasses.replace(self, message_id=new_id)
@@ -114,7 +114,7 @@ class IDGenerator:
 
 
 class LogicalClock:
-    """The cluster's time, in ticks; a delayed redistributor waits for it (I2)."""
+    """The cluster's time, in ticks; a delayed redistributor waits for it (RD-DELAY)."""
 
     def __init__(self) -> None:
         self.now = 0

@@ -5,10 +5,10 @@ Introduction
 Every :class:`~.cluster.ClusterNode` has its own :class:`PostOffice`, as
 every Artemis server has its own ``PostOfficeImpl``. It keeps:
 
-* the address manager's maps (``SimpleAddressManager``, E1): ``mappings``,
+* the address manager's maps (``SimpleAddressManager``, ``SimpleAddressManager.addBinding``): ``mappings``,
   address -> :class:`~.bindings.BindingsImpl`, and ``name_map``, unique
   name -> binding. Local queues are filed under their names, remote ones
-  under their cluster names (A5), so :meth:`PostOffice.get_binding` with a
+  under their cluster names (LB-QUEUE-PER-NODE), so :meth:`PostOffice.get_binding` with a
   plain queue name finds a local queue;
 * ``queue_infos``: per cluster name, the consumer count the notifications
   report (``QueueInfo``), which decides the close trigger below;
@@ -17,20 +17,20 @@ every Artemis server has its own ``PostOfficeImpl``. It keeps:
 
 Theory of operation:
 
-1. :meth:`PostOffice.route` (F1, F8): no Bindings for the address is
+1. :meth:`PostOffice.route` (``BindingsImpl.route``, LB-UNROUTED-STATUS): no Bindings for the address is
    NO_BINDINGS; otherwise the Bindings fill a routing context, and a
    context left empty gives the profile's status (ARTEMIS-4089,
    ARTEMIS-4911). :meth:`PostOffice.process_route` then hands the message
    to each destination in (node, queue) order: a local queue takes it at
    once, a remote one receives it over the bridge, straight away (the spec
    delivers at once, even over a bridge that is down).
-2. :meth:`PostOffice.redistribute` (I4): the Bindings of the *message's*
+2. :meth:`PostOffice.redistribute` (``PostOfficeImpl.redistribute``): the Bindings of the *message's*
    address (ARTEMIS-3223), only when they ``allowRedistribute``.
 3. :meth:`PostOffice.send_notification` is the management notification
    service: the node's own :meth:`PostOffice.on_notification` hears every
    notification, and the cluster connection carries those of distance 0
    (this node's queues and consumers) to the other nodes.
-4. :meth:`PostOffice.on_notification` keeps the three triggers of I1,
+4. :meth:`PostOffice.on_notification` keeps the three triggers of ``PostOfficeImpl.onNotification``,
    each finding the local queue *by routing name* (``getBinding(routingName)``,
    as ``spec.balancing.operations`` does) and asking it to add a
    redistributor with its address's delay, unless that is -1:
@@ -97,8 +97,9 @@ class Notification:
 
 @dataclass(frozen=True)
 class AddressSettings:
-    """One address's settings: ``redistribution-delay`` in ticks (default -1, never; I1) and the
-    load-balancing type (default ON_DEMAND, the cluster connection's default; H)."""
+    """One address's settings: ``redistribution-delay`` in ticks (default -1, never;
+    ``PostOfficeImpl.onNotification``) and the load-balancing type (default ON_DEMAND,
+    the cluster connection's default; LB-TYPES)."""
 
     redistribution_delay: int = -1
     load_balancing_type: LbType = LbType.ON_DEMAND
@@ -143,7 +144,7 @@ class PostOffice:
         self.name_map: dict[str, Binding] = {}
         self.queue_infos: dict[str, QueueInfo] = {}
 
-    # -- the address manager (E1, E3) ------------------------------------------------
+    # -- the address manager (``SimpleAddressManager.addBinding``, ``PostOfficeImpl.removeBinding``) ------------
 
     def get_binding(self, name: str) -> Binding | None:
         """``getBinding(name)``: the binding filed under that unique name."""
@@ -155,11 +156,14 @@ class PostOffice:
         return binding.queue if isinstance(binding, LocalQueueBinding) else None
 
     def get_bindings_for_routing_address(self, address: str) -> BindingsImpl | None:
-        """The address's Bindings, or None when it has no bindings (E3)."""
+        """The address's Bindings, or None when it has no bindings (``PostOfficeImpl.removeBinding``)."""
         return self.mappings.get(address)
 
     def add_binding(self, binding: Binding) -> None:
-        """``PostOfficeImpl.addBinding``: file it, add it to its address's Bindings, announce it (E1, E2)."""
+        """``PostOfficeImpl.addBinding``: file it, add it to its address's Bindings, announce it.
+
+        See ``SimpleAddressManager.addBinding``, ``BindingsImpl.addBinding``.
+        """
         self.name_map[binding.get_unique_name()] = binding
         address = binding.get_address()
         bindings = self.mappings.get(address)
@@ -170,7 +174,10 @@ class PostOffice:
         self.send_notification(self.binding_notification(NotificationType.BINDING_ADDED, binding))
 
     def remove_binding(self, unique_name: str) -> None:
-        """``PostOfficeImpl.removeBinding``: the reverse; an emptied Bindings goes (E3)."""
+        """``PostOfficeImpl.removeBinding``: the reverse; an emptied Bindings goes.
+
+        See ``PostOfficeImpl.removeBinding``.
+        """
         binding = self.name_map.pop(unique_name)
         address = binding.get_address()
         bindings = self.mappings[address]
@@ -199,7 +206,10 @@ class PostOffice:
     # -- routing (F) -----------------------------------------------------------------
 
     def route(self, message: CoreMessage) -> RoutingStatus:
-        """``PostOfficeImpl.route``: find the destinations, then deliver (F1, F8)."""
+        """``PostOfficeImpl.route``: find the destinations, then deliver.
+
+        See ``BindingsImpl.route``, LB-UNROUTED-STATUS.
+        """
         bindings = self.get_bindings_for_routing_address(message.address)
         if bindings is None:
             return RoutingStatus.NO_BINDINGS
@@ -219,13 +229,13 @@ class PostOffice:
                 self.cluster.forward(self.node, node, queue_name, message)
 
     def route_from_cluster(self, message: CoreMessage, queue_name: str) -> None:
-        """A message for one of this node's queues, by name (``routeFromCluster``, F1 step 3)."""
+        """A message for one of this node's queues, by name (``routeFromCluster``, ``BindingsImpl.route`` step 3)."""
         queue = self.get_local_queue(queue_name)
         if queue is not None:
             queue.add_tail(message)
 
     def redistribute(self, message: CoreMessage, queue: QueueImpl) -> tuple[CoreMessage, RoutingContext] | None:
-        """``PostOfficeImpl.redistribute`` (I4): the copy and where it goes, or None (the redistributor is BUSY)."""
+        """``PostOfficeImpl.redistribute``: the copy and where it goes, or None (the redistributor is BUSY)."""
         bindings = self.get_bindings_for_routing_address(message.address)
         if bindings is None or not bindings.allow_redistribute():
             return None
@@ -235,7 +245,7 @@ class PostOffice:
         copy = bindings.redistribute(message, queue, context, self.message_ids, early)
         return None if copy is None else (copy, context)
 
-    # -- notifications (I1) ----------------------------------------------------------
+    # -- notifications (``PostOfficeImpl.onNotification``) ----------------------------------------------------------
 
     def send_notification(self, notification: Notification) -> None:
         """The notification service: this post office hears it; the cluster carries this node's own ones."""
@@ -244,7 +254,7 @@ class PostOffice:
             self.cluster.propagate(self.node, notification)
 
     def on_notification(self, notification: Notification) -> None:
-        """``PostOfficeImpl.onNotification``: keep the queue infos, fire the triggers of I1."""
+        """``PostOfficeImpl.onNotification``: keep the queue infos, fire the redistribution triggers."""
         kind = notification.type
         if kind is NotificationType.BINDING_ADDED:
             self.queue_infos[notification.cluster_name] = QueueInfo(notification.distance)
@@ -264,7 +274,10 @@ class PostOffice:
                 self.add_redistributor(notification.routing_name)
 
     def has_remote_demand(self, address: str) -> bool:
-        """Some connected remote binding of ``address`` has consumers (I1, the BINDING_ADDED trigger)."""
+        """Some connected remote binding of ``address`` has consumers.
+
+        See ``PostOfficeImpl.onNotification``, the BINDING_ADDED trigger.
+        """
         bindings = self.get_bindings_for_routing_address(address)
         return bindings is not None and any(
             isinstance(b, RemoteQueueBinding) and b.consumer_count > 0 and b.is_connected()
@@ -272,7 +285,9 @@ class PostOffice:
         )
 
     def add_redistributor(self, routing_name: str) -> None:
-        """Look the local queue up by routing name and give it a redistributor, unless the delay is -1 (I1, I2).
+        """Look the local queue up by routing name and give it a redistributor, unless the delay is -1.
+
+        See ``PostOfficeImpl.onNotification``, RD-DELAY.
 
         Because the lookup uses the routing name, an ANYCAST queue named
         otherwise than its address is not found (read from

@@ -3,25 +3,25 @@
 Introduction
 ------------
 A node's post office knows every queue of an address in the cluster, each
-through a *binding* (A5):
+through a *binding* (LB-QUEUE-PER-NODE):
 
 * a :class:`LocalQueueBinding` for a queue on the node itself;
 * a :class:`RemoteQueueBinding` for a queue on another node, made by the
   cluster connection when the queue's ``BINDING_ADDED`` notification
   arrives (``ClusterConnectionImpl.doBindingAdded``). It carries what the
   notification told it: the remote queue's name, routing name, routing type
-  and filter (F5), and then counts the remote queue's consumers and records
-  their filters as ``CONSUMER_CREATED`` / ``CONSUMER_CLOSED`` arrive (E5).
+  and filter (LB-ELIGIBLE), and then counts the remote queue's consumers and records
+  their filters as ``CONSUMER_CREATED`` / ``CONSUMER_CLOSED`` arrive (``RemoteQueueBindingImpl.addConsumer``).
 
-Names (A5). A local binding's *unique name* is the queue name and its
+Names (LB-QUEUE-PER-NODE). A local binding's *unique name* is the queue name and its
 *cluster name* is the queue name followed by the node ID. A remote binding
 is known by that cluster name, which is why a queue name may repeat on
 other nodes. Node IDs are UUIDs, so ``strip_trailing_uuid`` gives back the
-queue name (``UUID.stripTrailingUUID``, used by the FQQN check of F2 since
+queue name (``UUID.stripTrailingUUID``, used by the FQQN check of LB-ELIGIBLE since
 2.43.0). The *routing name* is the address for an ANYCAST queue and the
-queue's name for a MULTICAST one (A6, ARTEMIS-780).
+queue's name for a MULTICAST one (LB-GROUPS, ARTEMIS-780).
 
-What ``getNextBinding`` asks of a member (F3, F4, F6) is the
+What ``getNextBinding`` asks of a member (LB-ROUND-ROBIN, LB-PREFERRED, LB-DISCONNECTED) is the
 :class:`Candidate` protocol: is it connected, does it have *high accept
 priority* for the message, is it local (Java's ``instanceof
 LocalQueueBinding``). A local binding has high priority when a consumer's
@@ -34,7 +34,7 @@ a consumer without a filter records nothing).
 post office delivers afterwards (``processRoute``). A remote binding names
 the remote node and queue, where Artemis writes the remote queue's ID into
 the message's route-to header and hands it to the bridge's
-store-and-forward queue (F7).
+store-and-forward queue (``RemoteQueueBindingImpl.route``).
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def strip_trailing_uuid(name: str) -> str:
 
 
 def compute_routing_name(address: str, queue_name: str, routing_type: RoutingType) -> str:
-    """``LocalQueueBinding.getRoutingName``: the address when ANYCAST, the queue name when MULTICAST (A6)."""
+    """``LocalQueueBinding.getRoutingName``: the address when ANYCAST, the queue name when MULTICAST (LB-GROUPS)."""
     return address if routing_type is RoutingType.ANYCAST else queue_name
 
 
@@ -95,7 +95,10 @@ class RoutingContext:
 
 
 class Candidate(Protocol):
-    """What the round robin of ``getNextBinding`` asks of a group member (F3, F4, F6)."""
+    """What the round robin of ``getNextBinding`` asks of a group member.
+
+    See LB-ROUND-ROBIN, LB-PREFERRED, LB-DISCONNECTED.
+    """
 
     def is_connected(self) -> bool: ...
 
@@ -156,11 +159,11 @@ class LocalQueueBinding:
         return True
 
     def is_connected(self) -> bool:
-        """A local binding is always connected (F6)."""
+        """A local binding is always connected (LB-DISCONNECTED)."""
         return True
 
     def is_high_accept_priority(self, message: CoreMessage) -> bool:
-        """F4: some consumer of the queue has a filter that matches."""
+        """LB-PREFERRED: some consumer of the queue has a filter that matches."""
         return self.queue.has_matching_consumer(message)
 
     def route(self, message: CoreMessage, context: RoutingContext) -> None:
@@ -168,7 +171,10 @@ class LocalQueueBinding:
 
 
 class RemoteQueueBinding:
-    """``RemoteQueueBindingImpl``: a queue on another node, with its consumers counted (E5)."""
+    """``RemoteQueueBindingImpl``: a queue on another node, with its consumers counted.
+
+    See ``RemoteQueueBindingImpl.addConsumer``.
+    """
 
     def __init__(self, cluster_name: str, address: str, queue_name: str, routing_name: str,
                  routing_type: RoutingType, filter_string: str | None, remote_node: str, bridge: Bridge) -> None:
@@ -215,11 +221,14 @@ class RemoteQueueBinding:
         return False
 
     def is_connected(self) -> bool:
-        """Whether the bridge to the remote node is up (F6)."""
+        """Whether the bridge to the remote node is up (LB-DISCONNECTED)."""
         return self.bridge.connected
 
     def add_consumer(self, filter_string: str | None) -> None:
-        """A consumer appeared on the remote queue: count it, and record its filter if it has one (E5)."""
+        """A consumer appeared on the remote queue: count it, and record its filter if it has one.
+
+        See ``RemoteQueueBindingImpl.addConsumer``.
+        """
         self.consumer_count += 1
         if filter_string is not None:
             self.filter_counts[filter_string] = self.filter_counts.get(filter_string, 0) + 1
@@ -235,7 +244,7 @@ class RemoteQueueBinding:
                 del self.filters[filter_string]
 
     def is_high_accept_priority(self, message: CoreMessage) -> bool:
-        """F4: consumers, a type other than OFF, and no recorded filter or one that matches."""
+        """LB-PREFERRED: consumers, a type other than OFF, and no recorded filter or one that matches."""
         if self.consumer_count <= 0 or self.message_load_balancing_type is LbType.OFF:
             return False
         if not self.filters:

@@ -10,7 +10,7 @@ A :class:`QueueImpl` lives on one node. It keeps what Artemis's
 * ``messages``, the references that wait because no started consumer took
   them;
 * ``redistributor``, a :class:`Redistributor` once one has been added
-  (I2), or None.
+  (RD-DELAY), or None.
 
 Theory of operation. :meth:`QueueImpl.add_tail` is a message arriving. The
 queue offers it to its consumers in turn starting at ``pos``; a consumer
@@ -26,20 +26,20 @@ only once one has been used; an out-of-range ``pos`` (consumers closed
 since) counts as 0.
 
 :meth:`QueueImpl.add_consumer` cancels the redistributor
-(``QueueImpl.addConsumer`` -> ``cancelRedistributor``, I2) and offers every
+(``QueueImpl.addConsumer`` -> ``cancelRedistributor``, RD-DELAY) and offers every
 waiting message to the consumers again, in order, as Artemis's delivery
 loop does when a consumer appears; each one is reported again, taken or
 still waiting. A paused consumer resuming does the same, without the
 cancelling (:meth:`QueueImpl.deliver_waiting`).
 
 :meth:`QueueImpl.add_redistributor` is ``QueueImpl.addRedistributor``
-(I2, ARTEMIS-2007): nothing when the queue has one already; otherwise one
+(RD-DELAY, ARTEMIS-2007): nothing when the queue has one already; otherwise one
 only when the queue has no consumers or holds an unmatched message, active
 ``delay`` ticks from now. The caller has already dropped the request when
 the delay is -1 (``PostOfficeImpl.onNotification``).
 
 The :class:`Redistributor` is Artemis's special consumer that moves
-stranded messages (I3). The queue offers it its waiting messages in order,
+stranded messages (RD-GROUPED). The queue offers it its waiting messages in order,
 one delivery attempt per step, and it answers each with a
 :class:`HandleStatus`: ``NO_MATCH`` for a message with a group ID (never
 redistributed; ``MessageRedistributionTest.testRedistributionWithMessageGroups``);
@@ -50,7 +50,7 @@ office chose a target and made a copy with a new ID (seed 003,
 the original, and the copy was routed to the target (``processRoute``).
 Artemis does this in a transaction on the queue's executor; every step
 here is atomic, so neither is needed. A redistributor is "the tick at which
-it becomes active" (``active_at``, I2): the logical clock replaces the
+it becomes active" (``active_at``, RD-DELAY): the logical clock replaces the
 scheduled executor of a delayed one.
 
 Every hand-over is written to a :class:`DeliveryLog`, which plays the part
@@ -88,11 +88,11 @@ class Redistributor:
         self.active_at = active_at
 
     def is_active(self, now: int) -> bool:
-        """Whether its delay has run out (a delay of 0 is active at once, I2)."""
+        """Whether its delay has run out (a delay of 0 is active at once, RD-DELAY)."""
         return self.active_at <= now
 
     def handle(self, message: CoreMessage) -> HandleStatus:
-        """``Redistributor.handle``: skip grouped messages, move the others, BUSY when one cannot move (I3)."""
+        """``Redistributor.handle``: skip grouped messages, move the others, BUSY when one cannot move (RD-GROUPED)."""
         if not self.is_active(self.post_office.clock.now):
             return HandleStatus.BUSY
         if message.group_id is not None:
@@ -192,7 +192,7 @@ class QueueImpl:
     # -- consumers -------------------------------------------------------------------
 
     def add_consumer(self, consumer: ServerConsumer) -> None:
-        """``QueueImpl.addConsumer``: cancel the redistributor, then offer the waiting messages again (I2)."""
+        """``QueueImpl.addConsumer``: cancel the redistributor, then offer the waiting messages again (RD-DELAY)."""
         self.cancel_redistributor()
         self.consumers.append(consumer)
         self.deliver_waiting()
@@ -206,7 +206,7 @@ class QueueImpl:
         return len(self.consumers)
 
     def has_matching_consumer(self, message: CoreMessage) -> bool:
-        """``QueueImpl.hasMatchingConsumer``: some consumer's filter matches (F4, local bindings)."""
+        """``QueueImpl.hasMatchingConsumer``: some consumer's filter matches (LB-PREFERRED, local bindings)."""
         return any(matches(consumer.filter, message) for consumer in self.consumers)
 
     # -- delivery --------------------------------------------------------------------
@@ -251,7 +251,7 @@ class QueueImpl:
     # -- redistribution --------------------------------------------------------------
 
     def add_redistributor(self, delay: int) -> None:
-        """``QueueImpl.addRedistributor(delay)``: one redistributor, active ``delay`` ticks from now (I2).
+        """``QueueImpl.addRedistributor(delay)``: one redistributor, active ``delay`` ticks from now (RD-DELAY).
 
         One already in place is only prompted to try again ("just prompt delivery").
         """
@@ -271,7 +271,7 @@ class QueueImpl:
         self.unmatched = False
 
     def deliver_to_redistributor(self, since: int) -> None:
-        """One delivery attempt: offer each waiting message to an active redistributor (I3).
+        """One delivery attempt: offer each waiting message to an active redistributor (RD-GROUPED).
 
         Only when the step prompted the queue's delivery or the redistributor
         became active after ``since`` (the clock when the step began): a

@@ -16,8 +16,9 @@ parts the other modules describe:
 
 The profile chooses the version's behaviour: when an instant add enters its
 cache (``nontx_add`` for normal IDs outside a transaction, ``bridge_add``
-for bridge IDs; R12, R13), which IDs a reload keeps (R26), whether IDs are
-persisted at all (R25), and whether per-address sizes exist (ARTEMIS-4159,
+for bridge IDs; DUP-NONTX-VISIBILITY, DUP-BRIDGE-DUPLICATE), which IDs a reload
+keeps (DUP-RESTART-RELOAD), whether IDs are
+persisted at all (DUP-RESTART-NO-PERSIST), and whether per-address sizes exist (ARTEMIS-4159,
 2.31.0).
 
 :meth:`ReferenceDuplicatesBroker.execute` runs one command and returns the
@@ -132,14 +133,17 @@ class ReferenceDuplicatesBroker:
         return Done()
 
     def destroy_queue(self, name: str) -> Outcome:
-        """Delete a queue and its messages; the last queue of an address takes the address's IDs with it (R23)."""
+        """Delete a queue and its messages; the last queue of an address takes the address's IDs with it.
+
+        See DUP-FORGET-ON-LAST-QUEUE.
+        """
         forgot = self.post_office.remove_binding(name)
         if forgot is None:
             return QueueNotFound(name)
         return QueueDeleted(forgot)
 
     def delete_id(self, address: str, duplicate_id: DuplicateId) -> Outcome:
-        """``DuplicateIDCache.deleteFromCache`` on ``address``'s cache, if it has one (R21)."""
+        """``DuplicateIDCache.deleteFromCache`` on ``address``'s cache, if it has one (DUP-DELETE-ID)."""
         key = get_duplicate_id_bytes(duplicate_id)
         cache = self.post_office.duplicate_id_caches.get(CacheName(CacheKind.NORMAL, address))
         if isinstance(key, SendFailure) or cache is None or not cache.contains(key):
@@ -148,14 +152,17 @@ class ReferenceDuplicatesBroker:
         return IdDeleted(True)
 
     def set_id_cache_size(self, address: str, size: int) -> Outcome:
-        """Set ``address``'s ``id-cache-size``; caches that exist keep their size (R18, ARTEMIS-4159)."""
+        """Set ``address``'s ``id-cache-size``; caches that exist keep their size (DUP-SIZE-FIXED, ARTEMIS-4159)."""
         if not self.options.per_address_size:
             return NotSupported(SetIdCacheSize.op)
         self.address_settings[address] = size
         return Done()
 
     def restart(self, id_cache_size: int | None) -> Outcome:
-        """Stop and start again, with a new global ``id-cache-size`` when given (R25, R26)."""
+        """Stop and start again, with a new global ``id-cache-size`` when given.
+
+        See DUP-RESTART-NO-PERSIST, DUP-RESTART-RELOAD.
+        """
         lost = [session.tx for session in self.sessions.values() if session.tx is not None]
         self.sessions.clear()
         if id_cache_size is not None:

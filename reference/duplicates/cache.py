@@ -4,15 +4,15 @@ Introduction
 ------------
 This is Artemis 2.11's ``DuplicateIDCacheImpl`` (seed 001), which 2.17
 split into ``PersistentDuplicateIDCache`` and ``InMemoryDuplicateIDCache``
-without changing how it works (R19). One cache exists per address, and one
-more, ``BRIDGE.<address>``, for bridge IDs (R7). It has three parts:
+without changing how it works (DUP-RING-FIFO). One cache exists per address, and one
+more, ``BRIDGE.<address>``, for bridge IDs (DUP-CACHE-PER-ADDRESS). It has three parts:
 
 ``cache``
     a map from an ID's bytes to the slot it was last written to. "The ID is
-    in the cache" means "the ID is a key of this map" (``contains``, R20).
+    in the cache" means "the ID is a key of this map" (``contains``, ``DuplicateIDCache.contains``).
 ``ids``
     at most ``size`` slots, each an ID with the record ID of its journal
-    record, or a hole left by an explicit delete (R21).
+    record, or a hole left by an explicit delete (DUP-DELETE-ID).
 ``pos``
     the write cursor.
 
@@ -21,13 +21,13 @@ cursor's slot, then evicts whatever ID the slot held (removing that ID from
 the map and deleting its journal record), overwrites the slot and moves the
 cursor on, wrapping after the last slot. Eviction is therefore first in,
 first out by the time an ID entered memory; looking an ID up, or rejecting
-it, never moves it (R19). Because the map is updated before the eviction,
+it, never moves it (DUP-RING-FIFO). Because the map is updated before the eviction,
 two quirks follow, and this reference keeps them as Artemis has them: an ID
-written twice (R14) holds two slots and loses its map entry when the older
+written twice (DUP-SAME-ID-IN-TX) holds two slots and loses its map entry when the older
 copy is evicted; an ID written over its own slot loses its map entry too.
 
 ``add_to_cache(key, tx, instant_add)`` decides *when* the in-memory write
-happens (R11-R13). For a client transaction (``instant_add`` false) it
+happens (DUP-TX-HELD, DUP-NONTX-VISIBILITY, DUP-BRIDGE-DUPLICATE). For a client transaction (``instant_add`` false) it
 waits until the commit is stored. For an *instant add* (a send outside any
 client transaction, or a bridge ID) the answer depends on the version,
 given to the cache as ``instant_add_timing``:
@@ -37,18 +37,18 @@ given to the cache as ``instant_add_timing``:
 * ``BEFORE_COMMIT`` (2.8 to 2.17, ARTEMIS-2324): in ``before_commit``;
 * ``IMMEDIATE`` (2.18 on, ARTEMIS-3384): at once, and deleted again in
   ``before_rollback`` if the transaction rolls back; the delete leaves a
-  hole and does not bring back what the write evicted (R12, R21).
+  hole and does not bring back what the write evicted (DUP-NONTX-VISIBILITY, DUP-DELETE-ID).
 
 The waiting is done by an :class:`AddDuplicateIDOperation` registered on
 the transaction, as in Artemis. ``atomic_verify`` is the bridge's check:
-"contains, else add as an instant add" in one step (R13).
+"contains, else add as an instant add" in one step (DUP-BRIDGE-DUPLICATE).
 
-A cache of size 0 finds nothing and records nothing (R24). From 2.28
+A cache of size 0 finds nothing and records nothing (DUP-SIZE-ZERO). From 2.28
 (``ZeroSizeCache.NO_OP``) it is a :class:`NoOpDuplicateIDCache`, whose
 bridge check answers "duplicate" to every ID (``atomicVerify`` returns
 false), so every bridged message is dropped (DUP-SIZE-ZERO).
 
-Journal records (R25, R26): with ``persist`` on, every write into memory has
+Journal records (DUP-RESTART-NO-PERSIST, DUP-RESTART-RELOAD): with ``persist`` on, every write into memory has
 a ``DUPLICATE_ID`` record, inside the transaction the ID travels in, and
 every eviction, delete or clear deletes the record. ``load`` rebuilds the
 ring from the records a restart finds.
@@ -97,17 +97,20 @@ class DuplicateIDCache:
         self.discarded = False
 
     def is_enabled(self) -> bool:
-        """Whether the cache records anything at all (size 0 turns it off, R24)."""
+        """Whether the cache records anything at all (size 0 turns it off, DUP-SIZE-ZERO)."""
         return self.size > 0
 
     # -- looking up ------------------------------------------------------------------
 
     def contains(self, key: bytes) -> bool:
-        """Whether ``key`` is in the map (R20)."""
+        """Whether ``key`` is in the map (``DuplicateIDCache.contains``)."""
         return key in self.cache
 
     def atomic_verify(self, key: bytes, tx: Transaction) -> bool:
-        """The bridge check: False (and ``tx`` doomed) for a duplicate, else add ``key`` as an instant add (R13)."""
+        """The bridge check: False (and ``tx`` doomed) for a duplicate, else add ``key`` as an instant add.
+
+        See DUP-BRIDGE-DUPLICATE.
+        """
         if self.contains(key):
             tx.mark_as_rollback_only(DoomReason.BRIDGE_DUPLICATE)
             return False
@@ -117,7 +120,10 @@ class DuplicateIDCache:
     # -- adding ----------------------------------------------------------------------
 
     def add_to_cache(self, key: bytes, tx: Transaction, instant_add: bool) -> None:
-        """Record ``key`` as part of ``tx``, now or when ``tx`` commits (R11-R13)."""
+        """Record ``key`` as part of ``tx``, now or when ``tx`` commits.
+
+        See DUP-TX-HELD, DUP-NONTX-VISIBILITY, DUP-BRIDGE-DUPLICATE.
+        """
         if not self.is_enabled():
             return
         timing = self.instant_add_timing if instant_add else InstantAdd.AFTER_STORE
@@ -139,7 +145,7 @@ class DuplicateIDCache:
         return record_id
 
     def add_to_cache_in_memory(self, key: bytes, record_id: int | None, owner: Transaction | None = None) -> None:
-        """Write ``key`` at the cursor, evicting the slot's previous ID, and move the cursor on (R19).
+        """Write ``key`` at the cursor, evicting the slot's previous ID, and move the cursor on (DUP-RING-FIFO).
 
         >>> from brokerspec.spec.duplicates import CacheKind
         >>> cache = DuplicateIDCache(CacheName(CacheKind.NORMAL, "a1"), 2, StorageManager(), False,
@@ -170,7 +176,7 @@ class DuplicateIDCache:
     # -- removing --------------------------------------------------------------------
 
     def delete_from_cache(self, key: bytes) -> None:
-        """Forget ``key``: drop its map entry and, if its slot still holds it, leave a hole (R21).
+        """Forget ``key``: drop its map entry and, if its slot still holds it, leave a hole (DUP-DELETE-ID).
 
         The cursor does not move and nothing is compacted.
         """
@@ -188,7 +194,7 @@ class DuplicateIDCache:
             self.storage.delete_duplicate_id(slot.record_id)
 
     def clear(self) -> None:
-        """Forget every ID and delete every record; the cursor goes back to 0 (R22)."""
+        """Forget every ID and delete every record; the cursor goes back to 0 (DUP-FORGET-ON-LAST-QUEUE)."""
         for slot in self.ids:
             self.delete_record(slot)
         self.cache.clear()
@@ -196,7 +202,7 @@ class DuplicateIDCache:
         self.pos = 0
 
     def discard(self) -> None:
-        """Clear the cache for good: the post office no longer knows it (R23).
+        """Clear the cache for good: the post office no longer knows it (DUP-FORGET-ON-LAST-QUEUE).
 
         Operations of open transactions that still point at this object do
         nothing from now on. In Artemis they would still write into the
@@ -210,7 +216,9 @@ class DuplicateIDCache:
     # -- loading ---------------------------------------------------------------------
 
     def load(self, stored: list[tuple[bytes, int]], keeps: ReloadKeeps) -> int:
-        """Fill the empty ring from the records a restart found (oldest first); return how many were dropped (R26).
+        """Fill the empty ring from the records a restart found (oldest first); return how many were dropped.
+
+        See DUP-RESTART-RELOAD.
 
         When more IDs are stored than the ring holds, the oldest are dropped
         (ARTEMIS-332, 1.3.0) or, before that, the newest; the dropped
@@ -253,7 +261,10 @@ class AddDuplicateIDOperation(TransactionOperation):
         self.done = False
 
     def is_live(self) -> bool:
-        """Whether the operation still has a cache to work on (its cache was not forgotten, R23)."""
+        """Whether the operation still has a cache to work on.
+
+        See its cache was not forgotten, DUP-FORGET-ON-LAST-QUEUE.
+        """
         return not self.cache.discarded
 
     def before_commit(self, tx: Transaction) -> None:

@@ -12,8 +12,8 @@ crash before the commit) throws it away.
 
 Duplicate detection writes one add record, of type ``DUPLICATE_ID``, per
 accepted ID: the cache's name and the ID's bytes (``DuplicateIDEncoding``,
-R25). The cache writes a delete record whenever it evicts an ID, deletes
-one (R21), or is cleared (R22, R23). So the journal holds, per cache, about
+DUP-RESTART-NO-PERSIST). The cache writes a delete record whenever it evicts an ID, deletes
+one (DUP-DELETE-ID), or is cleared (DUP-FORGET-ON-LAST-QUEUE). So the journal holds, per cache, about
 as many live records as the cache has slots.
 
 At start-up ``AbstractJournalStorageManager.loadMessageJournal`` reads every
@@ -29,7 +29,7 @@ generator. :class:`StorageManager` puts the broker's words on it
 The order of a reload
 ~~~~~~~~~~~~~~~~~~~~~
 A reload must hand each cache its IDs oldest first, because ``load`` keeps
-the newest when they do not all fit (R26). The spec's "oldest first" is the
+the newest when they do not all fit (DUP-RESTART-RELOAD). The spec's "oldest first" is the
 order in which the IDs entered the cache in memory (DUP-RESTART-RELOAD).
 This journal gives exactly that order by two choices of its own:
 
@@ -41,7 +41,7 @@ This journal gives exactly that order by two choices of its own:
   the commit begins (see :mod:`.cache`), not at the send as Artemis does.
 
 The two orders differ only for an *instant add* inside a client transaction
-(2.18 on, R13): it enters memory at the send but commits later. There the
+(2.18 on, DUP-BRIDGE-DUPLICATE): it enters memory at the send but commits later. There the
 reference follows the spec.
 
 A delete record for a record that is still inside an open transaction
@@ -159,7 +159,7 @@ class StorageManager:
         return number
 
     def store_duplicate_id_transactional(self, tx_id: int, cache_name: CacheName, key: bytes, record_id: int) -> None:
-        """Write a ``DUPLICATE_ID`` record that commits with transaction ``tx_id`` (R25)."""
+        """Write a ``DUPLICATE_ID`` record that commits with transaction ``tx_id`` (DUP-RESTART-NO-PERSIST)."""
         self.journal.append_add_record_transactional(tx_id, DuplicateIdRecord(record_id, cache_name, key))
 
     def delete_duplicate_id(self, record_id: int) -> None:
@@ -179,7 +179,7 @@ class StorageManager:
         self.journal.append_rollback_record(tx_id)
 
     def load_duplicate_ids(self) -> dict[CacheName, list[tuple[bytes, int]]]:
-        """The live ``DUPLICATE_ID`` records, grouped by cache, each list oldest first (R26).
+        """The live ``DUPLICATE_ID`` records, grouped by cache, each list oldest first (DUP-RESTART-RELOAD).
 
         Each entry is the ID's bytes and its record ID, the pairs Artemis
         passes to ``DuplicateIDCache.load``.

@@ -12,12 +12,12 @@ each name
 
 1. gets the cache from the post office, creating it with the size the
    settings give *now* (the global ``id-cache-size`` may have changed
-   across the restart, R18), and
+   across the restart, DUP-SIZE-FIXED), and
 2. if ``persist-id-cache`` is on, calls ``DuplicateIDCache.load`` with the
-   list, which drops the excess and deletes its records (R26).
+   list, which drops the excess and deletes its records (DUP-RESTART-RELOAD).
 
 With ``persist-id-cache`` off nothing was ever written, so every cache
-starts empty (R25).
+starts empty (DUP-RESTART-NO-PERSIST).
 
 Two details follow the spec: a cache is created only for a name that has
 records (as in Artemis), and a cache whose size resolves to 0 is not
@@ -51,7 +51,7 @@ class PostOfficeJournalLoader:
         self.options = options
 
     def handle_duplicate_ids(self, duplicate_id_map: dict[CacheName, list[tuple[bytes, int]]]) -> int:
-        """Load each cache's records (oldest first); return how many IDs did not fit (R26).
+        """Load each cache's records (oldest first); return how many IDs did not fit (DUP-RESTART-RELOAD).
 
         Three IDs were stored; the broker comes back with room for two, so
         the oldest is dropped and its record deleted:

@@ -8,9 +8,9 @@ A send reaches :meth:`PostOffice.route` with a :class:`RoutingContext`
 holding the client's transaction, if it has one. Routing then:
 
 1. checks the duplicate ID, *before* looking at the address's bindings,
-   so an address with no queues still records the ID (R5);
+   so an address with no queues still records the ID (DUP-ROUTED);
 2. stops with ``DUPLICATED_ID`` when the check says so;
-3. fails if the address is full (the paging store's FAIL policy, R12);
+3. fails if the address is full (the paging store's FAIL policy, DUP-NONTX-VISIBILITY);
 4. routes the message to every queue bound to its address, at once or,
    inside a transaction, at the commit;
 5. commits the transaction it started itself, if it did.
@@ -19,24 +19,24 @@ The check (:meth:`PostOffice.check_duplicate_id`):
 
 * A message carrying a bridge ID (``_AMQ_BRIDGE_DUP``) is checked against
   the cache ``BRIDGE.<address>`` only, with ``atomic_verify``; its normal
-  ID is neither checked nor recorded on this hop (R6, R13). A bridge
+  ID is neither checked nor recorded on this hop (DUP-BRIDGE-FIRST, DUP-BRIDGE-DUPLICATE). A bridge
   duplicate rolls the transaction back at once and the message is dropped
   without a word.
-* Otherwise the normal ID (``_AMQ_DUPL_ID``) is turned into bytes (R3; a
+* Otherwise the normal ID (``_AMQ_DUPL_ID``) is turned into bytes (DUP-ID-KEY; a
   value that is not a string or bytes makes the cast, and the send, fail)
-  and looked up in the address's cache (R7). A duplicate is not routed;
-  inside a transaction it dooms the transaction (R8, R9). With
+  and looked up in the address's cache (DUP-CACHE-PER-ADDRESS). A duplicate is not routed;
+  inside a transaction it dooms the transaction (DUP-NONTX-DUPLICATE, DUP-TX-DUPLICATE). With
   ``reject_duplicates`` false (the broker's own move paths) a duplicate is
-  routed and its ID not recorded again (R10).
+  routed and its ID not recorded again (DUP-NO-REJECT).
 * A new ID is added to the cache as part of the transaction. When there is
   none, the post office starts one so that the ID's record and the message
-  are written together (R12, R25), and asks for an *instant add*.
+  are written together (DUP-NONTX-VISIBILITY, DUP-RESTART-NO-PERSIST), and asks for an *instant add*.
 
 Caches are created by the first check on their address, sized by the
-address's ``id-cache-size`` setting or the global one (R18). A bridge
+address's ``id-cache-size`` setting or the global one (DUP-SIZE-FIXED). A bridge
 cache always gets the global size: the address's own setting does not match
 the name ``BRIDGE.<address>``.
-Removing an address's last binding forgets both of its caches (R23).
+Removing an address's last binding forgets both of its caches (DUP-FORGET-ON-LAST-QUEUE).
 
 Artemis keys its cache map by the name string, so a normal ID sent to an
 address literally called ``BRIDGE.a1`` would share the bridge cache of
@@ -85,17 +85,17 @@ class Message:
     message_id: int | None = None
 
     def remove_bridge_duplicate_property(self) -> bytes | None:
-        """Take the bridge ID off the message (consumers never see it, R30)."""
+        """Take the bridge ID off the message (consumers never see it, ``BridgeImpl.getDuplicateBytes``)."""
         value, self.bridge_duplicate_property = self.bridge_duplicate_property, None
         return value
 
     def get_duplicate_id_bytes(self) -> bytes | None | SendFailure:
-        """The normal ID as the bytes the cache compares (R3), None without one, or the cast's failure."""
+        """The normal ID as the bytes the cache compares (DUP-ID-KEY), None without one, or the cast's failure."""
         return None if self.duplicate_property is None else get_duplicate_id_bytes(self.duplicate_property)
 
 
 def get_duplicate_id_bytes(value: DuplicateId) -> bytes | SendFailure:
-    """An ID property's value as bytes (``Message.getDuplicateIDBytes``, R3), or the failure of the cast.
+    """An ID property's value as bytes (``Message.getDuplicateIDBytes``, DUP-ID-KEY), or the failure of the cast.
 
     A string becomes a ``SimpleString``, whose bytes are its UTF-16 code
     units, low byte first; bytes stay as they are; anything else (a long)
@@ -124,7 +124,7 @@ class RoutingContext:
 
 
 def bridge_cache_name(address: str) -> CacheName:
-    """The cache for bridge IDs sent to ``address``: ``BRIDGE.`` + the address (R7)."""
+    """The cache for bridge IDs sent to ``address``: ``BRIDGE.`` + the address (DUP-CACHE-PER-ADDRESS)."""
     return CacheName(CacheKind.BRIDGE, address)
 
 
@@ -145,13 +145,16 @@ class PostOffice:
     # -- caches ------------------------------------------------------------------------
 
     def resolve_id_cache_size(self, name: CacheName) -> int:
-        """The size a cache called ``name`` gets now: its address's setting, else the global one (R18)."""
+        """The size a cache called ``name`` gets now: its address's setting, else the global one (DUP-SIZE-FIXED)."""
         if name.kind is CacheKind.NORMAL and name.address in self.address_settings:
             return self.address_settings[name.address]
         return self.configuration.id_cache_size
 
     def get_duplicate_id_cache(self, name: CacheName) -> DuplicateIDCache:
-        """The cache called ``name``, created (and sized, for good) on first use (R7, R18)."""
+        """The cache called ``name``, created (and sized, for good) on first use.
+
+        See DUP-CACHE-PER-ADDRESS, DUP-SIZE-FIXED.
+        """
         cache = self.duplicate_id_caches.get(name)
         if cache is None:
             timing = self.options.bridge_add if name.kind is CacheKind.BRIDGE else self.options.nontx_add
@@ -163,14 +166,17 @@ class PostOffice:
         return cache
 
     def delete_duplicate_cache(self, address: str) -> None:
-        """Forget both caches of ``address`` and their journal records (R23)."""
+        """Forget both caches of ``address`` and their journal records (DUP-FORGET-ON-LAST-QUEUE)."""
         for name in (CacheName(CacheKind.NORMAL, address), bridge_cache_name(address)):
             cache = self.duplicate_id_caches.pop(name, None)
             if cache is not None:
                 cache.discard()
 
     def remove_binding(self, queue_name: str) -> bool | None:
-        """Unbind a queue; None if there is none, else whether its address's caches were forgotten (R23)."""
+        """Unbind a queue; None if there is none, else whether its address's caches were forgotten.
+
+        See DUP-FORGET-ON-LAST-QUEUE.
+        """
         queue = self.bindings.remove_binding(queue_name)
         if queue is None:
             return None
@@ -209,7 +215,10 @@ class PostOffice:
 
     def check_duplicate_id(self, message: Message, context: RoutingContext, reject_duplicates: bool
                            ) -> bool | SendFailure:
-        """True to go on routing, False for a duplicate, or the failure of the ID's cast (R3, R5-R13)."""
+        """True to go on routing, False for a duplicate, or the failure of the ID's cast.
+
+        See DUP-ID-KEY, the sending rules DUP-ROUTED to DUP-BRIDGE-DUPLICATE.
+        """
         bridge_key = message.remove_bridge_duplicate_property()
         if bridge_key is not None:
             return self.check_bridge_duplicate_id(message, context, bridge_key)
@@ -230,7 +239,10 @@ class PostOffice:
         return True
 
     def check_bridge_duplicate_id(self, message: Message, context: RoutingContext, key: bytes) -> bool:
-        """The bridge path: ``atomic_verify`` against ``BRIDGE.<address>``; a duplicate rolls back at once (R13)."""
+        """The bridge path: ``atomic_verify`` against ``BRIDGE.<address>``; a duplicate rolls back at once.
+
+        See DUP-BRIDGE-DUPLICATE.
+        """
         cache = self.get_duplicate_id_cache(bridge_cache_name(message.address))
         tx = self.ensure_transaction(context)
         if not cache.atomic_verify(key, tx):
@@ -240,7 +252,7 @@ class PostOffice:
         return True
 
     def ensure_transaction(self, context: RoutingContext) -> Transaction:
-        """The context's transaction, started by the post office when the send has none (R12)."""
+        """The context's transaction, started by the post office when the send has none (DUP-NONTX-VISIBILITY)."""
         if context.transaction is None:
             context.transaction = Transaction(self.storage)
             context.started_tx = True

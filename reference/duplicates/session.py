@@ -9,17 +9,17 @@ calls and turns the results into what the client sees:
 
 * a send outside a transaction whose ID is a duplicate is dropped, the
   broker's status is ``DUPLICATED_ID``, and the client is told the send
-  succeeded: no protocol handler looks at that status (R8);
+  succeeded: no protocol handler looks at that status (DUP-NONTX-DUPLICATE);
 * inside a transaction the send also succeeds for the client, but the
   transaction is now rollback-only, and the commit fails with
   ``DUPLICATE_ID_REJECTED``, rolling back every send *and* acknowledgement
-  in it (R9);
+  in it (DUP-TX-DUPLICATE);
 * a send that fails (its ID cannot be cast to bytes, its address is full)
   reports the failure; inside a transaction it also dooms the transaction,
   as ``OpenWireConnection.processMessageSend`` does.
 
 A bridge duplicate inside a client transaction is harsher: the post office
-rolls the client's transaction back on the spot (R13). The session then
+rolls the client's transaction back on the spot (DUP-BRIDGE-DUPLICATE). The session then
 keeps a rollback-only transaction in its place, so that the client's later
 work in it is held and discarded and its commit fails; in Artemis the
 session keeps the rolled-back transaction object, whose commit fails.
@@ -68,7 +68,7 @@ class ServerSession:
         return Done()
 
     def commit(self) -> Outcome:
-        """Commit the open transaction: the messages it routed, or why it failed (R9, R11)."""
+        """Commit the open transaction: the messages it routed, or why it failed (DUP-TX-DUPLICATE, DUP-TX-HELD)."""
         tx = self.tx
         if tx is None:
             return NoTransaction(self.name)
@@ -79,7 +79,7 @@ class ServerSession:
         return Committed(tuple(op.message for op in tx.get_all_operations() if isinstance(op, DeliverOperation)))
 
     def rollback(self) -> Outcome:
-        """Roll the open transaction back: no ID of it stays visible, received messages wait again (R11)."""
+        """Roll the open transaction back: no ID of it stays visible, received messages wait again (DUP-TX-HELD)."""
         tx = self.tx
         if tx is None:
             return NoTransaction(self.name)
@@ -111,7 +111,7 @@ class ServerSession:
 
     @staticmethod
     def replace_rolled_back(rolled_back: Transaction, post_office: PostOffice) -> Transaction:
-        """A rollback-only transaction to stand in for one the post office rolled back (R13)."""
+        """A rollback-only transaction to stand in for one the post office rolled back (DUP-BRIDGE-DUPLICATE)."""
         stand_in = Transaction(post_office.storage)
         if rolled_back.rollback_reason is not None:
             stand_in.mark_as_rollback_only(rolled_back.rollback_reason)

@@ -9,13 +9,13 @@ value, field by field:
 * each :class:`DuplicateIDCache` becomes an ``IdRing``: its size, the keys
   of its slots (``None`` for a hole), its cursor, its map, and its *pending*
   slots. A slot is pending while the client transaction whose instant add
-  wrote it is still open: its journal record is not durable yet (R13, 2.18
+  wrote it is still open: its journal record is not durable yet (DUP-BRIDGE-DUPLICATE, 2.18
   on). The spec names the pending slot's owner by session;
 * each queue becomes a ``QueueState``;
 * each session's open transaction becomes a spec ``Transaction``: its
   status and reason, then its operations sorted into the spec's tuples, in
   the order they were registered (the order of the sends). Duplicate-ID
-  operations whose cache has been forgotten (R23) are left out, as the spec
+  operations whose cache has been forgotten (DUP-FORGET-ON-LAST-QUEUE) are left out, as the spec
   drops that work;
 * the settings, the global size and the next message number are copied.
 

@@ -30,14 +30,14 @@ delivering a held message and undoing an acknowledgement are operations too
 (:mod:`.queues`).
 
 A transaction is ``ACTIVE`` until it ends; a duplicate or a failed send
-marks it ``ROLLBACK_ONLY`` (``markAsRollbackOnly``, R9), and committing it
+marks it ``ROLLBACK_ONLY`` (``markAsRollbackOnly``, DUP-TX-DUPLICATE), and committing it
 then rolls it back and reports why. Artemis keeps the *last* reason it was
 marked with; this reference keeps the *first*, as the spec does.
 
 Every transaction takes its ID from the storage manager's generator, so a
 transaction's journal records are written under that ID (:mod:`.journal`).
 A non-transactional send runs inside a transaction the broker starts for it
-(R12); that transaction never outlives the send.
+(DUP-NONTX-VISIBILITY); that transaction never outlives the send.
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ class Transaction:
         return self.state in (TransactionState.ACTIVE, TransactionState.ROLLBACK_ONLY)
 
     def mark_as_rollback_only(self, reason: DoomReason) -> None:
-        """Doom the transaction: its commit will fail (R9). The first reason is kept.
+        """Doom the transaction: its commit will fail (DUP-TX-DUPLICATE). The first reason is kept.
 
         A transaction that has already ended ignores the mark, as Artemis's
         ``isEffective`` check does.
@@ -121,7 +121,7 @@ class Transaction:
     # -- ending ------------------------------------------------------------------------
 
     def commit(self) -> DoomReason | None:
-        """Commit; a rollback-only transaction rolls back instead and its reason is returned (R9).
+        """Commit; a rollback-only transaction rolls back instead and its reason is returned (DUP-TX-DUPLICATE).
 
         Otherwise: every operation's ``before_commit``, the commit record,
         then ``after_commit`` for the operations and then for the store

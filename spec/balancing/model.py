@@ -73,7 +73,7 @@ class Message:
 class AddressBalancing:
     """The per-address settings: load-balancing type and redistribution delay in ticks.
 
-    Defaults: ON_DEMAND (the cluster connection default, H) and -1, never
+    Defaults: ON_DEMAND (the cluster connection default, LB-TYPES) and -1, never
     redistribute (``redistribution-delay`` default, ``AddressSettings``).
     """
 

@@ -268,7 +268,7 @@ def redistribution_group(state: BalancingState, queue: QueueState, message: Mess
 def redistribute_one(step: Step, queue: QueueState, message: Message) -> bool:
     """``PostOfficeImpl.redistribute`` + ``BindingsImpl.redistribute`` for one message; False is BUSY.
 
-    Only under a type whose ``allowRedistribute()`` holds (seed 003, H); the
+    Only under a type whose ``allowRedistribute()`` holds (seed 003, RD-ALLOWED); the
     target is the first member from the group's position that has a
     matching consumer, is not the originating queue and whose filter
     matches (RD-TARGET). The copy gets a new message ID: before 2.29.0 it is made,
