@@ -40,6 +40,7 @@ from typing import Any
 from brokerspec.spec import Outcome
 
 from .check.domains import get_domain
+from .check.fairness import UNFAIR, FairnessWatch
 from .check.lockstep import SubjectFactory, format_command, private_problem
 from .conform.failures import wire_json
 from .conform.protocol import FailureKind, SutFailure
@@ -61,10 +62,13 @@ class LayerStep:
     """The layer had already failed, so it was not asked (``error`` says when it failed)."""
     allowed: bool | None = None
     """Judged permissively: whether the rules allow the outcome (None: it must be the spec's own)."""
+    unfair: tuple[str, ...] = ()
+    """Judged permissively: when this step's choices complete a stretch that never takes turns
+    (LB-FAIR-TURNS, :mod:`brokerspec.check.fairness`), the finding in words."""
 
     def agrees_with(self, expected: Outcome) -> bool:
         """True when this layer's outcome (or an allowed one), state and private invariants all match the spec."""
-        outcome_ok = self.outcome == expected if self.allowed is None else self.allowed
+        outcome_ok = self.outcome == expected if self.allowed is None else self.allowed and not self.unfair
         return self.error is None and outcome_ok and self.state_matches and self.invariant_problem is None
 
 
@@ -152,6 +156,9 @@ class ReplayReport:
                 lines.extend(f"    {d}" for d in layer.state_difference)
             if layer.invariant_problem is not None:
                 lines.append(f"  {name} broke its private invariants: {layer.invariant_problem}")
+            if layer.unfair:
+                lines.append(f"  {name}: {UNFAIR}")
+                lines.extend(f"    {d}" for d in layer.unfair)
         return lines
 
 
@@ -167,6 +174,7 @@ def replay(trace: Trace, layers: Mapping[str, SubjectFactory], judge_recorded: b
     state = domain.initial_state(trace.profile)
     judge = domain.judge
     followed = {name: state for name in layers if name in permissive and judge is not None}
+    fairness = {name: FairnessWatch() for name in followed}
     subjects: dict[str, Any] = {}
     broken: dict[str, tuple[str, FailureKind | None]] = {}
     start_failures: list[tuple[str, str, FailureKind | None]] = []
@@ -199,10 +207,12 @@ def replay(trace: Trace, layers: Mapping[str, SubjectFactory], judge_recorded: b
             if name in followed and judge is not None:
                 judgement = judge(followed[name], traced.command, outcome)
                 followed[name] = judgement.state
+                unfair = fairness[name].observe(number, judgement.choices) if judgement.accepted else None
                 difference = () if show is None else tuple(domain.describe_state_difference(
                     judgement.state, snapshot, skip=domain.private_parts))
                 results[name] = LayerStep(outcome, None, not difference, difference, private_problem(subject),
-                                          allowed=judgement.accepted)
+                                          allowed=judgement.accepted,
+                                          unfair=() if unfair is None else tuple(unfair.describe()))
                 continue
             difference = tuple(domain.describe_state_difference(state, snapshot)) if snapshot != state else ()
             results[name] = LayerStep(outcome, None, snapshot == state, difference, private_problem(subject))

@@ -10,9 +10,15 @@ the fuzzing machine and ``conform``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TypeVar
 
 import pytest
+
+from brokerspec.cli import main
+from brokerspec.conform.sut import subject_factory
+from brokerspec.replay import replay
+from brokerspec.trace import read_trace
 
 from brokerspec.check.domains import BALANCING
 from brokerspec.check.fairness import FAIR_TURNS, UNFAIR, FairnessWatch, threshold
@@ -211,3 +217,29 @@ def test_conform_permissively_catches_both_planted_bugs_and_passes_the_layers(pr
         strict = run_conformance(InProcessSut(f"planted:{bug}"), [c for c in cases if c.name == case], profile,
                                  strict=True)
         assert strict.results[0].verdict is Verdict.FAILED and UNFAIR not in strict.results[0].message
+
+
+# --- replay ----------------------------------------------------------------------------------
+
+
+def test_replay_judges_fairness_where_it_judges_permissively(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """The trace conform writes for the shared-turn bug: every step alone is allowed, the run is not; the
+    fast implementation takes turns and passes the same trace."""
+    bug = "planted:one-turn-for-all-routing-names"
+    cases = [c for c in all_cases() if c.name == "balancing/each-routing-name-keeps-its-own-turn"]
+    [result] = run_conformance(InProcessSut(bug), cases, get_profile("seed"), out_dir=tmp_path).results
+    assert result.verdict is Verdict.FAILED and result.trace_path is not None
+    trace = read_trace(result.trace_path)
+    report = replay(trace, {"sut": subject_factory(InProcessSut(bug), "balancing")}, judge_recorded=False,
+                    permissive=("sut",))
+    first = report.first_difference
+    assert first is not None and first.number == 12
+    assert first.layers["sut"].allowed and first.layers["sut"].unfair
+    assert any(UNFAIR in line for line in report.explain_first_difference())
+    fixed = replay(trace, {"sut": subject_factory(InProcessSut("impl"), "balancing")}, judge_recorded=False,
+                   permissive=("sut",))
+    assert fixed.first_difference is None
+    assert main(["replay", str(result.trace_path), "--sut", f"inproc:{bug}"]) == 1
+    assert UNFAIR in capsys.readouterr().out
+    assert main(["replay", str(result.trace_path), "--sut", "inproc:impl"]) == 0
