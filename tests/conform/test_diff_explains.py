@@ -340,3 +340,16 @@ def test_diff_says_when_it_stopped_at_the_limit_of_behaviours(tmp_path: Path,
     with pytest.raises(SystemExit) as refused:  # the argument parser refuses it before any work
         main(["diff", "--from", "seed", "--to", "seed", "--max-behaviours", "0"])
     assert refused.value.code == 2 and "--max-behaviours" in capsys.readouterr().err
+
+
+def test_every_script_the_search_keeps_loses_its_behaviour_when_any_one_step_is_left_out(tmp_path: Path) -> None:
+    """1-minimal per behaviour: without any single step the sides part no more, or part another way first."""
+    source, target = profile_side("artemis-2.11"), profile_side("artemis-latest")
+    result = diff_domain(source, target, "balancing", 4.0, tmp_path, 1, None, 8)
+    searched = [f for f in result.findings if f.found_by == "search"]
+    assert searched, "the search finds behaviours beyond the one-step ones"
+    for found in searched:
+        for index in range(len(found.commands)):
+            shorter = found.commands[:index] + found.commands[index + 1:]
+            again = play_both(source, target, "balancing", shorter)
+            assert again is None or again.behaviour != found.behaviour, (found.commands, index)
