@@ -277,6 +277,24 @@ def test_a_revision_that_cannot_run_is_refused_by_name_and_oldest_finds_the_firs
     assert main(["diff", "--oldest", "--repo", str(repo)]) == 0
     assert f"oldest revision diff can run: {runs}" in capsys.readouterr().out
     assert main(["diff", "--from", "HEAD~2", "--to", "HEAD", "--repo", str(repo), "--budget", "1s"]) == 2
+    capsys.readouterr()
+    profiles = repo / "spec" / "profiles.py"
+    source = profiles.read_text(encoding="utf-8")
+    assert source.count("fqqn_checks_address=True") == 1, "the seed profile sets it"
+    profiles.write_text(source.replace("fqqn_checks_address=True", "fqqn_checks_address=False"), encoding="utf-8")
+    git(repo, "commit", "-q", "-am", "the seed stops checking an FQQN's address part")
+    before, after = git(repo, "rev-parse", "HEAD~1"), git(repo, "rev-parse", "HEAD")
+    out_dir = tmp_path / "out"
+    assert main(["diff", "--from", "HEAD~1", "--to", "HEAD", "--repo", str(repo), "--domain", "addressing",
+                 "--budget", "0.1s", "--out", str(out_dir)]) == 1
+    out = flat(capsys.readouterr().out)
+    assert "options that differ: 1" in out and "addressing.fqqn_checks_address true false" in out
+    traces = [read_trace(path) for path in sorted(out_dir.glob("*.jsonl"))]
+    lookups = [trace for trace in traces if trace.steps[-1].command == Lookup("a1::q1")]
+    assert len(lookups) == 1
+    sides = lookups[0].sides
+    assert sides is not None and (sides[0].revision, sides[1].revision) == (before, after)
+    assert (lookups[0].steps[-1].outcome, lookups[0].steps[-1].to_outcome) == (NotFound("a1::q1"), NotFound("q1"))
 
 
 def test_diff_without_both_sides_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
