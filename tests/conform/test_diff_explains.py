@@ -371,3 +371,20 @@ def test_every_script_the_search_keeps_loses_its_behaviour_when_any_one_step_is_
             shorter = found.commands[:index] + found.commands[index + 1:]
             again = play_both(source, target, "balancing", shorter)
             assert again is None or again.behaviour != found.behaviour, (found.commands, index)
+
+
+class SlowToReset(InProcessSut):
+    """The spec, taking a while to start afresh, as a revision served in a child process does."""
+
+    def reset(self, domain: str, profile: Any) -> None:
+        import time
+
+        time.sleep(0.005)
+        super().reset(domain, profile)
+
+
+def test_the_search_runs_at_least_once_however_long_the_one_step_scripts_took(tmp_path: Path) -> None:
+    source = Side("slow", SlowToReset("spec"), SEED)
+    result = diff_domain(source, profile_side("seed"), "duplicates", 0.01, tmp_path, 1, None, 8)
+    assert result.one_step_tried * 0.005 > 0.01, "the one-step scripts alone outlast the budget"
+    assert result.examples > 0 and not result.findings, "the search still ran, and the same spec never parts"

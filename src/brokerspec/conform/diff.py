@@ -231,7 +231,8 @@ def diff_domain(source: Side, target: Side, name: str, share: float, out_dir: Pa
     replay = lockstep_replay(source.profile, subjects, domain)
     stats = RunStats()
     batch = 0
-    while len(findings) < max_behaviours and time.monotonic() - started < share:
+    while len(findings) < max_behaviours and ((batch == 0 and share > 0) or time.monotonic() - started < share):
+        # at least one batch when there is any budget, however long the one-step scripts took
         batch_seed = None if run_seed is None else run_seed + batch
         batch += 1
         try:

@@ -142,7 +142,8 @@ def commands_of(domain: str, command_type: type[Any], limit: int) -> Iterator[An
 
 def one_step_commands(domain: str, limit: int = 200) -> list[Any]:
     """Every operation of ``domain``, each with at most ``limit`` argument combinations, in the codec's order."""
-    return [command for command_type in COMMANDS[domain].values() for command in commands_of(domain, command_type, limit)]
+    return [command for command_type in COMMANDS[domain].values()
+            for command in commands_of(domain, command_type, limit)]
 
 
 __all__ = ["ALPHABETS", "FALLBACK", "commands_of", "field_values", "one_step_commands"]
