@@ -47,8 +47,8 @@ robin and may be told unfair in a long run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Iterable
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from brokerspec.spec.balancing import RULES, ChoicePoint
 
@@ -60,7 +60,7 @@ UNFAIR = "its choices do not take turns over the run"
 
 
 def threshold(candidates: int) -> int:
-    """How many opportunities in a row one member may be taken before the run is unfair: ``max(2, n)``."""
+    """How many choices running an allowed member may go untaken in a stretch of ``n`` candidates: ``max(2, n)``."""
     return max(2, candidates)
 
 
