@@ -123,8 +123,8 @@ class AlwaysFirstAllowedBinding(FastBalancingBroker):
 
     So a group with several bindings a message may take always gives it to
     the first of them: each choice is one the rules allow, but the turn
-    never passes on (against F3, LB-ROUND-ROBIN and, in permissive
-    judging, LB-FAIR-TURNS).
+    never passes on (against LB-ROUND-ROBIN, ``BindingsImpl.getNextBinding``,
+    and, in permissive judging, LB-FAIR-TURNS).
     """
 
     def _pick(self, members: Sequence[Member], position: int, lb_type: LbType,
@@ -135,8 +135,8 @@ class AlwaysFirstAllowedBinding(FastBalancingBroker):
 class OneTurnForAllRoutingNames(FastBalancingBroker):
     """A node keeps one round-robin turn per address, shared by all its routing-name groups.
 
-    Artemis keeps one position per routing name (``CopyOnWriteBindings``,
-    F3, A6). With two same-named MULTICAST subscriptions on two nodes each,
+    Artemis keeps one position per routing name (``CopyOnWriteBindings``
+    holds one ``BindingIndex`` for each). With two same-named MULTICAST subscriptions on two nodes each,
     one send moves the shared turn twice, so each group lands on the same
     member every time (against LB-ROUND-ROBIN and LB-FAIR-TURNS).
     """
