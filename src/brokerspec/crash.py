@@ -3,7 +3,8 @@
 Introduction
 ------------
 The spec says what a crash keeps: ``process_restart`` applied to the state
-after the last operation that completed (R25, R26). This module checks that
+after the last operation that completed (``PersistentDuplicateIDCache``,
+``PostOfficeJournalLoader.handleDuplicateIds``). This module checks that
 the fast broker's SQLite store keeps exactly that when the process really
 dies, with SIGKILL, at a random moment:
 

@@ -22,7 +22,7 @@ profile, and the state parts the step changed. A side that is a git
 revision has no spec here, so only its recorded outcome and rule ID are
 shown. The step where the sides part is marked.
 
-Names and notes come from the trace file, that is from outside: they are
+Names and trace notes come from the trace file, that is from outside: they are
 printed literally (:func:`~brokerspec.clitools.literal`), never as markup,
 with control characters escaped.
 """

@@ -7,10 +7,11 @@ Introduction
 2.40 schema both accept. What comes from where:
 
 * ``id-cache-size`` and ``persist-id-cache`` from the profile's duplicates
-  options (R18, R25); a per-address ``id-cache-size`` address setting only
+  options (``ActiveMQDefaultConfiguration``, ``PostOfficeImpl.resolveIdCacheSize``); a per-address ``id-cache-size`` address setting only
   where the spec's ``set_id_cache_size`` asked for one (ARTEMIS-4159, 2.31.0).
 * The acceptor's ``anycastPrefix`` and ``multicastPrefix`` from the spec's
-  ``set_prefix`` operations (acceptor URL parameters, routing notes D3).
+  ``set_prefix`` operations (acceptor URL parameters,
+  ``AbstractProtocolManager.setAnycastPrefix``).
 * Address settings from ``set_address_settings`` (auto-creation and default
   routing types) and from the balancing domain's ``configure``
   (``redistribution-delay``), on top of a catch-all ``#`` that keeps

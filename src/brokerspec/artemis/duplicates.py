@@ -16,12 +16,15 @@ spec operation         on the broker, and what the outcome is read from
 ``create_queue``       management ``createQueue`` of a MULTICAST queue (every queue of an address
                        gets a copy, as the spec's queues do); AMQ229019 is ``queue_exists``
 ``delete_queue``       management ``destroyQueue``; ``forgot_ids`` is whether the address was left
-                       with no queue (R23: its caches go with its last binding)
+                       with no queue (``PostOfficeImpl.removeBinding``: its caches go
+                       with its last binding)
 ``send``               a core producer send with ``_AMQ_DUPL_ID`` (String, SimpleString, byte[] or
                        Long, as the ID's kind says) and ``_AMQ_BRIDGE_DUP`` (byte[]); the status and
                        the queues are the probe's record of the send and its routing context, which
-                       the client is not told (R8); ``rollback_only`` is the probe's answer about the
-                       session's transaction right after the send; a send that throws is
+                       the client is not told
+                       (``DuplicateDetectionTest.testSimpleDuplicateDetecion``);
+                       ``rollback_only`` is the probe's answer about the session's transaction
+                       right after the send; a send that throws is
                        ``send_failed`` (``ID_NOT_BYTES`` when the probe saw a ClassCastException)
 ``receive``            a core consumer's ``receiveImmediate`` and acknowledgement
 ``commit``             the transacted session's ``commit``; DUPLICATE_ID_REJECTED is ``DUPLICATE_ID``
@@ -48,7 +51,8 @@ release refuses to start with it).
 
 Each reset works in fresh addresses and queues (a name prefix per reset,
 taken off again in outcomes): a cache outlives the address's queues when
-sends reached it without bindings (R5), and only new names start clean
+sends reached it without bindings
+(``PostOfficeImpl.route`` checks the ID before it looks up bindings), and only new names start clean
 without a restart.
 """
 

@@ -14,8 +14,8 @@ wire, is named beside the expected outcome instead.
 :func:`failure_text` words a lockstep divergence of the SUT that way. Where
 the spec allows several outcomes and the run judges permissively, it lists
 every outcome the rules allow at that step
-(:func:`brokerspec.spec.balancing.allowed_outcomes`, F3 and I5 in
-``docs/load-balancing.md``).
+(:func:`brokerspec.spec.balancing.allowed_outcomes`, sections 3 and 4
+of ``docs/load-balancing.md``).
 
 :func:`case_trace` turns a failed or SUT-failed case into a trace (the
 case's whole script, each step with the outcome the SUT gave while it

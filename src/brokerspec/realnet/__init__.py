@@ -6,8 +6,7 @@ The spec's topology domain predicts, for a network of brokers joined by
 network connectors, which brokers create demand subscriptions for a
 consumer and where each message ends. This package runs the same topology
 on real Debian ActiveMQ 5.17 brokers on 127.0.0.1 so that the prediction
-can be compared with what the brokers do (activemq-classic-networks notes,
-part 2). :mod:`.config` writes each broker's files, :mod:`.stomp` is the
+can be compared with what the brokers do (docs/topologies.md section 9). :mod:`.config` writes each broker's files, :mod:`.stomp` is the
 small STOMP client used to talk to them, and :mod:`.network` starts,
 observes and stops them.
 """

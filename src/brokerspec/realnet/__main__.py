@@ -4,8 +4,7 @@ Introduction
 ------------
 For poking at real brokers outside the tests. Each ``CHILD:PARENT`` pair
 is a duplex network connector the child declares, with consumerTTL and
-messageTTL both ``--ttl`` (the trees of activemq-classic-networks notes,
-section 2.2). The brokers run until Ctrl-C, then stop by PID; their files
+messageTTL both ``--ttl`` (the trees of docs/topologies.md section 9). The brokers run until Ctrl-C, then stop by PID; their files
 and logs stay in ``--folder`` (a new temporary folder by default).
 """
 

@@ -8,7 +8,7 @@ the spec answers: which brokers hold a demand subscription for a
 destination, with which brokerPath, and whether a message sent at one
 broker reaches a consumer at another.
 
-Theory of operation (activemq-classic-networks notes, part 2):
+Theory of operation (docs/topologies.md section 9 says what is compared):
 
 * **Start.** Each broker gets its own folder with ``conf``, ``data`` and
   ``lib`` (:mod:`.config` writes the files). ``lib`` holds links to
@@ -23,8 +23,8 @@ Theory of operation (activemq-classic-networks notes, part 2):
   is how IDs in brokerPaths are turned back into broker names.
 * **Observe.** Subscribing over STOMP to
   ``ActiveMQ.Advisory.Consumer.Queue.<name>`` replays every consumer the
-  broker already has and then reports each new or closed one (notes
-  section 1.2, "Replay of existing consumers"; section 2.3). A consumer
+  broker already has and then reports each new or closed one
+  (``AdvisoryBroker.addConsumer`` replays the existing consumers). A consumer
   with a non-empty ``brokerPath`` is a network demand subscription, and
   its path lists the brokers its advisory came through, the consumer's home
   first. Consumers on advisory topics are never advised, so watching

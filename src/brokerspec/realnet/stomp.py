@@ -4,9 +4,9 @@ Introduction
 ------------
 The harness needs four things from a broker: open a consumer, send a
 message, receive what arrives, and read advisory messages. STOMP does all
-four in a text protocol small enough to speak directly (activemq-classic-
-networks notes, part 2, section 2.3: raw STOMP 1.1 over a socket was
-enough), so no client library is needed.
+four in a text protocol small enough to speak directly (raw STOMP 1.1
+over a socket is enough for ActiveMQ 5.17), so no client library is
+needed.
 
 A frame is a command line, header lines ``name:value``, an empty line, and a
 body ended by a NUL byte. Header values escape ``\\``, newline, carriage
