@@ -5,7 +5,7 @@ Introduction
 A send on a node goes through that node's bindings of its address, and in
 each routing-name group one binding is chosen by round robin with a
 preference for bindings whose consumers match (``BindingsImpl.route`` and
-``getNextBinding``; the project's routing notes, F1 and F3). One such
+``getNextBinding`` in Artemis's ``BindingsImpl``). One such
 choice in one group is a *routing decision*; a send to an address with one
 ANYCAST group and ten MULTICAST queues makes eleven. The spec
 (``brokerspec.spec.balancing.apply``) derives every node's groups from the
@@ -21,12 +21,12 @@ three for two clusters:
 ``8 nodes x 100 bindings``
     eight nodes and 100 queues spread over them in turn, so every node's
     post office holds 100 bindings, about 12 of them local and the rest
-    remote (A5).
+    remote (``RemoteQueueBindingImpl``).
 
 The workload is scripted and the same for every layer. Queues come 50 to
 an address; on each address every fifth queue is MULTICAST (its own group,
-A6) and the others ANYCAST (one group); some ANYCAST queues filter on a
-colour. The addresses take the load-balancing types ON_DEMAND, STRICT, OFF
+``LocalQueueBinding.getRoutingName``) and the others ANYCAST (one group);
+some ANYCAST queues filter on a colour. The addresses take the load-balancing types ON_DEMAND, STRICT, OFF
 and OFF_WITH_REDISTRIBUTION (ON_DEMAND again where the profile lacks it) in
 turn, with redistribution off (delay -1). A third of the ANYCAST queues and
 half of the MULTICAST ones have a consumer, some of them filtered. The
@@ -384,7 +384,7 @@ def report(results: list[Figures]) -> None:
         print(f"  {figures.workload.label}: the spec timed {sends:,} sends over {len(spec_rounds)} round(s), each "
               f"pass restarting the list of {len(figures.workload.sends):,} on a fresh cluster; impl/spec by round: "
               + " ".join(f"{(i[1] / i[2]) / (s[1] / s[2]):.1f}" for s, i in zip(spec_rounds, impl_rounds)))
-    print("  a routing decision is one routing-name group's choice of binding (getNextBinding, F3); decisions/send is "
+    print("  a routing decision is one routing-name group's choice of binding (BindingsImpl.getNextBinding); decisions/send is "
           "the average number of groups a send's address has")
 
 

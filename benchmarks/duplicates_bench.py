@@ -5,8 +5,8 @@ Introduction
 Duplicate detection sits on every send that carries an ID: the broker looks
 the ID up in its address's bounded cache and, when the ID is new, writes it
 at the cursor, evicting the oldest (``PostOfficeImpl.checkDuplicateID``,
-R19). The reference (``brokerspec.reference.duplicates``) builds this the way
-Artemis does, to teach; the fast broker (``brokerspec.impl.duplicates``)
+``DuplicateDetectionTest.testCacheSize``). The reference
+(``brokerspec.reference.duplicates``) builds this the way Artemis does, to teach; the fast broker (``brokerspec.impl.duplicates``)
 keeps a dict index, a preallocated slot list and a cursor, and makes each
 accepted ID durable in SQLite. This script prints, in one run and one
 process, three sets of figures:
@@ -149,7 +149,7 @@ class BenchmarkError(Exception):
 
 
 def id_text(number: int, id_bytes: int) -> str:
-    """The ``number``-th ID as a string whose cache key (UTF-16, R3) is ``id_bytes`` long."""
+    """The ``number``-th ID as a string whose cache key (UTF-16, ``Message.getDuplicateIDBytes``) is ``id_bytes`` long."""
     return f"i{number:0{id_bytes // 2 - 1}x}"
 
 

@@ -5,7 +5,7 @@ Introduction
 The fast duplicate-detection broker (``brokerspec.impl.duplicates``) must
 make each accepted ID durable before the send returns, in the same store
 transaction as the message it guards (Artemis writes the ``DUPLICATE_ID``
-record inside the message's journal transaction, rule R25). Two designs were
+record inside the message's journal transaction, ``PostOfficeImpl.storeDuplicateIDTransactional``). Two designs were
 candidates: SQLite in WAL mode with ``synchronous=FULL``, and an append-only
 journal file with a checksum per record and an ``fsync`` per commit, which is
 what Artemis itself does. This script measures both, in one run, on the same

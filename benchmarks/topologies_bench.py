@@ -5,7 +5,7 @@ Introduction
 Seed 002 pictures a retailer with headquarters, regions and 1,000 stores per
 region. This script builds that hierarchy at 10 regions x 1,000 stores
 (10,011 brokers) with ``retail_commands``, under network connectors with
-TTL 2 (duplex, the notes' setting) and under the tree connector, and times,
+TTL 2 (duplex, the setting brokerspec measured on real brokers) and under the tree connector, and times,
 in one run, the *work*:
 
 1. a consumer opens on the last store of the last region and its demand
