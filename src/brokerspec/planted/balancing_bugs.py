@@ -6,7 +6,7 @@ Each class is the fast broker with one plausible mistake, made by
 overriding one of its documented seams (see
 ``brokerspec.impl.balancing.broker`` and ``brokerspec.impl.balancing.choice``).
 ``PLANTED`` lists them with the profiles under which the mistake can show
-and, for the four that live in the pure binding choice (F3), the pair of
+and, for the four that live in the pure binding choice (``BindingsImpl.getNextBinding``), the pair of
 functions ``crosshair diffbehavior`` compares: the fast broker's
 ``choose_from_bits`` and the same entry point run through the planted
 class's rules. Four are in eligibility or redistribution, which no
@@ -37,7 +37,7 @@ class PositionAdvancedOnSkip(FastBalancingBroker):
     """The position moves past every eligible binding the scan looked at, not just past the chosen one.
 
     After a fallback the stored position is just after the last eligible
-    binding the scan passed over (against F3, LB-ROUND-ROBIN: "the position
+    binding the scan passed over (against LB-ROUND-ROBIN: "the position
     moves only when a binding is chosen, to just after it").
     """
 
@@ -46,7 +46,7 @@ class PositionAdvancedOnSkip(FastBalancingBroker):
 
 
 class OriginNotSkipped(FastBalancingBroker):
-    """Redistribution may pick the queue the message waits in (against I5, RD-SKIP-ORIGIN).
+    """Redistribution may pick the queue the message waits in (against RD-SKIP-ORIGIN).
 
     It shows only when the originating queue is itself preferred, that is
     when a paused consumer of it matches the waiting message; a queue with
@@ -59,14 +59,14 @@ class OriginNotSkipped(FastBalancingBroker):
 
 
 class TargetFilterIgnored(FastBalancingBroker):
-    """Redistribution moves a message to a queue whose filter does not match it (against I5, RD-TARGET)."""
+    """Redistribution moves a message to a queue whose filter does not match it (against RD-TARGET)."""
 
     def _target_filter_matches(self, candidate: QueueRecord, message: Waiting) -> bool:
         return True
 
 
 class StrictPrefersConsumers(FastBalancingBroker):
-    """STRICT chooses a binding as ON_DEMAND does (against F3, H).
+    """STRICT chooses a binding as ON_DEMAND does (against LB-ROUND-ROBIN under STRICT).
 
     It takes a binding on sight only when a consumer matches, and failing
     that falls back to the last local binding, where STRICT takes the next
@@ -81,7 +81,7 @@ class OffForwardsAnycast(FastBalancingBroker):
     """OFF lets any message reach a remote binding once the profile lets OFF forward at all.
 
     ARTEMIS-4196 (2.29.0) lets OFF forward only a MULTICAST message; this
-    reads it as "OFF forwards" (against F2, H, LB-OFF-REMOTE). Profiles
+    reads it as "OFF forwards" (against LB-OFF-REMOTE). Profiles
     without ARTEMIS-4196 never forward under OFF, which hides the mistake.
     """
 
@@ -94,8 +94,9 @@ class OffForwardsAnycast(FastBalancingBroker):
 class PositionNotReset(FastBalancingBroker):
     """A position beyond the end (its group or consumer list shrank) is clamped to the last index, not reset to 0.
 
-    Against F3 ("0 if p >= n") and the spec's ``scan_order``; every scan
-    (bindings, redistribution targets, consumers) starts there.
+    Against ``BindingsImpl.getNextBinding`` (position 0 when it is out of
+    range) and the spec's ``scan_order``; every scan (bindings, redistribution
+    targets, consumers) starts there.
     """
 
     def _scan_start(self, position: int, size: int) -> int:
@@ -103,7 +104,7 @@ class PositionNotReset(FastBalancingBroker):
 
 
 class FallbackToFirstLocal(FastBalancingBroker):
-    """ON_DEMAND falls back to the first local eligible binding met, not the last (against F3, LB-FALLBACK)."""
+    """ON_DEMAND falls back to the first local eligible binding met, not the last (against LB-FALLBACK)."""
 
     def _fallback(self, lb_type: LbType, first_eligible: int, first_local: int, last_local: int) -> int:
         if lb_type is LbType.ON_DEMAND and first_local >= 0:
@@ -112,7 +113,7 @@ class FallbackToFirstLocal(FastBalancingBroker):
 
 
 class GroupedRedistributed(FastBalancingBroker):
-    """A waiting message with a group ID is redistributed like any other (against I3, RD-GROUPED)."""
+    """A waiting message with a group ID is redistributed like any other (against RD-GROUPED)."""
 
     def _is_redistributable(self, message: Waiting) -> bool:
         return True

@@ -23,14 +23,14 @@ from brokerspec.spec.duplicates.samples import RingStep, SampleId
 
 
 class IdAddedAtSend(FastDuplicatesBroker):
-    """A transactional send's ID enters the cache at the send, not at the commit (against R11)."""
+    """A transactional send's ID enters the cache at the send, not at the commit (against DUP-TX-HELD)."""
 
     def _hold_id(self, tx: OpenTransaction, cache: IdCache, key: bytes, moment: AddMoment) -> None:
         self._record(cache, key, "")
 
 
 class NewestEvicted(FastDuplicatesBroker):
-    """A full cache overwrites the ID written last instead of the oldest (against R19)."""
+    """A full cache overwrites the ID written last instead of the oldest (against DUP-RING-FIFO)."""
 
     def _record(self, cache: IdCache, key: bytes, owner: str) -> None:
         if cache.size <= 0:
@@ -46,14 +46,14 @@ class NewestEvicted(FastDuplicatesBroker):
 
 
 class SharedBridgeCache(FastDuplicatesBroker):
-    """Bridge IDs go into the address's normal cache (against R7)."""
+    """Bridge IDs go into the address's normal cache (against DUP-CACHE-PER-ADDRESS)."""
 
     def _cache_for(self, kind: CacheKind, address: str) -> IdCache:
         return super()._cache_for(CacheKind.NORMAL, address)
 
 
 class ReloadKeepsWrongEnd(FastDuplicatesBroker):
-    """A reload into a smaller cache keeps the end of the stored list the profile drops (against R26)."""
+    """A reload into a smaller cache keeps the end of the stored list the profile drops (against DUP-RESTART-RELOAD)."""
 
     def _reload(self, stored: tuple[bytes, ...], size: int) -> tuple[tuple[bytes, ...] | None, int]:
         self._keeps_newest = not self._keeps_newest
@@ -64,7 +64,7 @@ class ReloadKeepsWrongEnd(FastDuplicatesBroker):
 
 
 class RollbackLeavesIds(FastDuplicatesBroker):
-    """A rollback does not delete the transaction's instant adds (against R13 from 2.18)."""
+    """A rollback does not delete the transaction's instant adds (against ARTEMIS-3384, Artemis 2.18.0)."""
 
     def _forget(self, cache: IdCache, key: bytes) -> None:
         if not getattr(self, "_undoing", False):
@@ -79,7 +79,7 @@ class RollbackLeavesIds(FastDuplicatesBroker):
 
 
 class DuplicateDoesNotDoom(FastDuplicatesBroker):
-    """A duplicate inside a transaction leaves it committable (against R9)."""
+    """A duplicate inside a transaction leaves it committable (against DUP-TX-DUPLICATE)."""
 
     def _doom(self, tx: OpenTransaction, reason: DoomReason) -> None:
         if reason is not DoomReason.DUPLICATE_ID:
@@ -87,7 +87,7 @@ class DuplicateDoesNotDoom(FastDuplicatesBroker):
 
 
 class RejectedDuplicateMoves(FastDuplicatesBroker):
-    """Finding a duplicate writes it again at the cursor, as an LRU would (against R19)."""
+    """Finding a duplicate writes it again at the cursor, as an LRU would (against DUP-RING-FIFO)."""
 
     def _is_duplicate(self, cache: IdCache, key: bytes) -> bool:
         found = super()._is_duplicate(cache, key)
@@ -97,7 +97,7 @@ class RejectedDuplicateMoves(FastDuplicatesBroker):
 
 
 class LastQueueKeepsIds(FastDuplicatesBroker):
-    """Deleting an address's last queue keeps its IDs (against R23)."""
+    """Deleting an address's last queue keeps its IDs (against DUP-FORGET-ON-LAST-QUEUE)."""
 
     def _forget_address(self, address: str) -> None:
         return None
