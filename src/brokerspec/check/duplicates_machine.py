@@ -11,6 +11,15 @@ UTF-8 byte that does not (``78``), a long that cannot be converted, and two
 bridge IDs. Every run starts by restarting the broker with a cache of 1 to 3
 slots, so eviction, holes and reload truncation happen within a few steps.
 Restart (with a new cache size) and crash are ordinary operations.
+
+Tiny caches alone never show a mistake that needs more slots: a ring
+cursor that wraps at a fixed four, a size capped on the way in, a reload
+that keeps the wrong few. The *wide* alphabet (``wide=True``) adds caches
+of 5, 8 and 13 slots and sixteen numbered string IDs, with bursts long
+enough to fill and wrap them. :func:`~brokerspec.check.runner.check_for`
+runs every other batch wide, so the tiny alphabet keeps the batches in
+which it finds its mistakes fastest, and a fixed-seed ``run_machine``
+draws exactly what it drew before.
 """
 
 from __future__ import annotations
@@ -49,14 +58,24 @@ IDS = st.sampled_from([
     DuplicateId(IdKind.BYTES, "7800"), DuplicateId(IdKind.BYTES, "78"), DuplicateId(IdKind.STRING, "z"),
     DuplicateId(IdKind.LONG, "5"),
 ])
-OPTIONAL_IDS = st.one_of(st.none(), IDS, IDS)
 BRIDGE_IDS = st.one_of(st.none(), st.none(), st.none(), st.sampled_from(["01", "02"]))
 SIZES = st.sampled_from([0, 1, 2, 3])
+NUMBERED_IDS = [DuplicateId(IdKind.STRING, f"n{number}") for number in range(16)]
+WIDE_IDS = st.one_of(IDS, st.sampled_from(NUMBERED_IDS))
+WIDE_SIZES = st.sampled_from([0, 1, 2, 3, 5, 8, 13])
 
 
 def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFactory],
-                            counts: RunStats) -> type[OpsMachine]:
-    """A state machine class running ``subjects`` in lockstep with the duplicate-detection spec."""
+                            counts: RunStats, wide: bool = False) -> type[OpsMachine]:
+    """A state machine class running ``subjects`` in lockstep with the duplicate-detection spec.
+
+    ``wide`` draws from the wide alphabet: larger caches, more IDs, longer bursts.
+    """
+    ids = WIDE_IDS if wide else IDS
+    optional_ids = st.one_of(st.none(), ids, ids)
+    sizes = WIDE_SIZES if wide else SIZES
+    start_sizes = st.sampled_from([1, 2, 3, 5, 8, 13] if wide else [1, 2, 3])
+    burst = 16 if wide else 4
 
     class DuplicatesLockstep(OpsMachine):
         """Spec and subjects in lockstep over ID caches, transactions and restarts."""
@@ -75,7 +94,7 @@ def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             counts.note(command)
             self.lockstep.step(command)
 
-        @initialize(size=st.sampled_from([1, 2, 3]), queues=st.lists(st.tuples(ADDRESSES, QUEUES), max_size=3))
+        @initialize(size=start_sizes, queues=st.lists(st.tuples(ADDRESSES, QUEUES), max_size=3))
         def start_small(self, size: int, queues: list[tuple[str, str]]) -> None:
             """Restart with a tiny cache, then bind a few queues."""
             self.run(Restart(size))
@@ -83,7 +102,7 @@ def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFact
                 self.run(CreateQueue(address, queue))
 
         @issues("send")
-        @rule(session=SESSIONS, address=ADDRESSES, duplicate_id=OPTIONAL_IDS, bridge_id=BRIDGE_IDS,
+        @rule(session=SESSIONS, address=ADDRESSES, duplicate_id=optional_ids, bridge_id=BRIDGE_IDS,
               reject_duplicates=st.sampled_from([True, True, True, False]),
               address_full=st.sampled_from([False, False, False, False, True]))
         def send(self, session: str, address: str, duplicate_id: DuplicateId | None, bridge_id: str | None,
@@ -91,14 +110,14 @@ def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             self.run(Send(session, address, duplicate_id, bridge_id, reject_duplicates, address_full))
 
         @issues("send")
-        @rule(session=SESSIONS, address=ADDRESSES, duplicate_ids=st.lists(IDS, min_size=2, max_size=4))
+        @rule(session=SESSIONS, address=ADDRESSES, duplicate_ids=st.lists(ids, min_size=2, max_size=burst))
         def send_several(self, session: str, address: str, duplicate_ids: list[DuplicateId]) -> None:
             """A burst of sends with IDs, so caches fill and wrap (and restarts reload full ones)."""
             for duplicate_id in duplicate_ids:
                 self.run(Send(session, address, duplicate_id))
 
         @issues("send")
-        @rule(session=SESSIONS, address=ADDRESSES, duplicate_id=OPTIONAL_IDS, bridge_id=BRIDGE_IDS)
+        @rule(session=SESSIONS, address=ADDRESSES, duplicate_id=optional_ids, bridge_id=BRIDGE_IDS)
         def send_in_transaction(self, session: str, address: str, duplicate_id: DuplicateId | None,
                                 bridge_id: str | None) -> None:
             """Begin (refused when one is open, which is fine) and send in the session's transaction."""
@@ -141,21 +160,21 @@ def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             self.run(DeleteQueue(queue))
 
         @issues("delete_id")
-        @rule(address=ADDRESSES, duplicate_id=IDS)
+        @rule(address=ADDRESSES, duplicate_id=ids)
         def delete_id(self, address: str, duplicate_id: DuplicateId) -> None:
             self.run(DeleteId(address, duplicate_id))
 
         @issues("set_id_cache_size")
-        @rule(address=ADDRESSES, size=SIZES)
+        @rule(address=ADDRESSES, size=sizes)
         def set_id_cache_size(self, address: str, size: int) -> None:
             self.run(SetIdCacheSize(address, size))
 
         @issues("restart", "crash")
-        @rule(crash=st.booleans(), size=st.one_of(st.none(), SIZES))
+        @rule(crash=st.booleans(), size=st.one_of(st.none(), sizes))
         def restart(self, crash: bool, size: int | None) -> None:
             """A clean restart (possibly with a new global cache size) or a crash."""
             self.run(Crash() if crash else Restart(size))
 
-    DuplicatesLockstep.__name__ = f"DuplicatesLockstep[{profile.label}]"
+    DuplicatesLockstep.__name__ = f"DuplicatesLockstep[{profile.label}{', wide' if wide else ''}]"
     DuplicatesLockstep.__qualname__ = DuplicatesLockstep.__name__
     return DuplicatesLockstep

@@ -179,11 +179,13 @@ def with_excluded(machine: type[_Machine], excluded: AbstractSet[str] | None) ->
 def make_machine(
     profile: Profile, subjects: Mapping[str, SubjectFactory], stats: RunStats | None = None,
     domain: Domain = ADDRESSING, permissive: bool = False, excluded: AbstractSet[str] | None = None,
+    wide: bool = False,
 ) -> type[RuleBasedStateMachine]:
     """A state machine class that runs ``subjects`` in lockstep with the spec of ``domain`` under ``profile``.
 
     ``permissive`` accepts any outcome the rules allow (domains with a judge only). ``excluded``, when given,
     holds the operations the run leaves out (see :class:`OpsMachine`); the caller may add to it as it goes.
+    ``wide`` asks for the domain's wide alphabet where it has one (duplicate detection: larger caches, more IDs).
     """
     counts = stats if stats is not None else RunStats()
     if domain.name == "balancing":
@@ -195,7 +197,7 @@ def make_machine(
     if domain.name == "duplicates":
         from .duplicates_machine import make_duplicates_machine
 
-        return with_excluded(make_duplicates_machine(profile, subjects, counts), excluded)
+        return with_excluded(make_duplicates_machine(profile, subjects, counts, wide), excluded)
     if domain.name == "topologies":
         from .topologies_machine import make_topologies_machine
 

@@ -72,10 +72,11 @@ def machine_settings(max_examples: int, steps: int = STEPS_PER_EXAMPLE, shrink: 
 def run_machine(profile: Profile, subjects: Mapping[str, SubjectFactory], max_examples: int,
                 run_seed: int | None = None, stats: RunStats | None = None,
                 domain: Domain = ADDRESSING, permissive: bool = False, shrink: bool = True,
-                excluded: AbstractSet[str] | None = None) -> Divergence | None:
+                excluded: AbstractSet[str] | None = None, wide: bool = False) -> Divergence | None:
     """Run the state machine of ``domain`` once; return the divergence (shrunk unless ``shrink`` is False), or
-    None if none was found. ``excluded``: operations left out (see :func:`.machine.make_machine`)."""
-    machine = make_machine(profile, subjects, stats, domain, permissive, excluded)
+    None if none was found. ``excluded``: operations left out; ``wide``: the domain's wide alphabet (see
+    :func:`.machine.make_machine`)."""
+    machine = make_machine(profile, subjects, stats, domain, permissive, excluded, wide)
     if run_seed is not None:
         machine = seed(run_seed)(machine)
     try:
@@ -105,7 +106,7 @@ def check_for(profile: Profile, subjects: Mapping[str, SubjectFactory], seconds:
         batch_seed = None if run_seed is None else run_seed + batch
         steps_before = stats.steps
         divergence = run_machine(profile, subjects, BATCH_EXAMPLES, batch_seed, stats, domain, permissive,
-                                 excluded=excluded)
+                                 excluded=excluded, wide=batch % 2 == 1)
         batch += 1
         if on_batch is not None:
             on_batch(stats)
