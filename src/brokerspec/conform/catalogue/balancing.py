@@ -46,10 +46,10 @@ Sources. Most scenarios follow seed 003 (``003_df6d5e31f642e5ae.txt``), a
 walk through ``MessageLoadBalancingType``, ``PostOfficeImpl.redistribute``
 and ``BindingsImpl.redistribute`` in Apache ActiveMQ Artemis 2.11.0; each
 such case names the method or line it exercises. The others come from the
-sections of the research notes on Artemis routing that the spec's rules cite
-(F2-F8 for ``BindingsImpl.getNextBinding`` and ``matchBinding``, G for
-FQQN sends, H for the types, I1-I7 for redistribution), from the Artemis
-tests those sections read (``OnewayTwoNodeClusterTest``,
+Artemis methods the spec's rules cite (``BindingsImpl.getNextBinding`` and
+``matchBinding`` for first routing, ``PostOfficeImpl.onNotification``,
+``QueueImpl.addRedistributor`` and ``BindingsImpl.redistribute`` for
+redistribution), from Artemis tests (``OnewayTwoNodeClusterTest``,
 ``MessageRedistributionTest``, ``BindingsImplTest``, ``AddressingTest``) and
 from the JIRA issues that changed the behaviour (ARTEMIS-1925,
 ARTEMIS-2007, ARTEMIS-2473, ARTEMIS-3918, ARTEMIS-4089, ARTEMIS-4196,
@@ -133,7 +133,7 @@ MODEL_CASES: tuple[Case, ...] = (
             send("n1"),
         ),
         rules=("LB-NODES", "LB-DISCONNECTED", "LB-SINGLE"),
-        source="brokerspec's cluster model: each node has its own post office (research notes A5)",
+        source="brokerspec's cluster model: each node has its own post office (RemoteQueueBindingImpl)",
     ),
     Case(
         name="balancing/queue-name-repeats-across-nodes-but-not-on-one",
@@ -152,8 +152,7 @@ MODEL_CASES: tuple[Case, ...] = (
             send("n1"),
         ),
         rules=("LB-QUEUE-PER-NODE", "LB-PREFERRED"),
-        source="RemoteQueueBindingImpl (unique name = queue name + node ID) and ClusterConnectionImpl.doBindingAdded "
-               "(research notes A5)",
+        source="RemoteQueueBindingImpl (unique name = queue name + node ID) and ClusterConnectionImpl.doBindingAdded",
     ),
     Case(
         name="balancing/consumers-take-turns-and-a-paused-one-takes-nothing",
@@ -193,7 +192,7 @@ MODEL_CASES: tuple[Case, ...] = (
         ),
         rules=("LB-CONSUMERS", "LB-PREFERRED"),
         source="brokerspec's cluster model (a consumer name is unique in the cluster while open); "
-               "QueueImpl.deliver (research notes F5)",
+               "QueueImpl.deliver",
     ),
     Case(
         name="balancing/delete-queue-refused-while-consumed-and-drops-waiting-messages",
@@ -246,7 +245,7 @@ MODEL_CASES: tuple[Case, ...] = (
         ),
         rules=("LB-CONSUMERS",),
         source="QueueImpl.deliver (consumers in turn; a turn beyond the last consumer restarts at the first, as "
-               "the spec's scan_order does, research notes F3); QueueImpl.hasMatchingConsumer (F4)",
+               "the spec's scan_order does); QueueImpl.hasMatchingConsumer",
     ),
 )
 
@@ -281,7 +280,7 @@ TYPE_CASES: tuple[Case, ...] = (
         ),
         rules=("LB-TYPES", "LB-OFF-REMOTE", "RD-ALLOWED", "RD-NEW-ID", "RD-TARGET"),
         source="ARTEMIS-1925 (2.19.0, with the 2.20.0 fix); MessageRedistributionTest."
-               "testRedistributionOnlyWhenLocalRemovedLbOffWithRedistribution; research notes H",
+               "testRedistributionOnlyWhenLocalRemovedLbOffWithRedistribution",
         profiles=LATEST_ONLY,
     ),
     Case(
@@ -301,7 +300,7 @@ TYPE_CASES: tuple[Case, ...] = (
         ),
         rules=("LB-OFF-REMOTE", "RD-ALLOWED", "LB-FALLBACK", "LB-UNROUTED-STATUS"),
         source=f"{SEED}, BindingsImpl.allowRedistribute (false unless ON_DEMAND) and redistribute (returns false "
-               "for OFF); BindingsImpl.matchBinding (research notes F2, H); ARTEMIS-3188, ARTEMIS-4196",
+               "for OFF); BindingsImpl.matchBinding; ARTEMIS-3188, ARTEMIS-4196",
     ),
     Case(
         name="balancing/strict-deals-messages-out-whatever-the-consumers",
@@ -317,7 +316,7 @@ TYPE_CASES: tuple[Case, ...] = (
             Tick(),
         ),
         rules=("LB-ROUND-ROBIN", "RD-ALLOWED"),
-        source=f"{SEED}, BindingsImpl.redistribute (returns false for STRICT); research notes H and I7",
+        source=f"{SEED}, BindingsImpl.redistribute (returns false for STRICT)",
     ),
     Case(
         name="balancing/on-demand-sends-every-message-where-the-consumer-is",
@@ -331,7 +330,7 @@ TYPE_CASES: tuple[Case, ...] = (
             send("n2"),
         ),
         rules=("LB-PREFERRED", "LB-ROUND-ROBIN"),
-        source="research notes F3, F4 (RemoteQueueBindingImpl.isHighAcceptPriority: consumers present)",
+        source="BindingsImpl.getNextBinding; RemoteQueueBindingImpl.isHighAcceptPriority (consumers present)",
     ),
     Case(
         name="balancing/off-forwards-a-multicast-message-from-2-29",
@@ -347,7 +346,7 @@ TYPE_CASES: tuple[Case, ...] = (
             Send("n1", "news", routing_type=MULTICAST),
         ),
         rules=("LB-OFF-REMOTE", "LB-TYPES", "LB-UNROUTED-STATUS"),
-        source="ARTEMIS-4196 (2.29.0) and ARTEMIS-3608 (2.21.0); research notes H",
+        source="ARTEMIS-4196 (2.29.0) and ARTEMIS-3608 (2.21.0)",
     ),
 )
 
@@ -368,7 +367,7 @@ CHOICE_CASES: tuple[Case, ...] = (
             send(),
         ),
         rules=("LB-GROUPS", "LB-ROUND-ROBIN"),
-        source="LocalQueueBinding.getRoutingName (the address for ANYCAST, ARTEMIS-780; research notes A6)",
+        source="LocalQueueBinding.getRoutingName (the address for ANYCAST, ARTEMIS-780)",
     ),
     Case(
         name="balancing/each-multicast-queue-gets-a-copy-and-same-named-ones-balance",
@@ -386,7 +385,7 @@ CHOICE_CASES: tuple[Case, ...] = (
             Send("n1", "news"),
         ),
         rules=("LB-GROUPS", "LB-ROUND-ROBIN"),
-        source="LocalQueueBinding.getRoutingName (a MULTICAST queue's own name; research notes A6)",
+        source="LocalQueueBinding.getRoutingName (a MULTICAST queue's own name)",
     ),
     Case(
         name="balancing/each-routing-name-keeps-its-own-turn",
@@ -426,7 +425,7 @@ CHOICE_CASES: tuple[Case, ...] = (
             send(),
         ),
         rules=("LB-ELIGIBLE", "LB-GROUPS"),
-        source="BindingsImpl.matchBinding (research notes F2, F7)",
+        source="BindingsImpl.matchBinding",
     ),
     Case(
         name="balancing/queue-filter-decides-eligibility-consumer-filter-only-preference",
@@ -441,7 +440,7 @@ CHOICE_CASES: tuple[Case, ...] = (
             send(color="red"),
         ),
         rules=("LB-ELIGIBLE", "LB-PREFERRED", "LB-FALLBACK", "LB-CONSUMERS"),
-        source="BindingsImpl.matchBinding and LocalQueueBinding.isHighAcceptPriority (research notes F2, F4, F5)",
+        source="BindingsImpl.matchBinding and LocalQueueBinding.isHighAcceptPriority",
     ),
     Case(
         name="balancing/queues-with-consumers-alternate-local-first",
@@ -457,7 +456,7 @@ CHOICE_CASES: tuple[Case, ...] = (
             send(),
         ),
         rules=("LB-ROUND-ROBIN", "LB-PREFERRED"),
-        source="OnewayTwoNodeClusterTest.testBasicRoundRobin; research notes F3",
+        source="OnewayTwoNodeClusterTest.testBasicRoundRobin",
     ),
     Case(
         name="balancing/on-demand-keeps-messages-local-when-nobody-consumes",
@@ -472,7 +471,7 @@ CHOICE_CASES: tuple[Case, ...] = (
         ),
         rules=("LB-FALLBACK", "LB-ROUND-ROBIN"),
         source="MessageRedistributionTest.testRedistributionWithMultipleQueuesOnTheSameAddress; "
-               "lastLowPriorityBinding in BindingsImpl.getNextBinding (research notes F3)",
+               "lastLowPriorityBinding in BindingsImpl.getNextBinding",
     ),
     Case(
         name="balancing/on-demand-falls-back-to-the-last-local-queue",
@@ -489,7 +488,7 @@ CHOICE_CASES: tuple[Case, ...] = (
             send(),
         ),
         rules=("LB-FALLBACK", "LB-ROUND-ROBIN"),
-        source="lastLowPriorityBinding in BindingsImpl.getNextBinding (research notes F3, code-derived)",
+        source="lastLowPriorityBinding in BindingsImpl.getNextBinding (read from the code)",
     ),
     Case(
         name="balancing/off-alternates-local-queues-without-consumers",
@@ -506,7 +505,7 @@ CHOICE_CASES: tuple[Case, ...] = (
             send(),
         ),
         rules=("LB-FALLBACK", "LB-ROUND-ROBIN", "LB-OFF-REMOTE"),
-        source="AddressingTest.testAnycastRoutingRoundRobin; BindingsImpl.getNextBinding (research notes F3)",
+        source="AddressingTest.testAnycastRoutingRoundRobin; BindingsImpl.getNextBinding",
     ),
     Case(
         name="balancing/position-restarts-at-zero-when-the-group-shrinks",
@@ -525,7 +524,7 @@ CHOICE_CASES: tuple[Case, ...] = (
         ),
         rules=("LB-ROUND-ROBIN", "LB-DELETE-QUEUE"),
         source=f"{SEED}, BindingsImpl.redistribute (IndexOutOfBoundsException: pos = 0); "
-               "BindingsImpl.getNextBinding (0 when the position is out of range; research notes F3)",
+               "BindingsImpl.getNextBinding (0 when the position is out of range)",
     ),
     Case(
         name="balancing/position-is-forgotten-when-the-group-empties",
@@ -558,7 +557,7 @@ CHOICE_CASES: tuple[Case, ...] = (
         ),
         rules=("LB-SINGLE", "LB-DISCONNECTED"),
         source="BindingsImplTest.testGetNextBindingWithLoadBalancingOnDemand; OnewayTwoNodeClusterTest."
-               "testRouteWhenNoConsumersFalseNonBalancedQueues (research notes F3)",
+               "testRouteWhenNoConsumersFalseNonBalancedQueues",
     ),
     Case(
         name="balancing/a-disconnected-remote-queue-is-only-a-fallback",
@@ -577,7 +576,7 @@ CHOICE_CASES: tuple[Case, ...] = (
             send(),
         ),
         rules=("LB-DISCONNECTED", "LB-FALLBACK", "LB-ROUND-ROBIN"),
-        source="Binding.isConnected in BindingsImpl.getNextBinding (research notes F6)",
+        source="Binding.isConnected in BindingsImpl.getNextBinding",
     ),
     Case(
         name="balancing/strict-passes-over-a-disconnected-queue",
@@ -596,7 +595,7 @@ CHOICE_CASES: tuple[Case, ...] = (
             send("n1"),
         ),
         rules=("LB-DISCONNECTED", "LB-ROUND-ROBIN"),
-        source="Binding.isConnected in BindingsImpl.getNextBinding; research notes F3, F6 and H (STRICT)",
+        source="Binding.isConnected in BindingsImpl.getNextBinding",
     ),
     Case(
         name="balancing/remote-preference-records-only-consumer-filters",
@@ -610,7 +609,7 @@ CHOICE_CASES: tuple[Case, ...] = (
             send(color="red"),
         ),
         rules=("LB-PREFERRED", "LB-FALLBACK"),
-        source="RemoteQueueBindingImpl.isHighAcceptPriority; ARTEMIS-2473 (research notes F4)",
+        source="RemoteQueueBindingImpl.isHighAcceptPriority; ARTEMIS-2473",
     ),
     Case(
         name="balancing/on-demand-without-a-local-queue-falls-back-to-a-remote-one",
@@ -629,7 +628,7 @@ CHOICE_CASES: tuple[Case, ...] = (
         ),
         rules=("LB-FALLBACK", "LB-DISCONNECTED", "LB-ROUND-ROBIN"),
         source="lastLowPriorityBinding in BindingsImpl.getNextBinding (no local binding met: the first eligible "
-               "one); Binding.isConnected (research notes F3, F6)",
+               "one); Binding.isConnected",
     ),
     Case(
         name="balancing/a-group-of-one-leaves-the-position-at-zero",
@@ -645,7 +644,7 @@ CHOICE_CASES: tuple[Case, ...] = (
         ),
         rules=("LB-SINGLE", "LB-ROUND-ROBIN", "LB-FALLBACK"),
         source="BindingsImpl.getNextBinding (bindingsCount == 1, then the position moves just past the chosen "
-               "binding, modulo the group's size; research notes F3)",
+               "binding, modulo the group's size)",
     ),
 )
 
@@ -664,7 +663,7 @@ STATUS_CASES: tuple[Case, ...] = (
             send("n1"),
         ),
         rules=("LB-NO-BINDINGS", "LB-SINGLE"),
-        source="PostOfficeImpl.route (research notes F8)",
+        source="PostOfficeImpl.route",
     ),
     Case(
         name="balancing/a-send-no-queue-accepts-has-the-version-status",
@@ -676,7 +675,7 @@ STATUS_CASES: tuple[Case, ...] = (
             send(color="red"),
         ),
         rules=("LB-UNROUTED-STATUS", "LB-ELIGIBLE"),
-        source="PostOfficeImpl.route; ARTEMIS-4089 (2.28.0), ARTEMIS-4911 (research notes F8)",
+        source="PostOfficeImpl.route; ARTEMIS-4089 (2.28.0), ARTEMIS-4911",
     ),
     Case(
         name="balancing/fqqn-send-goes-to-the-local-queue-before-2-43",
@@ -693,7 +692,7 @@ STATUS_CASES: tuple[Case, ...] = (
             Send("n2", "orders", fqqn_queue="missing"),
         ),
         rules=("LB-FQQN-LOCAL", "LB-UNROUTED-STATUS"),
-        source="ARTEMIS-1867 (2.7.0), ARTEMIS-4795 (2.35.0) (research notes G2, G3)",
+        source="ARTEMIS-1867 (2.7.0), ARTEMIS-4795 (2.35.0)",
         profiles=OLDER,
     ),
     Case(
@@ -711,7 +710,7 @@ STATUS_CASES: tuple[Case, ...] = (
             send(fqqn_queue="inv"),
         ),
         rules=("LB-FQQN-LOCAL", "LB-UNROUTED-STATUS"),
-        source="ARTEMIS-4795 (2.35.0) (research notes G3)",
+        source="ARTEMIS-4795 (2.35.0)",
         profiles=OLDER,
         overrides=(("balancing.fqqn_send", "LOCAL"),),
     ),
@@ -731,7 +730,7 @@ STATUS_CASES: tuple[Case, ...] = (
             send(color="blue"),
         ),
         rules=("LB-ELIGIBLE", "LB-ROUND-ROBIN"),
-        source="ARTEMIS-5597 (2.43.0; research notes G4)",
+        source="ARTEMIS-5597 (2.43.0)",
         profiles=LATEST_ONLY,
     ),
     Case(
@@ -746,7 +745,7 @@ STATUS_CASES: tuple[Case, ...] = (
             send(color="blue", fqqn_queue="q"),
         ),
         rules=("LB-FQQN-LOCAL", "LB-UNROUTED-STATUS"),
-        source="ARTEMIS-4795 (2.35.0) (research notes G3)",
+        source="ARTEMIS-4795 (2.35.0)",
         profiles=OLDER,
         overrides=(("balancing.fqqn_send", "LOCAL"),),
     ),
@@ -767,7 +766,7 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
         ),
         rules=("RD-TRIGGER-REMOTE-CONSUMER", "RD-ALLOWED", "RD-TARGET", "RD-NEW-ID"),
         source=f"{SEED}, PostOfficeImpl.redistribute (allowRedistribute, message.copy(storageManager.generateID())) "
-               "and BindingsImpl.redistribute; research notes I1",
+               "and BindingsImpl.redistribute",
     ),
     Case(
         name="balancing/off-and-strict-never-redistribute",
@@ -802,7 +801,7 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
         ),
         rules=("RD-TARGET", "RD-DELAY", "RD-NEW-ID"),
         source=f"{SEED}, BindingsImpl.redistribute (routingNamePositions, incrementPos); MessageRedistributionTest."
-               "testRedistributionWhenConsumerIsClosed (research notes I6)",
+               "testRedistributionWhenConsumerIsClosed",
     ),
     Case(
         name="balancing/redistribution-requires-the-target-queue-filter-to-match",
@@ -837,7 +836,7 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
         ),
         rules=("RD-TARGET", "LB-PREFERRED", "RD-NEW-ID"),
         source=f"{SEED}, BindingsImpl.redistribute (binding.isHighAcceptPriority(message)); "
-               "RemoteQueueBindingImpl.isHighAcceptPriority (research notes F4, I5)",
+               "RemoteQueueBindingImpl.isHighAcceptPriority",
     ),
     Case(
         name="balancing/redistribution-skips-the-originating-queue",
@@ -874,8 +873,7 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
             Tick(),
         ),
         rules=("RD-GROUPED", "RD-TARGET"),
-        source="Redistributor.handle; MessageRedistributionTest.testRedistributionWithMessageGroups (research "
-               "notes I3)",
+        source="Redistributor.handle; MessageRedistributionTest.testRedistributionWithMessageGroups",
     ),
     Case(
         name="balancing/last-consumer-closing-starts-redistribution",
@@ -891,7 +889,7 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
             Close("c1"),
         ),
         rules=("RD-TRIGGER-CLOSE", "RD-TARGET", "RD-NEW-ID"),
-        source="PostOfficeImpl.onNotification (CONSUMER_CLOSED; research notes I1); "
+        source="PostOfficeImpl.onNotification (CONSUMER_CLOSED); "
                "MessageRedistributionTest.testRedistributionWhenConsumerIsClosed",
     ),
     Case(
@@ -907,7 +905,7 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
             CreateQueue("n1", "orders", "extra", ANYCAST),
         ),
         rules=("RD-TRIGGER-QUEUE-CREATED", "RD-TARGET"),
-        source="PostOfficeImpl.onNotification (BINDING_ADDED; research notes I1), from 2.20.0 (commit 7d129b36e9, "
+        source="PostOfficeImpl.onNotification (BINDING_ADDED), from 2.20.0 (commit 7d129b36e9, "
                "MessageRedistributionTest.testRedistributionToRemoteConsumerFromNewQueueLbOffWithRedistribution); "
                "checked against Artemis 2.11.0 and 2.40.0",
     ),
@@ -924,7 +922,7 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
             Tick(),
         ),
         rules=("RD-DELAY", "RD-TARGET"),
-        source="QueueImpl.addRedistributor (research notes I2)",
+        source="QueueImpl.addRedistributor",
     ),
     Case(
         name="balancing/a-local-consumer-cancels-a-pending-redistributor",
@@ -938,8 +936,8 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
             Tick(3),
         ),
         rules=("RD-DELAY", "RD-TRIGGER-REMOTE-CONSUMER"),
-        source="QueueImpl.cancelRedistributor; MessageRedistributionTest.testDelayedRedistributionCancelled "
-               "(research notes I2)",
+        source="QueueImpl.cancelRedistributor; MessageRedistributionTest.testDelayedRedistributionCancelled; "
+               "QueueImpl.addRedistributor",
     ),
     Case(
         name="balancing/delay-minus-one-never-redistributes",
@@ -955,7 +953,7 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
             Tick(0),
         ),
         rules=("RD-DELAY",),
-        source="redistribution-delay default -1 (AddressSettings; research notes I1, I2); PostOfficeImpl."
+        source="redistribution-delay default -1 (AddressSettings); PostOfficeImpl."
                "onNotification adds a redistributor for any delay but -1 and QueueImpl.addRedistributor schedules "
                "only a positive one (checked against Artemis 2.40.0)",
     ),
@@ -1002,7 +1000,7 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
             send(),
         ),
         rules=("RD-TRIGGER-REMOTE-CONSUMER", "RD-GROUP"),
-        source="PostOfficeImpl.onNotification (queue looked up by routing name; research notes I1, code-derived)",
+        source="PostOfficeImpl.onNotification (queue looked up by routing name; read from the code)",
     ),
     Case(
         name="balancing/no-group-named-like-the-queue-means-no-redistribution",
@@ -1023,7 +1021,7 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
         ),
         rules=("RD-GROUP", "RD-TARGET", "RD-TRIGGER-REMOTE-CONSUMER", "RD-NEW-ID"),
         source=f"{SEED}, BindingsImpl.redistribute (routingNameBindingMap.get(routingName) == null: return false); "
-               "PostOfficeImpl.onNotification (the local queue looked up by name; research notes I1)",
+               "PostOfficeImpl.onNotification (the local queue looked up by name)",
     ),
     Case(
         name="balancing/redistribution-group-is-the-queue-name",
@@ -1043,7 +1041,7 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
         ),
         rules=("RD-GROUP", "RD-TARGET", "RD-TRIGGER-REMOTE-CONSUMER"),
         source=f"{SEED}, BindingsImpl.redistribute (routingName = originatingQueue.getName()); ARTEMIS-3918 "
-               "(2.25.0; research notes G5)",
+               "(2.25.0)",
     ),
     Case(
         name="balancing/redistribution-to-a-remote-queue-follows-its-recorded-consumer-filters",
@@ -1058,7 +1056,7 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
         ),
         rules=("RD-TARGET", "LB-PREFERRED"),
         source=f"{SEED}, BindingsImpl.redistribute (binding.isHighAcceptPriority(message)); "
-               "RemoteQueueBindingImpl.isHighAcceptPriority; ARTEMIS-2473 (research notes F4, I5)",
+               "RemoteQueueBindingImpl.isHighAcceptPriority; ARTEMIS-2473",
     ),
     Case(
         name="balancing/a-busy-redistributor-waits-for-a-prompt",
@@ -1093,7 +1091,7 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
             send(),
         ),
         rules=("RD-DELAY", "RD-TRIGGER-REMOTE-CONSUMER"),
-        source="AddressSettings (redistribution-delay default -1); QueueImpl.addRedistributor (research notes I2)",
+        source="AddressSettings (redistribution-delay default -1); QueueImpl.addRedistributor",
     ),
     Case(
         name="balancing/redistribution-delay-counts-from-the-trigger",
@@ -1107,7 +1105,7 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
             Tick(),
         ),
         rules=("RD-DELAY", "RD-TARGET"),
-        source="QueueImpl.addRedistributor (scheduled redistribution-delay after the trigger; research notes I2)",
+        source="QueueImpl.addRedistributor (scheduled redistribution-delay after the trigger)",
     ),
     Case(
         name="balancing/redistributors-run-in-queue-creation-order",
@@ -1140,7 +1138,7 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
         ),
         rules=("RD-TARGET", "RD-NEW-ID", "RD-DELAY", "LB-DISCONNECTED", "LB-FALLBACK"),
         source="brokerspec's delivery step: each active redistributor makes one attempt, queues in creation "
-               "order (research notes I3); BindingsImpl.redistribute (the target's bridge is not checked; I5)",
+               "order; BindingsImpl.redistribute (the target's bridge is not checked)",
     ),
     Case(
         name="balancing/redistribution-moves-the-position-past-its-target",
@@ -1160,7 +1158,7 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
         ),
         rules=("RD-TARGET", "LB-ROUND-ROBIN"),
         source=f"{SEED}, BindingsImpl.redistribute (routingNamePositions shared with getNextBinding, "
-               "incrementPos; research notes I6)",
+               "incrementPos)",
     ),
     Case(
         name="balancing/redistribution-to-the-last-member-wraps-the-position",
@@ -1181,8 +1179,7 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
             send(),
         ),
         rules=("RD-TARGET", "LB-ROUND-ROBIN"),
-        source=f"{SEED}, BindingsImpl.redistribute (incrementPos wraps to 0 at the group's size; research notes "
-               "I6)",
+        source=f"{SEED}, BindingsImpl.redistribute (incrementPos wraps to 0 at the group's size)",
     ),
     Case(
         name="balancing/a-missing-group-ends-the-attempt-at-the-first-message",

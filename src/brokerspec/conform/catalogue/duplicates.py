@@ -38,7 +38,7 @@ cover:
 Sources. Most scenarios follow seed 001 (``001_7bc8976e1fb4bc71.txt``), a
 walk through the duplicate-detection code of Apache ActiveMQ Artemis 2.11.0;
 each such case names the class or method of the walk-through it exercises.
-The others come from the numbered research rules R1-R33 the spec's rule
+The others come from the Artemis classes and methods the spec's rule
 table cites, from Artemis tests (``DuplicateDetectionTest``, ``PagingTest``,
 ``BridgeReconnectTest``, ``MoveMessageDuplicateIDTest``) and from the JIRA
 issues that changed the behaviour (ARTEMIS-332, ARTEMIS-2324, ARTEMIS-3384,
@@ -123,7 +123,7 @@ ID_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-ID-KEY", "DUP-ROUTED", "DUP-NONTX-DUPLICATE", "DUP-RECEIVE"),
         source=f"{SEED}, Message.getDuplicateIDBytes (String to SimpleString.getData, byte[] as is) and "
-               "CoreMessage.getDuplicateProperty; R3, R4",
+               "CoreMessage.getDuplicateProperty",
     ),
     Case(
         name="duplicates/long-id-fails-the-send-and-records-nothing",
@@ -138,7 +138,7 @@ ID_CASES: tuple[Case, ...] = (
             Receive("c", "q"),
         ),
         rules=("DUP-ID-NOT-BYTES", "DUP-ROUTED", "DUP-RECEIVE"),
-        source=f"{SEED}, Message.getDuplicateIDBytes (the cast to byte[] of a non-string value); R3",
+        source=f"{SEED}, Message.getDuplicateIDBytes (the cast to byte[] of a non-string value)",
     ),
     Case(
         name="duplicates/long-id-in-transaction-dooms-it",
@@ -156,7 +156,7 @@ ID_CASES: tuple[Case, ...] = (
             Receive("c", "q"),
         ),
         rules=("DUP-ID-NOT-BYTES", "DUP-SEND-FAILED-IN-TX", "DUP-COMMIT-ROLLBACK-ONLY", "DUP-ROUTED"),
-        source=f"{SEED}, Message.getDuplicateIDBytes; R3; OpenWireConnection.processMessageSend "
+        source=f"{SEED}, Message.getDuplicateIDBytes; OpenWireConnection.processMessageSend "
                "(markAsRollbackOnly on a failed send)",
     ),
 )
@@ -181,7 +181,7 @@ ROUTING_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-ROUTED", "DUP-NONTX-DUPLICATE", "DUP-RECEIVE"),
         source=f"{SEED}, PostOfficeImpl.route returning RoutingStatus.DUPLICATED_ID (and no cache consulted when "
-               "getDuplicateIDBytes is null); DuplicateDetectionTest.testSimpleDuplicateDetecion; R5, R8",
+               "getDuplicateIDBytes is null); DuplicateDetectionTest.testSimpleDuplicateDetecion",
     ),
     Case(
         name="duplicates/id-recorded-on-address-without-queues",
@@ -196,7 +196,7 @@ ROUTING_CASES: tuple[Case, ...] = (
             Receive("c", "q"),
         ),
         rules=("DUP-NO-BINDINGS", "DUP-NONTX-DUPLICATE", "DUP-ROUTED"),
-        source=f"{SEED}, PostOfficeImpl.route (checkDuplicateID before getBindingsForRoutingAddress); R5",
+        source=f"{SEED}, PostOfficeImpl.route (checkDuplicateID before getBindingsForRoutingAddress)",
     ),
     Case(
         name="duplicates/each-address-has-its-own-cache",
@@ -212,7 +212,7 @@ ROUTING_CASES: tuple[Case, ...] = (
             Receive("c", "q-prices"),
         ),
         rules=("DUP-CACHE-PER-ADDRESS", "DUP-ROUTED", "DUP-NONTX-DUPLICATE"),
-        source=f"{SEED}, PostOfficeImpl.getDuplicateIDCache (one DuplicateIDCacheImpl per address); R7",
+        source=f"{SEED}, PostOfficeImpl.getDuplicateIDCache (one DuplicateIDCacheImpl per address)",
     ),
     Case(
         name="duplicates/move-path-routes-a-duplicate-without-recording-it",
@@ -231,7 +231,7 @@ ROUTING_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-NO-REJECT", "DUP-RING-FIFO", "DUP-ROUTED", "DUP-NONTX-DUPLICATE"),
         source=f"{SEED}, PostOfficeImpl.checkDuplicateID (rejectDuplicates && isDuplicate; "
-               "addToCache only when !isDuplicate); MoveMessageDuplicateIDTest; R10",
+               "addToCache only when !isDuplicate); MoveMessageDuplicateIDTest",
     ),
     Case(
         name="duplicates/move-path-duplicate-keeps-one-slot",
@@ -247,7 +247,7 @@ ROUTING_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-NO-REJECT", "DUP-RING-FIFO", "DUP-ROUTED", "DUP-NONTX-DUPLICATE"),
         source=f"{SEED}, PostOfficeImpl.checkDuplicateID (addToCache only when !isDuplicate); "
-               "MoveMessageDuplicateIDTest; R10, R19",
+               "MoveMessageDuplicateIDTest",
     ),
 )
 
@@ -270,7 +270,7 @@ RING_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-RING-FIFO", "DUP-ROUTED", "DUP-NONTX-DUPLICATE"),
         source=f"{SEED}, DuplicateIDCacheImpl.addToCacheInMemory (overwrite ids[pos], cache.remove of the old "
-               "holder); R19",
+               "holder)",
     ),
     Case(
         name="duplicates/cache-position-wraps-around",
@@ -289,7 +289,7 @@ RING_CASES: tuple[Case, ...] = (
             Send("p", "orders", text("b")),
         ),
         rules=("DUP-RING-FIFO", "DUP-NO-BINDINGS", "DUP-NONTX-DUPLICATE"),
-        source=f"{SEED}, DuplicateIDCacheImpl.addToCacheInMemory (if (pos++ == cacheSize - 1) pos = 0); R19",
+        source=f"{SEED}, DuplicateIDCacheImpl.addToCacheInMemory (if (pos++ == cacheSize - 1) pos = 0)",
     ),
     Case(
         name="duplicates/rejected-duplicate-is-not-refreshed",
@@ -308,7 +308,7 @@ RING_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-RING-FIFO", "DUP-NONTX-DUPLICATE", "DUP-ROUTED"),
         source=f"{SEED}, DuplicateIDCacheImpl.contains (a plain lookup) and PostOfficeImpl.checkDuplicateID "
-               "(addToCache only when !isDuplicate); R19, R20",
+               "(addToCache only when !isDuplicate)",
     ),
     Case(
         name="duplicates/size-zero-turns-detection-off",
@@ -325,7 +325,7 @@ RING_CASES: tuple[Case, ...] = (
             Receive("c", "q"),
         ),
         rules=("DUP-SIZE-ZERO", "DUP-ROUTED", "DUP-RESTART-RELOAD", "DUP-RECEIVE"),
-        source="NoOpDuplicateIDCache (ARTEMIS-4115, 2.28.0); R24",
+        source="NoOpDuplicateIDCache (ARTEMIS-4115, 2.28.0)",
         profiles=LATEST_ONLY,
     ),
     Case(
@@ -342,7 +342,7 @@ RING_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-SIZE-ZERO", "DUP-ROUTED", "DUP-RECEIVE"),
         source="NoOpDuplicateIDCache.atomicVerify returns false (ARTEMIS-4115, 2.28.0; unchanged at 2.44) and "
-               "PostOfficeImpl.checkDuplicateID takes that as a duplicate; checked against real Artemis 2.40.0; R24",
+               "PostOfficeImpl.checkDuplicateID takes that as a duplicate; checked against real Artemis 2.40.0",
         profiles=LATEST_ONLY,
     ),
     Case(
@@ -365,7 +365,7 @@ RING_CASES: tuple[Case, ...] = (
             Send("p", "orders", text("c")),
         ),
         rules=("DUP-DELETE-ID", "DUP-ID-KEY", "DUP-RING-FIFO", "DUP-NO-BINDINGS", "DUP-NONTX-DUPLICATE"),
-        source="DuplicateIDCache.deleteFromCache (interface listed in seed 001); DuplicateIDCacheImpl; R21",
+        source="DuplicateIDCache.deleteFromCache (interface listed in seed 001); DuplicateIDCacheImpl",
     ),
 )
 
@@ -389,7 +389,7 @@ TX_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-TX-BEGIN", "DUP-TX-HELD", "DUP-ROUTED", "DUP-COMMIT", "DUP-NONTX-DUPLICATE"),
         source=f"{SEED}, DuplicateIDCacheImpl.addToCache (tx.afterStore) and "
-               "AddDuplicateIDOperation.afterCommit; R11",
+               "AddDuplicateIDOperation.afterCommit",
     ),
     Case(
         name="duplicates/commit-records-ids-in-send-order",
@@ -408,7 +408,7 @@ TX_CASES: tuple[Case, ...] = (
             Send("p", "orders", text("a")),
         ),
         rules=("DUP-COMMIT", "DUP-RING-FIFO", "DUP-TX-HELD", "DUP-NONTX-DUPLICATE", "DUP-ROUTED"),
-        source=f"{SEED}, AddDuplicateIDOperation.afterCommit (addToCacheInMemory per operation); R11, R19",
+        source=f"{SEED}, AddDuplicateIDOperation.afterCommit (addToCacheInMemory per operation)",
     ),
     Case(
         name="duplicates/duplicate-in-transaction-makes-it-rollback-only",
@@ -431,7 +431,7 @@ TX_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-TX-DUPLICATE", "DUP-TX-HELD", "DUP-COMMIT-ROLLBACK-ONLY", "DUP-ROUTED"),
         source=f"{SEED}, PostOfficeImpl.checkDuplicateID (markAsRollbackOnly with ActiveMQDuplicateIdException); "
-               "DuplicateDetectionTest.testEntireTransactionRejected; R9",
+               "DuplicateDetectionTest.testEntireTransactionRejected",
     ),
     Case(
         name="duplicates/failed-commit-puts-received-messages-back",
@@ -450,7 +450,7 @@ TX_CASES: tuple[Case, ...] = (
             Receive("c", "q"),
         ),
         rules=("DUP-RECEIVE", "DUP-TX-DUPLICATE", "DUP-COMMIT-ROLLBACK-ONLY"),
-        source="TransactionImpl.commit on a rollback-only transaction; DuplicateDetectionTest; R9 "
+        source="TransactionImpl.commit on a rollback-only transaction; DuplicateDetectionTest "
                "(seed 001 PostOfficeImpl.checkDuplicateID dooms the transaction)",
     ),
     Case(
@@ -474,7 +474,7 @@ TX_CASES: tuple[Case, ...] = (
             Receive("c", "q"),
         ),
         rules=("DUP-TX-DUPLICATE", "DUP-ROLLBACK", "DUP-TX-BEGIN", "DUP-COMMIT", "DUP-NONTX-DUPLICATE"),
-        source=f"{SEED}, PostOfficeImpl.checkDuplicateID; the transaction lifecycle; R9, R11",
+        source=f"{SEED}, PostOfficeImpl.checkDuplicateID; the transaction lifecycle",
     ),
     Case(
         name="duplicates/rollback-leaves-no-id-and-returns-messages",
@@ -494,7 +494,7 @@ TX_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-ROLLBACK", "DUP-RECEIVE", "DUP-TX-HELD", "DUP-ROUTED"),
         source=f"{SEED}, DuplicateIDCacheImpl.addToCache (the add waits for the commit); "
-               "DuplicateDetectionTest.testRollbackThenSend; ARTEMIS-3389 (rejected); R11",
+               "DuplicateDetectionTest.testRollbackThenSend; ARTEMIS-3389 (rejected)",
     ),
     Case(
         name="duplicates/same-id-twice-in-one-transaction",
@@ -517,7 +517,7 @@ TX_CASES: tuple[Case, ...] = (
         rules=("DUP-SAME-ID-IN-TX", "DUP-TX-HELD", "DUP-COMMIT", "DUP-RING-FIFO", "DUP-NONTX-DUPLICATE",
                "DUP-ROUTED"),
         source=f"{SEED}, DuplicateIDCacheImpl.addToCache (no check against the transaction's own adds) and "
-               "addToCacheInMemory (cache.put before cache.remove of the evicted holder); R14, R19",
+               "addToCacheInMemory (cache.put before cache.remove of the evicted holder)",
     ),
     Case(
         name="duplicates/same-id-in-two-open-transactions",
@@ -538,7 +538,7 @@ TX_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-CONCURRENT-TX", "DUP-TX-HELD", "DUP-COMMIT", "DUP-NONTX-DUPLICATE"),
         source=f"{SEED}, AddDuplicateIDOperation.afterCommit (no re-check); "
-               "DuplicateDetectionTest.testXADuplicateDetection3; R15",
+               "DuplicateDetectionTest.testXADuplicateDetection3",
     ),
     Case(
         name="duplicates/transaction-lifecycle-refusals",
@@ -556,7 +556,7 @@ TX_CASES: tuple[Case, ...] = (
             Send("p", "orders", text("x")),
         ),
         rules=("DUP-NO-TRANSACTION", "DUP-TX-BEGIN", "DUP-TX-ALREADY-OPEN", "DUP-COMMIT", "DUP-NONTX-DUPLICATE"),
-        source="the transaction lifecycle table of the spec (Artemis ServerSessionImpl); R9",
+        source="the transaction lifecycle table of the spec (Artemis ServerSessionImpl)",
     ),
     Case(
         name="duplicates/committed-message-waits-in-arrival-order",
@@ -624,7 +624,7 @@ FAILED_CASES: tuple[Case, ...] = (
             Receive("c", "q"),
         ),
         rules=("DUP-SEND-FAILED", "DUP-ROUTED", "DUP-NONTX-DUPLICATE"),
-        source="PagingTest.testFailMessagesDuplicates; ARTEMIS-2324, ARTEMIS-3384; R12",
+        source="PagingTest.testFailMessagesDuplicates; ARTEMIS-2324, ARTEMIS-3384",
     ),
     Case(
         name="duplicates/failed-send-evicts-the-oldest-from-2-18",
@@ -640,7 +640,7 @@ FAILED_CASES: tuple[Case, ...] = (
             Send("p", "orders", text("a")),
         ),
         rules=("DUP-NONTX-VISIBILITY", "DUP-SEND-FAILED", "DUP-NONTX-DUPLICATE", "DUP-ROUTED"),
-        source="ARTEMIS-2324 (2.8.0), ARTEMIS-3384 (2.18.0); PagingTest.testFailMessagesDuplicates; R12, R21",
+        source="ARTEMIS-2324 (2.8.0), ARTEMIS-3384 (2.18.0); PagingTest.testFailMessagesDuplicates",
     ),
     Case(
         name="duplicates/failed-send-in-transaction-dooms-it",
@@ -660,7 +660,7 @@ FAILED_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-SEND-FAILED-IN-TX", "DUP-COMMIT-ROLLBACK-ONLY", "DUP-ROUTED"),
         source="OpenWireConnection.processMessageSend (markAsRollbackOnly on a failed send), made the rule for "
-               "every client by the spec; R12",
+               "every client by the spec",
     ),
     Case(
         name="duplicates/failed-bridged-send-follows-the-bridge-timing",
@@ -683,7 +683,7 @@ FAILED_CASES: tuple[Case, ...] = (
                "DUP-ROUTED"),
         overrides=(("duplicates.nontx_add", "BEFORE_COMMIT"), ("duplicates.bridge_add", "IMMEDIATE")),
         source="ARTEMIS-2324 (2.8.0), ARTEMIS-3384 (2.18.0), with the bridge and non-transactional timings set "
-               "apart as the spec's options allow; R12, R13, R21",
+               "apart as the spec's options allow",
     ),
 )
 
@@ -709,7 +709,7 @@ BRIDGE_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-CACHE-PER-ADDRESS", "DUP-BRIDGE-DUPLICATE", "DUP-NONTX-DUPLICATE", "DUP-ROUTED"),
         source=f"{SEED}, PostOfficeImpl.checkDuplicateID (getDuplicateIDCache(BRIDGE_CACHE_STR.concat(address)); "
-               "atomicVerify false: the message is dropped); BridgeReconnectTest; R7, R13",
+               "atomicVerify false: the message is dropped); BridgeReconnectTest",
     ),
     Case(
         name="duplicates/bridged-message-skips-the-normal-id",
@@ -731,7 +731,7 @@ BRIDGE_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-BRIDGE-FIRST", "DUP-BRIDGE-DUPLICATE", "DUP-ROUTED"),
         source=f"{SEED}, PostOfficeImpl.checkDuplicateID (the bridge branch; the else branch reads "
-               "getDuplicateIDBytes only without a bridge ID); R6",
+               "getDuplicateIDBytes only without a bridge ID)",
     ),
     Case(
         name="duplicates/bridge-id-in-transaction-is-an-instant-add",
@@ -750,7 +750,7 @@ BRIDGE_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-TX-HELD", "DUP-BRIDGE-DUPLICATE", "DUP-COMMIT", "DUP-ROUTED"),
         source=f"{SEED}, DuplicateIDCacheImpl.addToCache (instantAdd: tx.addOperation, processed in "
-               "beforeCommit); ARTEMIS-3384 (2.18.0); R13",
+               "beforeCommit); ARTEMIS-3384 (2.18.0)",
     ),
     Case(
         name="duplicates/bridge-instant-add-undone-by-rollback",
@@ -767,7 +767,7 @@ BRIDGE_CASES: tuple[Case, ...] = (
             Receive("c", "q"),
         ),
         rules=("DUP-ROLLBACK", "DUP-TX-HELD", "DUP-ROUTED", "DUP-BRIDGE-DUPLICATE"),
-        source="ARTEMIS-3384 (2.18.0: instant adds deleted on rollback); R13; "
+        source="ARTEMIS-3384 (2.18.0: instant adds deleted on rollback); "
                f"{SEED}, AddDuplicateIDOperation (never run when the transaction rolls back)",
     ),
     Case(
@@ -792,7 +792,7 @@ BRIDGE_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-BRIDGE-DUPLICATE-IN-TX", "DUP-COMMIT-ROLLBACK-ONLY", "DUP-RECEIVE", "DUP-ROUTED"),
         source=f"{SEED}, PostOfficeImpl.checkDuplicateID (context.getTransaction().rollback() when atomicVerify "
-               "fails); R13",
+               "fails)",
     ),
     Case(
         name="duplicates/bridge-ids-restored-after-restart",
@@ -810,7 +810,7 @@ BRIDGE_CASES: tuple[Case, ...] = (
             Send("bridge", "orders", bridge_id="b2"),
         ),
         rules=("DUP-RESTART-RELOAD", "DUP-BRIDGE-DUPLICATE", "DUP-NONTX-DUPLICATE", "DUP-CACHE-PER-ADDRESS"),
-        source=f"{SEED}, PostOfficeJournalLoader.handleDuplicateIds (one map entry per cache name); R7, R25",
+        source=f"{SEED}, PostOfficeJournalLoader.handleDuplicateIds (one map entry per cache name)",
     ),
     Case(
         name="duplicates/uncommitted-bridge-id-lost-at-crash",
@@ -828,7 +828,7 @@ BRIDGE_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-RESTART-RELOAD", "DUP-TX-HELD", "DUP-ROUTED", "DUP-BRIDGE-DUPLICATE"),
         source="DuplicateIDCacheImpl.addToCache (storeDuplicateIDTransactional: the record commits with the "
-               f"transaction; {SEED}); ARTEMIS-3384; R13, R25",
+               f"transaction; {SEED}); ARTEMIS-3384",
     ),
     Case(
         name="duplicates/rollback-after-the-instant-add-was-evicted-deletes-nothing",
@@ -846,7 +846,7 @@ BRIDGE_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-ROLLBACK", "DUP-TX-HELD", "DUP-RING-FIFO", "DUP-BRIDGE-DUPLICATE", "DUP-ROUTED"),
         source="ARTEMIS-3384 (2.18.0: instant adds deleted on rollback, by deleteFromCache, which finds nothing "
-               f"once the ID is evicted); {SEED}, DuplicateIDCacheImpl.addToCacheInMemory; R13, R19, R21",
+               f"once the ID is evicted); {SEED}, DuplicateIDCacheImpl.addToCacheInMemory",
     ),
     Case(
         name="duplicates/bridge-duplicate-keeps-the-first-doom-reason",
@@ -863,7 +863,7 @@ BRIDGE_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-TX-DUPLICATE", "DUP-BRIDGE-DUPLICATE-IN-TX", "DUP-COMMIT-ROLLBACK-ONLY"),
         source=f"{SEED}, PostOfficeImpl.checkDuplicateID (markAsRollbackOnly keeps the first exception; the "
-               "bridge branch rolls the transaction back); R9, R13",
+               "bridge branch rolls the transaction back)",
     ),
     Case(
         name="duplicates/evicted-instant-add-slot-is-stored-for-its-new-id",
@@ -883,7 +883,7 @@ BRIDGE_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-RING-FIFO", "DUP-TX-HELD", "DUP-RESTART-RELOAD", "DUP-BRIDGE-DUPLICATE", "DUP-ROUTED"),
         source=f"{SEED}, DuplicateIDCacheImpl.addToCacheInMemory and addToCache (storeDuplicateIDTransactional "
-               "for the broker's own transaction); ARTEMIS-3384; R13, R19, R25",
+               "for the broker's own transaction); ARTEMIS-3384",
     ),
     Case(
         name="duplicates/commit-settles-only-its-own-instant-adds",
@@ -905,7 +905,7 @@ BRIDGE_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-COMMIT", "DUP-TX-HELD", "DUP-RESTART-RELOAD", "DUP-BRIDGE-DUPLICATE", "DUP-ROUTED"),
         source="DuplicateIDCacheImpl.addToCache (storeDuplicateIDTransactional: the record commits with its own "
-               f"transaction; {SEED}); ARTEMIS-3384; R13, R25",
+               f"transaction; {SEED}); ARTEMIS-3384",
     ),
 )
 
@@ -943,7 +943,7 @@ QUEUE_CASES: tuple[Case, ...] = (
             Receive("c", "q2"),
         ),
         rules=("DUP-QUEUE-DELETE", "DUP-NONTX-DUPLICATE", "DUP-RESTART-RELOAD"),
-        source="PostOfficeImpl.removeBinding; R23",
+        source="PostOfficeImpl.removeBinding",
     ),
     Case(
         name="duplicates/deleting-the-last-queue-forgets-ids",
@@ -966,7 +966,7 @@ QUEUE_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-FORGET-ON-LAST-QUEUE", "DUP-RESTART-RELOAD", "DUP-ROUTED", "DUP-NONTX-DUPLICATE"),
         source="PostOfficeImpl.removeBinding -> deleteDuplicateCache (the journal records deleted too); "
-               "DuplicateDetectionTest.testDuplicateIDCacheMemoryRetention*; R23, R25",
+               "DuplicateDetectionTest.testDuplicateIDCacheMemoryRetention*",
     ),
     Case(
         name="duplicates/forgetting-drops-open-transaction-ids",
@@ -984,7 +984,7 @@ QUEUE_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-FORGET-ON-LAST-QUEUE", "DUP-COMMIT", "DUP-ROUTED", "DUP-NONTX-DUPLICATE"),
         source="the spec's decision DUP-FORGET-IN-FLIGHT (PostOfficeImpl.removeBinding; Artemis adds the ID to "
-               "the discarded cache object); R23",
+               "the discarded cache object)",
     ),
     Case(
         name="duplicates/deleting-a-queue-keeps-the-queues-named-before-it",
@@ -1000,7 +1000,7 @@ QUEUE_CASES: tuple[Case, ...] = (
             Receive("c", "q1"),
         ),
         rules=("DUP-QUEUE-DELETE", "DUP-NONTX-DUPLICATE", "DUP-ROUTED", "DUP-RECEIVE"),
-        source="PostOfficeImpl.removeBinding; R23",
+        source="PostOfficeImpl.removeBinding",
     ),
     Case(
         name="duplicates/long-queue-delivers-each-message-once",
@@ -1035,7 +1035,7 @@ SIZE_CASES: tuple[Case, ...] = (
             Send("p", "orders", text("b")),
         ),
         rules=("DUP-SIZE-SETTING", "DUP-SIZE-FIXED", "DUP-RESTART-RELOAD", "DUP-NONTX-DUPLICATE", "DUP-ROUTED"),
-        source="ARTEMIS-4159 (2.31.0); PostOfficeImpl.getDuplicateIDCache and resolveIdCacheSize; R18",
+        source="ARTEMIS-4159 (2.31.0); PostOfficeImpl.getDuplicateIDCache and resolveIdCacheSize",
         profiles=LATEST_ONLY,
     ),
     Case(
@@ -1060,7 +1060,7 @@ SIZE_CASES: tuple[Case, ...] = (
         rules=("DUP-SIZE-SETTING", "DUP-SIZE-ZERO", "DUP-CACHE-PER-ADDRESS", "DUP-RING-FIFO", "DUP-NO-BINDINGS",
                "DUP-NONTX-DUPLICATE", "DUP-BRIDGE-DUPLICATE"),
         source="ARTEMIS-4159 (2.31.0); PostOfficeImpl.resolveIdCacheSize (the bridge cache resolves its size as "
-               "BRIDGE.<address>); NoOpDuplicateIDCache (ARTEMIS-4115); R18, R24",
+               "BRIDGE.<address>); NoOpDuplicateIDCache (ARTEMIS-4115)",
         profiles=LATEST_ONLY,
     ),
     Case(
@@ -1104,7 +1104,7 @@ RESTART_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-RESTART-NO-PERSIST", "DUP-NONTX-DUPLICATE"),
         overrides=(("duplicates.persist_id_cache", "false"),),
-        source="Artemis DuplicateDetectionTest.testNoPersist (persistIDCache false); R25",
+        source="Artemis DuplicateDetectionTest.testNoPersist (persistIDCache false)",
     ),
     Case(
         name="duplicates/restart-reloads-persisted-ids",
@@ -1123,7 +1123,7 @@ RESTART_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-RESTART-RELOAD", "DUP-NONTX-DUPLICATE", "DUP-COMMIT"),
         source=f"{SEED}, PostOfficeJournalLoader.handleDuplicateIds and DuplicateIDCacheImpl.load "
-               "(persistIDCache true); R25",
+               "(persistIDCache true)",
     ),
     Case(
         name="duplicates/crash-loses-open-transaction",
@@ -1145,7 +1145,7 @@ RESTART_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-RESTART-RELOAD", "DUP-NO-TRANSACTION", "DUP-NONTX-DUPLICATE", "DUP-ROUTED", "DUP-RECEIVE"),
         source=f"{SEED}, DuplicateIDCacheImpl.addToCache (storeDuplicateIDTransactional); "
-               "PostOfficeJournalLoader.handleDuplicateIds; R25",
+               "PostOfficeJournalLoader.handleDuplicateIds",
     ),
     Case(
         name="duplicates/reload-into-smaller-cache-drops-the-oldest",
@@ -1164,7 +1164,7 @@ RESTART_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-RESTART-RELOAD", "DUP-NONTX-DUPLICATE", "DUP-ROUTED"),
         source=f"{SEED}, DuplicateIDCacheImpl.load (deleteCount = theIds.size() - cacheSize, the first ones "
-               "deleted); DuplicateDetectionTest.testShrinkCache; ARTEMIS-332; R26",
+               "deleted); DuplicateDetectionTest.testShrinkCache; ARTEMIS-332",
     ),
     Case(
         name="duplicates/reload-of-a-full-cache-restarts-at-slot-zero",
@@ -1183,7 +1183,7 @@ RESTART_CASES: tuple[Case, ...] = (
             Send("p", "orders", text("b")),
         ),
         rules=("DUP-RESTART-RELOAD", "DUP-RING-FIFO", "DUP-NONTX-DUPLICATE", "DUP-NO-BINDINGS"),
-        source=f"{SEED}, DuplicateIDCacheImpl.load (pos = ids.size(); if (pos == cacheSize) pos = 0); R19, R26",
+        source=f"{SEED}, DuplicateIDCacheImpl.load (pos = ids.size(); if (pos == cacheSize) pos = 0)",
     ),
     Case(
         name="duplicates/reload-of-a-partly-filled-cache-continues-after-it",
@@ -1201,7 +1201,7 @@ RESTART_CASES: tuple[Case, ...] = (
             Send("p", "orders", text("a")),
         ),
         rules=("DUP-RESTART-RELOAD", "DUP-RING-FIFO", "DUP-NONTX-DUPLICATE", "DUP-NO-BINDINGS"),
-        source=f"{SEED}, DuplicateIDCacheImpl.load (pos = ids.size()) and addToCacheInMemory; R19, R26",
+        source=f"{SEED}, DuplicateIDCacheImpl.load (pos = ids.size()) and addToCacheInMemory",
     ),
     Case(
         name="duplicates/reload-into-larger-cache-keeps-everything",
@@ -1220,7 +1220,7 @@ RESTART_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-RESTART-RELOAD", "DUP-SIZE-FIXED", "DUP-RING-FIFO", "DUP-NONTX-DUPLICATE"),
         source=f"{SEED}, DuplicateIDCacheImpl.load (deleteCount 0); PostOfficeImpl.getDuplicateIDCache "
-               "(idCacheSize read when the cache is made); R18, R26",
+               "(idCacheSize read when the cache is made)",
     ),
     Case(
         name="duplicates/reload-into-size-zero-keeps-the-stored-ids-for-later",
@@ -1237,7 +1237,7 @@ RESTART_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-RESTART-RELOAD", "DUP-SIZE-ZERO", "DUP-NO-BINDINGS"),
         source="NoOpDuplicateIDCache.load does nothing (ARTEMIS-4115, 2.28.0), so PostOfficeJournalLoader deletes no "
-               "record; checked against real Artemis 2.40.0; R24, R26",
+               "record; checked against real Artemis 2.40.0",
         profiles=LATEST_ONLY,
     ),
     Case(
@@ -1258,7 +1258,7 @@ RESTART_CASES: tuple[Case, ...] = (
             Send("p", "orders", text("b")),
         ),
         rules=("DUP-DELETE-ID", "DUP-RESTART-RELOAD", "DUP-RING-FIFO", "DUP-NONTX-DUPLICATE"),
-        source=f"DuplicateIDCache.deleteFromCache (deleteDuplicateID); {SEED}, DuplicateIDCacheImpl.load; R21, R25",
+        source=f"DuplicateIDCache.deleteFromCache (deleteDuplicateID); {SEED}, DuplicateIDCacheImpl.load",
     ),
     Case(
         name="duplicates/restart-returns-only-messages-still-held",
@@ -1280,7 +1280,7 @@ RESTART_CASES: tuple[Case, ...] = (
         ),
         rules=("DUP-RESTART-RELOAD", "DUP-COMMIT", "DUP-RECEIVE"),
         source=f"{SEED}, PostOfficeJournalLoader (unacknowledged messages reloaded); the spec's "
-               "process_restart (return_messages); R25",
+               "process_restart (return_messages)",
     ),
     Case(
         name="duplicates/delete-hole-deep-in-a-large-cache-is-not-reloaded",
@@ -1294,7 +1294,7 @@ RESTART_CASES: tuple[Case, ...] = (
             Send("p", "orders", text("m256")),
         ),
         rules=("DUP-DELETE-ID", "DUP-RESTART-RELOAD", "DUP-NO-BINDINGS", "DUP-NONTX-DUPLICATE"),
-        source=f"DuplicateIDCache.deleteFromCache (deleteDuplicateID); {SEED}, DuplicateIDCacheImpl.load; R21, R25",
+        source=f"DuplicateIDCache.deleteFromCache (deleteDuplicateID); {SEED}, DuplicateIDCacheImpl.load",
     ),
 )
 

@@ -18,12 +18,11 @@ consumers or settings sets moving. Together the cases cover:
   the same hierarchy under the tree connector, moving a store, inserting a
   level, and the two traffic patterns the seed names, HQ to a store and a
   store to HQ, under both designs;
-* every row of the real-broker table of the research notes on ActiveMQ
-  Classic networks (section 2.4): the four-broker tree with networkTTL 1
+* every measurement brokerspec made on real ActiveMQ 5.17.2 brokers
+  (docs/topologies.md section 9): the four-broker tree with networkTTL 1
   and 2, two leaf consumers taking turns, consumerTTL 2 with messageTTL 1
   and decreased priority, the non-duplex chain, and the eight-broker tree
-  for a queue and for a topic; and the replayWhenNoConsumers check of
-  section 2.6;
+  for a queue and for a topic, and the replayWhenNoConsumers check;
 * the steps of ``DemandForwardingBridgeSupport.serviceRemoteConsumerAdvisory``
   one by one (consumerTTL, the loop check, include and exclude filters, the
   brokerPath), conduit subscriptions with and without
@@ -46,10 +45,9 @@ subscription anywhere on the way shows in that step's outcome.
 
 Sources. The tree-connector cases follow seed 002 (``002_074d5b59b72b3a55.txt``),
 the AMQ-2875 proposal, and cite the numbered rule they exercise. The
-network-connector cases follow the research notes on ActiveMQ Classic 5.17.2
-networks: section 1.2 for the code paths (named by class and method),
-section 1.3 for the rules of an exact simulation, 2.4 and 2.6 for what real
-brokers did, and the JIRA issues that changed the behaviour (AMQ-2324,
+network-connector cases follow ActiveMQ Classic 5.17.2: the classes and
+methods of its network bridges, brokerspec's own measurements of real
+brokers, and the JIRA issues that changed the behaviour (AMQ-2324,
 AMQ-4607, AMQ-6858). Where the seed is silent (the root keeps its children
 apart, one subscription per tree link, a forest of two roots) or real
 brokers depend on timing (which duplicate arrives first, the order of
@@ -83,8 +81,8 @@ from . import Case
 SEED = "seed 002 (002_074d5b59b72b3a55.txt)"
 """How a case cites the AMQ-2875 tree-connector proposal."""
 
-TABLE = "notes 2.4 (real ActiveMQ 5.17.2 brokers)"
-"""How a case cites the notes' table of real-broker measurements."""
+TABLE = "brokerspec's measurement of real ActiveMQ 5.17.2 brokers (docs/topologies.md section 9)"
+"""How a case cites what brokerspec measured on real brokers."""
 
 Q = "queue://TEST.Q"
 T = "topic://TEST.T"
@@ -110,13 +108,13 @@ def ttl(consumer_ttl: int, message_ttl: int | None = None, *, conduit_network_qu
 
 
 def four_tree(config: BridgeConfig) -> tuple[TopologyCommand, ...]:
-    """The notes' four-broker tree: b1 the root, b2 under it, b3 and b4 under b2, duplex connectors."""
+    """The measured four-broker tree: b1 the root, b2 under it, b3 and b4 under b2, duplex connectors."""
     return brokers("b1", "b2", "b3", "b4") + (
         Connect("b2", "b1", True, config), Connect("b3", "b2", True, config), Connect("b4", "b2", True, config))
 
 
 def eight_tree(config: BridgeConfig) -> tuple[TopologyCommand, ...]:
-    """The notes' eight-broker tree: b1 root; b2, b3 under b1; b4, b5, b6 under b2; b7, b8 under b3."""
+    """The measured eight-broker tree: b1 root; b2, b3 under b1; b4, b5, b6 under b2; b7, b8 under b3."""
     edges = (("b2", "b1"), ("b3", "b1"), ("b4", "b2"), ("b5", "b2"), ("b6", "b2"), ("b7", "b3"), ("b8", "b3"))
     return brokers(*(f"b{i}" for i in range(1, 9))) + tuple(Connect(c, p, True, config) for c, p in edges)
 
@@ -137,7 +135,7 @@ def sends(broker: str, count: int, destination: str = Q) -> tuple[TopologyComman
     return tuple(Send(broker, destination) for _ in range(count))
 
 
-# --- the notes' real-broker table (section 2.4) and replay (section 2.6) ----------------------------------
+# --- what brokerspec measured on real ActiveMQ 5.17.2 brokers, replay included -----------------------------
 
 TABLE_CASES: tuple[Case, ...] = (
     Case(
@@ -149,8 +147,8 @@ TABLE_CASES: tuple[Case, ...] = (
             Send("b2", Q), Send("b1", Q), Send("b4", Q),
         ),
         rules=("TOPO-NC-TTL", "TOPO-NC-PATH", "TOPO-MSG-ROUTE", "TOPO-MSG-WAIT"),
-        source=f"{TABLE}, row 1 (4-tree, duplex, networkTTL=1); notes 1.2 step 2 "
-               "(DemandForwardingBridgeSupport.serviceRemoteConsumerAdvisory)",
+        source=f"{TABLE} (4-tree, duplex, networkTTL=1); "
+               "DemandForwardingBridgeSupport.serviceRemoteConsumerAdvisory",
     ),
     Case(
         name="topologies/ttl-2-spills-demand-to-the-sibling-leaf",
@@ -161,7 +159,7 @@ TABLE_CASES: tuple[Case, ...] = (
             Send("b2", Q), Send("b1", Q), Send("b4", Q),
         ),
         rules=("TOPO-NC-TTL", "TOPO-NC-PATH", "TOPO-MSG-ROUTE", "TOPO-MSG-TTL"),
-        source=f"{TABLE}, row 2 (4-tree, networkTTL=2, the sibling spill of AMQ-2875)",
+        source=f"{TABLE} (4-tree, networkTTL=2, the sibling spill of AMQ-2875)",
     ),
     Case(
         name="topologies/ttl-2-two-leaf-consumers-take-turns",
@@ -171,7 +169,7 @@ TABLE_CASES: tuple[Case, ...] = (
             Subscribe("c3", "b3", Q), Subscribe("c4", "b4", Q),
         ) + sends("b1", 4),
         rules=("TOPO-NC-CONDUIT", "TOPO-MSG-ROUTE", "TOPO-SETTLE"),
-        source=f"{TABLE}, row 3 (4-tree, networkTTL=2, consumers on b3 and b4); Queue.doActualDispatch",
+        source=f"{TABLE} (4-tree, networkTTL=2, consumers on b3 and b4); Queue.doActualDispatch",
     ),
     Case(
         name="topologies/split-ttl-strands-forwarded-messages-one-hop-on",
@@ -184,8 +182,8 @@ TABLE_CASES: tuple[Case, ...] = (
             Send("b2", Q),
         ),
         rules=("TOPO-MSG-TTL", "TOPO-NC-PRIORITY", "TOPO-MSG-WAIT", "TOPO-SETTLE"),
-        source=f"{TABLE}, row 4 (consumerTTL=2, messageTTL=1, decreaseNetworkConsumerPriority: priorities -5 and "
-               "-8, messages stuck on b2); NetworkBridgeFilter.matchesForwardingFilter; AMQ-4607",
+        source=f"{TABLE} (consumerTTL=2, messageTTL=1, decreaseNetworkConsumerPriority: priorities -5 and -8, "
+               "messages stuck on b2); NetworkBridgeFilter.matchesForwardingFilter; AMQ-4607",
     ),
     Case(
         name="topologies/non-duplex-chain-ignores-demand-routed-through-itself",
@@ -198,8 +196,8 @@ TABLE_CASES: tuple[Case, ...] = (
             Send("b3", Q), Send("b2", Q), Send("b1", Q), Send("b1", Q),
         ),
         rules=("TOPO-NC-LOOP", "TOPO-NC-TTL", "TOPO-CONNECTORS", "TOPO-MSG-ROUTE"),
-        source=f"{TABLE}, row 5 (3-chain non-duplex, networkTTL=2: 'Ignoring sub from b2, already routed through "
-               "this broker once', 'restricted to 2 network hops')",
+        source=f"{TABLE} (3-chain non-duplex, networkTTL=2: 'Ignoring sub from b2, already routed through this "
+               "broker once', 'restricted to 2 network hops')",
     ),
     Case(
         name="topologies/eight-tree-ttl-2-reaches-distance-two-only",
@@ -211,7 +209,7 @@ TABLE_CASES: tuple[Case, ...] = (
             Send("b3", Q), Send("b7", Q), Send("b8", Q),
         ),
         rules=("TOPO-NC-TTL", "TOPO-MSG-WAIT", "TOPO-MSG-ROUTE"),
-        source=f"{TABLE}, row 6 (8-tree, networkTTL=2, consumer on b4; distance 3 not delivered)",
+        source=f"{TABLE} (8-tree, networkTTL=2, consumer on b4; distance 3 not delivered)",
     ),
     Case(
         name="topologies/eight-tree-topic-one-copy-per-consumer",
@@ -222,8 +220,8 @@ TABLE_CASES: tuple[Case, ...] = (
             Send("b1", T), Send("b6", T), Send("b7", T), Send("b4", T),
         ),
         rules=("TOPO-NC-CONDUIT", "TOPO-MSG-ROUTE", "TOPO-MSG-WAIT", "TOPO-MSG-LOOP"),
-        source=f"{TABLE}, row 7 (8-tree, topic TEST.T, consumers b4 and b5); ConduitBridge.addToAlreadyInterested"
-               "Consumers",
+        source=f"{TABLE} (8-tree, topic TEST.T, consumers b4 and b5); "
+               "ConduitBridge.addToAlreadyInterestedConsumers",
     ),
     Case(
         name="topologies/replay-when-no-consumers-sends-a-message-back",
@@ -238,8 +236,9 @@ TABLE_CASES: tuple[Case, ...] = (
             Send("b4", Q),
         ),
         rules=("TOPO-MSG-REPLAY", "TOPO-MSG-LOOP", "TOPO-MSG-TTL", "TOPO-SETTLE"),
-        source="notes 2.6 (replayWhenNoConsumers check) and 1.2: ConditionalNetworkBridgeFilter."
-               "matchesForwardingFilter, messageTTL not checked on the replay branch; AMQ-2324",
+        source="brokerspec's measurement of real ActiveMQ 5.17.2 brokers (replayWhenNoConsumers); "
+               "ConditionalNetworkBridgeFilter.matchesForwardingFilter, messageTTL not checked on the replay "
+               "branch; AMQ-2324",
     ),
 )
 
@@ -444,8 +443,8 @@ RETAIL_CASES: tuple[Case, ...] = (
             Send("hq", Q), Send("r1", Q), Send("r1-s2", Q),
         ),
         rules=("TOPO-NC-TTL", "TOPO-MSG-WAIT"),
-        source=f"{SEED}, 'Sensitivity to networkTTL' (too low: 'messages won't go the distance'); notes 1.3, "
-               "reachability in a duplex tree",
+        source=f"{SEED}, 'Sensitivity to networkTTL' (too low: 'messages won't go the distance'); "
+               "DemandForwardingBridgeSupport.serviceRemoteConsumerAdvisory (reachability in a duplex tree)",
     ),
     Case(
         name="topologies/retail-network-ttl-2-spills-to-sibling-stores",
@@ -458,7 +457,8 @@ RETAIL_CASES: tuple[Case, ...] = (
         ),
         rules=("TOPO-NC-TTL", "TOPO-NC-PATH", "TOPO-MSG-ROUTE", "TOPO-MSG-WAIT"),
         source=f"{SEED}, 'Spillage of consumer advisories' (sent to the regional broker, HQ, and the peers); "
-               "notes 1.3, the ball of radius consumerTTL",
+               "DemandForwardingBridgeSupport.serviceRemoteConsumerAdvisory (every broker within consumerTTL "
+               "hops)",
     ),
     Case(
         name="topologies/retail-network-ttl-3-spills-into-other-regions",
@@ -469,8 +469,9 @@ RETAIL_CASES: tuple[Case, ...] = (
             Send("r2", Q), Send("r2-s1", Q), Send("r1-s2", Q), Send("hq", Q),
         ),
         rules=("TOPO-NC-TTL", "TOPO-MSG-TTL", "TOPO-MSG-WAIT"),
-        source=f"{SEED}, 'too high (which means you get inadvertent spillage)'; notes 1.3 ('TTL=3 adds the other "
-               "regions, TTL=4 all stores')",
+        source=f"{SEED}, 'too high (which means you get inadvertent spillage)'; "
+               "DemandForwardingBridgeSupport.serviceRemoteConsumerAdvisory (TTL 3 reaches the other regions, "
+               "TTL 4 every store)",
     ),
     Case(
         name="topologies/retail-tree-the-same-consumer-without-spill",
@@ -496,7 +497,8 @@ RETAIL_CASES: tuple[Case, ...] = (
             Send("r2-s1", Q),
         ),
         rules=("TOPO-NC-CASCADE", "TOPO-SETTLE", "TOPO-NC-TTL", "TOPO-MSG-WAIT"),
-        source=f"{SEED}, moving a store; notes 1.3 ('Removing r removes, in cascade, everything created from it')",
+        source=f"{SEED}, moving a store; DemandForwardingBridgeSupport.serviceRemoteConsumerAdvisory (a removed "
+               "consumer removes the demand made for it, hop by hop)",
     ),
     Case(
         name="topologies/network-adding-a-level-needs-every-connector-retuned",
@@ -527,7 +529,8 @@ RETAIL_CASES: tuple[Case, ...] = (
             Send("r2-s1", "queue://HQ.IN"),
         ),
         rules=("TOPO-NC-TTL", "TOPO-MSG-TTL", "TOPO-SETTLE"),
-        source=f"{SEED}, store to HQ; notes 1.3 (heterogeneous TTL: hop i requires i-1 < consumerTTL of its bridge)",
+        source=f"{SEED}, store to HQ; DemandForwardingBridgeSupport.serviceRemoteConsumerAdvisory (mixed TTLs: "
+               "the i-th hop needs i-1 < consumerTTL of its bridge)",
     ),
 )
 
@@ -544,7 +547,7 @@ NETWORK_CASES: tuple[Case, ...] = (
             Send("b1", Q), Send("b3", Q),
         ),
         rules=("TOPO-NC-TTL", "TOPO-MSG-TTL", "TOPO-NC-LOOP"),
-        source="AMQ-4607 (-1 = unlimited); notes 1.4, consumerTTL and messageTTL",
+        source="AMQ-4607 (-1 = unlimited); NetworkBridgeConfiguration, consumerTTL and messageTTL",
     ),
     Case(
         name="topologies/consumer-ttl-counts-the-brokers-on-the-path",
@@ -557,7 +560,8 @@ NETWORK_CASES: tuple[Case, ...] = (
             SetTtl("b2", "b1", 4, -1),
         ),
         rules=("TOPO-NC-TTL", "TOPO-NC-PATH", "TOPO-SETTLE"),
-        source="notes 1.2 step 2 ('consumerTTL > -1 && path.length >= consumerTTL' ignores the advisory)",
+        source="DemandForwardingBridgeSupport.serviceRemoteConsumerAdvisory (an advisory whose brokerPath is "
+               "consumerTTL long or longer is ignored)",
     ),
     Case(
         name="topologies/message-ttl-is-checked-on-every-bridge",
@@ -570,8 +574,8 @@ NETWORK_CASES: tuple[Case, ...] = (
             SetTtl("z", "y", 2, 2),
         ),
         rules=("TOPO-MSG-TTL", "TOPO-CONNECTORS", "TOPO-SETTLE"),
-        source="notes 1.2: NetworkBridgeFilter.matchesForwardingFilter ('messageTTL > -1 && brokerPath.length >= "
-               "messageTTL'); AMQ-4607",
+        source="NetworkBridgeFilter.matchesForwardingFilter (nothing is forwarded once the brokerPath is "
+               "messageTTL long); AMQ-4607",
     ),
     Case(
         name="topologies/message-ttl-counts-every-broker-on-the-path",
@@ -584,8 +588,8 @@ NETWORK_CASES: tuple[Case, ...] = (
             Send("w", Q), Send("x", Q),
         ),
         rules=("TOPO-MSG-TTL", "TOPO-MSG-WAIT"),
-        source="notes 1.2: NetworkBridgeFilter.matchesForwardingFilter ('messageTTL > -1 && brokerPath.length >= "
-               "messageTTL')",
+        source="NetworkBridgeFilter.matchesForwardingFilter (nothing is forwarded once the brokerPath is "
+               "messageTTL long)",
     ),
     Case(
         name="topologies/consumer-ttl-1-ignores-demand-from-further-away",
@@ -598,7 +602,8 @@ NETWORK_CASES: tuple[Case, ...] = (
             Send("a", Q), Send("b", Q),
         ),
         rules=("TOPO-NC-TTL", "TOPO-NC-PATH", "TOPO-MSG-WAIT"),
-        source="notes 1.2 step 2 ('consumerTTL > -1 && path.length >= consumerTTL' ignores the advisory)",
+        source="DemandForwardingBridgeSupport.serviceRemoteConsumerAdvisory (an advisory whose brokerPath is "
+               "consumerTTL long or longer is ignored)",
     ),
     Case(
         name="topologies/duplex-reverse-bridge-uses-the-declaring-brokers-settings",
@@ -610,7 +615,7 @@ NETWORK_CASES: tuple[Case, ...] = (
             Send("a", Q),
         ),
         rules=("TOPO-CONNECTORS", "TOPO-NC-TTL"),
-        source="notes 1.2 (TransportConnection.processBrokerInfo builds the duplex bridge from the initiator's "
+        source="TransportConnection.processBrokerInfo (builds the duplex bridge from the initiator's "
                "networkProperties; consumerTTL and messageTTL are sent)",
     ),
     Case(
@@ -622,9 +627,9 @@ NETWORK_CASES: tuple[Case, ...] = (
             Subscribe("x", "a", Q),
         ) + sends("a", 3) + sends("b", 2) + sends("c", 2),
         rules=("TOPO-NC-LOOP", "TOPO-MSG-LOOP", "TOPO-MSG-ROUTE", "TOPO-NC-PATH"),
-        source="notes 1.2 step 3 ('Ignoring sub from X, already routed through this broker once'); notes 1.3 step 2 "
-               "and its closed form (one registration per simple path); notes 1.4 (suppressDuplicateQueue"
-               "Subscriptions false)",
+        source="DemandForwardingBridgeSupport.serviceRemoteConsumerAdvisory (the loop check: 'already routed "
+               "through this broker once'; one registration per simple path); NetworkBridgeConfiguration "
+               "(suppressDuplicateQueueSubscriptions false)",
     ),
     Case(
         name="topologies/include-and-exclude-filters",
@@ -643,8 +648,9 @@ NETWORK_CASES: tuple[Case, ...] = (
             Send("a", "topic://ORDERS.EU"), Send("a", Q), Send("a", "queue://TEST.Q.X"),
         ),
         rules=("TOPO-NC-FILTER", "TOPO-MSG-WAIT"),
-        source="notes 1.2 step 4 (isPermissableDestination: excludes first, then dynamicallyIncludedDestinations); "
-               "ActiveMQ DestinationFilter wildcards ('*' one name part, '>' the rest)",
+        source="DemandForwardingBridgeSupport.isPermissableDestination (excludes first, then "
+               "dynamicallyIncludedDestinations); ActiveMQ DestinationFilter wildcards ('*' one name part, '>' "
+               "the rest)",
     ),
     Case(
         name="topologies/queue-network-subscriptions-are-not-conduited",
@@ -654,7 +660,8 @@ NETWORK_CASES: tuple[Case, ...] = (
             Subscribe("c3", "b3", Q), Subscribe("c4", "b4", Q), Subscribe("c1", "b1", Q),
         ) + sends("b1", 6),
         rules=("TOPO-NC-CONDUIT", "TOPO-MSG-ROUTE", "TOPO-SETTLE"),
-        source=f"{TABLE}, row 3 ('b1: 2 separate subs (queue network-subs not conduited)'); ConduitBridge.canConduit",
+        source=f"{TABLE} (4-tree, consumers on b3 and b4: b1 holds one subscription per leaf); "
+               "ConduitBridge.canConduit",
     ),
     Case(
         name="topologies/conduit-network-queue-subscriptions-merges-them",
@@ -664,7 +671,7 @@ NETWORK_CASES: tuple[Case, ...] = (
             Subscribe("c3", "b3", Q), Subscribe("c4", "b4", Q), Subscribe("c1", "b1", Q),
         ) + sends("b1", 6),
         rules=("TOPO-NC-CONDUIT", "TOPO-MSG-ROUTE"),
-        source="AMQ-6858 (conduitNetworkQueueSubscriptions); notes 1.2, ConduitBridge.canConduit",
+        source="AMQ-6858 (conduitNetworkQueueSubscriptions); ConduitBridge.canConduit",
     ),
     Case(
         name="topologies/conduit-off-gives-each-client-consumer-its-own-subscription",
@@ -677,7 +684,8 @@ NETWORK_CASES: tuple[Case, ...] = (
             Subscribe("d1", "d", Q), Subscribe("d2", "d", Q), Subscribe("c1", "c", Q),
         ) + sends("a", 3) + sends("c", 3),
         rules=("TOPO-NC-CONDUIT", "TOPO-MSG-ROUTE", "TOPO-SETTLE"),
-        source="notes 1.2 (conduitSubscriptions=true selects ConduitBridge, false DemandForwardingBridge); notes 1.4",
+        source="NetworkBridgeFactory (conduitSubscriptions=true selects ConduitBridge, false "
+               "DemandForwardingBridge); NetworkBridgeConfiguration",
     ),
     Case(
         name="topologies/queue-suppression-keeps-one-route-per-consumer",
@@ -689,8 +697,9 @@ NETWORK_CASES: tuple[Case, ...] = (
             Disconnect("a", "b"),
         ) + sends("b", 2),
         rules=("TOPO-NC-SUPPRESS", "TOPO-NC-ORDER", "TOPO-NC-CASCADE"),
-        source="notes 1.2: duplicateSuppressionIsRequired ('existing.priority >= candidate.priority' drops the "
-               "candidate); decided: breadth first, and demand re-derived after the winner goes",
+        source="DemandForwardingBridgeSupport.duplicateSuppressionIsRequired (an existing registration of "
+               "equal or higher priority drops the candidate); decided: breadth first, and demand re-derived "
+               "after the winner goes",
     ),
     Case(
         name="topologies/topic-suppression-gives-one-copy-per-consumer",
@@ -704,8 +713,8 @@ NETWORK_CASES: tuple[Case, ...] = (
             Send("b", T), Send("q", T),
         ),
         rules=("TOPO-NC-SUPPRESS", "TOPO-NC-CONDUIT", "TOPO-MSG-LOOP"),
-        source="notes 1.4 (suppressDuplicateTopicSubscriptions defaults to true); notes 1.2, "
-               "duplicateSuppressionIsRequired",
+        source="NetworkBridgeConfiguration (suppressDuplicateTopicSubscriptions defaults to true); "
+               "DemandForwardingBridgeSupport.duplicateSuppressionIsRequired",
     ),
     Case(
         name="topologies/suppression-lets-a-higher-priority-route-replace-a-settled-one",
@@ -718,8 +727,8 @@ NETWORK_CASES: tuple[Case, ...] = (
             Subscribe("x", "a", Q),
         ) + sends("b", 2),
         rules=("TOPO-NC-SUPPRESS", "TOPO-NC-PRIORITY", "TOPO-NC-ORDER"),
-        source="notes 1.2: duplicateSuppressionIsRequired ('otherwise the existing one is removed and the candidate "
-               "is added'); notes 1.3 step 6 (remove s and what it caused)",
+        source="DemandForwardingBridgeSupport.duplicateSuppressionIsRequired (else the worse registration "
+               "goes, with the demand made from it, and the candidate stays)",
     ),
     Case(
         name="topologies/decreased-priority-local-consumer-beats-the-network",
@@ -732,8 +741,8 @@ NETWORK_CASES: tuple[Case, ...] = (
             Subscribe("far2", "z", Q), Subscribe("near2", "y", Q),
         ) + sends("b2", 3) + sends("y", 3),
         rules=("TOPO-NC-PRIORITY", "TOPO-MSG-ROUTE"),
-        source="notes 1.2 step 6 (doCreateDemandSubscription, consumerPriorityBase -5); notes 1.4 (default false "
-               "in 5.17.2, true from 5.18, AMQ-5137)",
+        source="DemandForwardingBridgeSupport.doCreateDemandSubscription (consumerPriorityBase -5); "
+               "decreaseNetworkConsumerPriority (default false in 5.17.2, true from 5.18, AMQ-5137)",
     ),
     Case(
         name="topologies/decreased-priority-prefers-the-nearer-remote-consumer",
@@ -746,7 +755,8 @@ NETWORK_CASES: tuple[Case, ...] = (
             Subscribe("near", "b", Q), Subscribe("far", "d", Q),
         ) + sends("a", 3) + (Unsubscribe("near"),) + sends("a", 2),
         rules=("TOPO-NC-PRIORITY", "TOPO-MSG-ROUTE"),
-        source="notes 1.2 step 6 (doCreateDemandSubscription: priority -5 minus the hops beyond the first)",
+        source="DemandForwardingBridgeSupport.doCreateDemandSubscription (priority -5 minus the hops beyond "
+               "the first)",
     ),
     Case(
         name="topologies/network-subscription-copies-the-remote-priority",
@@ -756,7 +766,8 @@ NETWORK_CASES: tuple[Case, ...] = (
             Subscribe("far", "b3", Q, 5), Subscribe("near", "b2", Q, 0), Subscribe("root", "b1", Q, 3),
         ) + sends("b2", 2) + sends("b1", 2),
         rules=("TOPO-NC-PRIORITY", "TOPO-MSG-ROUTE"),
-        source="notes 1.2 step 6 ('Otherwise the remote ConsumerInfo's priority is copied'); Queue.orderedCompare",
+        source="DemandForwardingBridgeSupport.doCreateDemandSubscription (without the decrease the remote "
+               "priority is kept); Queue.orderedCompare",
     ),
     Case(
         name="topologies/closing-a-consumer-removes-demand-hop-by-hop",
@@ -769,7 +780,8 @@ NETWORK_CASES: tuple[Case, ...] = (
             Subscribe("again", "b3", Q),
         ),
         rules=("TOPO-NC-CASCADE", "TOPO-MSG-WAIT", "TOPO-SETTLE"),
-        source="notes 1.3 ('Removing r removes, in cascade, everything created from it')",
+        source="DemandForwardingBridgeSupport.serviceRemoteConsumerAdvisory (a removed consumer removes the "
+               "demand made for it, hop by hop)",
     ),
     Case(
         name="topologies/each-destination-keeps-its-own-demand",
@@ -784,7 +796,8 @@ NETWORK_CASES: tuple[Case, ...] = (
             Send("b1", Q), Send("b1", T),
         ),
         rules=("TOPO-NC-CASCADE", "TOPO-MSG-WAIT", "TOPO-SETTLE"),
-        source="notes 1.3 (a demand subscription is for one destination; removal cascades per subscription)",
+        source="DemandForwardingBridgeSupport.doCreateDemandSubscription (one destination per demand "
+               "subscription; removal follows each one)",
     ),
     Case(
         name="topologies/a-second-destination-spreads-demand-of-its-own",
@@ -797,7 +810,8 @@ NETWORK_CASES: tuple[Case, ...] = (
             Unsubscribe("cq"), Send("b1", Q), Send("b2", OTHER_Q),
         ),
         rules=("TOPO-NC-CASCADE", "TOPO-MSG-WAIT", "TOPO-SETTLE"),
-        source="notes 1.3 (a demand subscription is for one destination)",
+        source="DemandForwardingBridgeSupport.doCreateDemandSubscription (one destination per demand "
+               "subscription)",
     ),
     Case(
         name="topologies/conduit-subscription-stays-until-its-last-member-goes",
@@ -812,7 +826,7 @@ NETWORK_CASES: tuple[Case, ...] = (
             Subscribe("c3", "b3", Q),
         ),
         rules=("TOPO-NC-CASCADE", "TOPO-NC-CONDUIT", "TOPO-SETTLE"),
-        source="notes 1.2: ConduitBridge.removeDemandSubscription ('drops the local sub when its set is empty')",
+        source="ConduitBridge.removeDemandSubscription (the local subscription goes when no member is left)",
     ),
     Case(
         name="topologies/topic-conduit-takes-the-shortest-members-path",
@@ -828,8 +842,8 @@ NETWORK_CASES: tuple[Case, ...] = (
             Send("a", T),
         ),
         rules=("TOPO-NC-ORDER", "TOPO-NC-CONDUIT", "TOPO-NC-TTL"),
-        source="decided: a conduit subscription takes path and priority from its shortest member (ActiveMQ keeps "
-               "the first to arrive); notes 1.2, ConduitBridge.addToAlreadyInterestedConsumers",
+        source="decided: a conduit subscription takes path and priority from its shortest member (ActiveMQ "
+               "keeps the first to arrive); ConduitBridge.addToAlreadyInterestedConsumers",
     ),
     Case(
         name="topologies/dispatch-list-keeps-arrival-order",
@@ -841,8 +855,8 @@ NETWORK_CASES: tuple[Case, ...] = (
             Unsubscribe("zed"), Subscribe("zed", "a", Q), Subscribe("bob", "a", Q),
         ) + sends("a", 3),
         rules=("TOPO-SETTLE", "TOPO-MSG-ROUTE"),
-        source="notes 1.2: Queue.doActualDispatch rotates the chosen consumer to the end; decided: newcomers join "
-               "at the end by key",
+        source="Queue.doActualDispatch rotates the chosen consumer to the end; decided: newcomers join at the "
+               "end by key",
     ),
     Case(
         name="topologies/waiting-messages-move-in-broker-then-send-order",
@@ -854,8 +868,8 @@ NETWORK_CASES: tuple[Case, ...] = (
             Subscribe("x", "c", Q),
         ),
         rules=("TOPO-SETTLE", "TOPO-MSG-WAIT", "TOPO-MSG-ROUTE"),
-        source="notes 1.3 (demand to a fixed point); decided: waiting messages move one at a time, by broker name, "
-               "then oldest first",
+        source="DemandForwardingBridgeSupport.serviceRemoteConsumerAdvisory (demand settles once no advisory "
+               "is left); decided: waiting messages move one at a time, by broker name, then oldest first",
     ),
     Case(
         name="topologies/replay-back-and-forth-stops-at-the-hop-limit",
@@ -868,8 +882,8 @@ NETWORK_CASES: tuple[Case, ...] = (
             SetReplay("b1", True), SetReplay("b2", True),
         ) + sends("b1", 2),
         rules=("TOPO-MSG-REPLAY", "TOPO-MSG-LOOP", "TOPO-MSG-TTL", "TOPO-MSG-WAIT"),
-        source="AMQ-2324 (replayWhenNoConsumers); notes 1.2, ConditionalNetworkBridgeFilter; decided: a spec guard "
-               "of 32 brokers on a path (MAX_HOPS) bounds replay",
+        source="AMQ-2324 (replayWhenNoConsumers); ConditionalNetworkBridgeFilter; decided: a spec guard of 32 "
+               "brokers on a path (MAX_HOPS) bounds replay",
     ),
     Case(
         name="topologies/topic-consumer-with-a-shorter-path-extends-the-conduits-reach",
@@ -886,7 +900,7 @@ NETWORK_CASES: tuple[Case, ...] = (
             Send("a", T),
         ),
         rules=("TOPO-NC-ORDER", "TOPO-NC-CONDUIT", "TOPO-NC-TTL"),
-        source="decided: a conduit subscription takes path and priority from its shortest member; notes 1.2, "
+        source="decided: a conduit subscription takes path and priority from its shortest member; "
                "ConduitBridge.addToAlreadyInterestedConsumers",
     ),
     Case(
@@ -899,8 +913,9 @@ NETWORK_CASES: tuple[Case, ...] = (
             Subscribe("local", "b1", Q, 3), Subscribe("y1", "b3", Q, 0), Subscribe("a2", "b3", Q, 5),
         ) + sends("b1", 2),
         rules=("TOPO-NC-ORDER", "TOPO-NC-CONDUIT", "TOPO-NC-PRIORITY", "TOPO-MSG-ROUTE"),
-        source="decided: a conduit subscription takes path and priority from its member with the shortest path, then "
-               "the smallest key; notes 1.2 step 6 (the remote priority is copied)",
+        source="decided: a conduit subscription takes path and priority from its member with the shortest "
+               "path, then the smallest key; DemandForwardingBridgeSupport.doCreateDemandSubscription (the "
+               "remote priority is kept)",
     ),
     Case(
         name="topologies/suppression-replacing-a-settled-route-takes-its-demand-along",
@@ -916,8 +931,8 @@ NETWORK_CASES: tuple[Case, ...] = (
             Send("d", Q), Send("b", Q),
         ),
         rules=("TOPO-NC-SUPPRESS", "TOPO-NC-CASCADE", "TOPO-NC-TTL", "TOPO-MSG-WAIT"),
-        source="notes 1.2: duplicateSuppressionIsRequired ('otherwise the existing one is removed and the candidate "
-               "is added'); notes 1.3 step 6 (remove s and what it caused)",
+        source="DemandForwardingBridgeSupport.duplicateSuppressionIsRequired (else the worse registration "
+               "goes, with the demand made from it, and the candidate stays)",
     ),
     Case(
         name="topologies/closing-a-consumer-lets-a-suppressed-route-return",
@@ -933,8 +948,9 @@ NETWORK_CASES: tuple[Case, ...] = (
             Send("p", T),
         ),
         rules=("TOPO-NC-SUPPRESS", "TOPO-NC-ORDER", "TOPO-NC-CASCADE", "TOPO-SETTLE"),
-        source="notes 1.2: duplicateSuppressionIsRequired; notes 1.3 ('Removing r removes, in cascade, everything "
-               "created from it'); decided: demand is derived afresh after every change",
+        source="DemandForwardingBridgeSupport.duplicateSuppressionIsRequired; "
+               "DemandForwardingBridgeSupport.serviceRemoteConsumerAdvisory (a removed consumer removes the "
+               "demand made for it, hop by hop); decided: demand is derived afresh after every change",
     ),
 )
 
@@ -964,7 +980,8 @@ REFUSAL_CASES: tuple[Case, ...] = (
             Send("c", Q),
         ),
         rules=("TOPO-BROKERS", "TOPO-CONNECTORS"),
-        source="brokerspec's network model; notes 2.4 row 5 (two non-duplex connectors in opposite directions)",
+        source="brokerspec's network model; brokerspec's measurement of real ActiveMQ 5.17.2 brokers (two "
+               "non-duplex connectors in opposite directions)",
     ),
     Case(
         name="topologies/one-design-per-broker",
@@ -1027,4 +1044,4 @@ REFUSAL_CASES: tuple[Case, ...] = (
 )
 
 CASES: tuple[Case, ...] = TABLE_CASES + TREE_CASES + RETAIL_CASES + NETWORK_CASES + REFUSAL_CASES
-"""Every topology case: the notes' table, seed 002's tree, its retail hierarchy, network rules, refusals."""
+"""Every topology case: the real-broker measurements, seed 002's tree, its retail hierarchy, network rules, refusals."""
