@@ -3,11 +3,10 @@
 Each scenario is written once, as spec commands. The spec predicts which
 brokers hold demand subscriptions for a consumer (and with which
 brokerPath) and where each message sent elsewhere ends; the same topology
-runs on real Debian brokers (activemq-classic-networks notes, part 2), and
-what they do must equal the prediction. The trees and settings are the ones
-the notes measured (section 2.4): a four-broker tree with TTL 1, with TTL 2,
-and with consumerTTL 2, messageTTL 1 and decreaseNetworkConsumerPriority
-always; the eight-broker tree with TTL 2 when ``BROKERSPEC_REAL8=1``.
+runs on real Debian brokers, and what they do must equal the prediction
+(docs/topologies.md section 9). The trees and settings are the ones
+brokerspec measured: a four-broker tree with TTL 1, with TTL 2, and with
+consumerTTL 2, messageTTL 1 and decreaseNetworkConsumerPriority always; the eight-broker tree with TTL 2 when ``BROKERSPEC_REAL8=1``.
 """
 
 from __future__ import annotations
@@ -59,7 +58,7 @@ SETTINGS = {
     "ttl2": t.BridgeConfig(consumer_ttl=2, message_ttl=2),
     "split-ttl-priority": t.BridgeConfig(consumer_ttl=2, message_ttl=1, decrease_priority=True),
 }
-"""Connector settings per scenario; the last one strands messages one hop short (notes section 2.4, row 4)."""
+"""Connector settings per scenario; the last one strands messages one hop short (consumerTTL 2, messageTTL 1)."""
 
 
 def build_commands(brokers: tuple[str, ...], links: Links, config: t.BridgeConfig) -> list[t.TopologyCommand]:
