@@ -39,6 +39,9 @@ from .driver import CallFailed, Driver
 from .node import Node, ProbeLog
 from .outcomes import UnexpectedRefusal, new_tag
 
+PROBE_WAIT = 15.0
+"""Seconds to wait for a node's probe to write its 'state' answer."""
+
 CLUSTER_SIZE = 3
 """Nodes n1..n3: the most nodes a load-balancing case uses."""
 
@@ -223,11 +226,14 @@ class ArtemisCluster:
             if not failure.mentions("brokerspec probe answered"):
                 raise
         answers: list[dict[str, Any]] = []
-        for _ in range(40):  # the answer is written before the refusal, but give the file a moment
+        # The answer is written before the refusal, but the file may lag behind on a loaded machine: a fixed
+        # 2 s wait failed a CI run whose two cores were also running Spark, so wait up to PROBE_WAIT seconds.
+        deadline = time.monotonic() + PROBE_WAIT
+        while True:
             records = node.probe.read()
             answers.extend(e for e in records if e.get("tag") == tag and e.get("event") == "state")
             self.records[node.name[len("cl-"):]].extend(e for e in records if e.get("event") != "state")
-            if answers:
+            if answers or time.monotonic() > deadline:
                 break
             time.sleep(0.05)
         if len(answers) != 1:
