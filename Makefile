@@ -6,7 +6,7 @@
 #                    is small enough for one process
 #   make test        mypy --strict, then the fast test tier on WORKERS processes (2) with branch coverage gated
 #                    at 95% (it fetches the Artemis release of the real-broker smoke first, when Maven and a
-#                    JDK are there)
+#                    JDK are there); it prints the 30 slowest tests, so the log says where the time goes
 #   make test-deep   the deep tier: larger Hypothesis runs and CrossHair budgets, a long check, 8 real brokers,
 #                    the whole catalogue against every Artemis release, and the mutation score
 #   make artemis     the whole catalogue against every Artemis release in the table: agree, differ or not
@@ -79,7 +79,7 @@ artemis-fuzz: $(STAMP)
 	$(BIN)/brokerspec fuzz --sut artemis:2.11.0 --profile artemis-2.11 --set balancing.copy_before_target=false --domain balancing --budget $(FUZZ_BUDGET) --seed 1
 
 test: typecheck artemis-fetch
-	$(BIN)/pytest -n $(WORKERS) --dist loadfile --cov=brokerspec --cov-branch --cov-report=term --cov-report=xml
+	$(BIN)/pytest -n $(WORKERS) --dist loadfile --durations=30 --cov=brokerspec --cov-branch --cov-report=term --cov-report=xml
 	$(BIN)/coverage report --include='$(COVERED)' --fail-under=95
 
 test-deep: typecheck
