@@ -37,6 +37,7 @@ verdict shortened and with its unprintable characters escaped, as plain text.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -77,13 +78,42 @@ class FailureKind(Enum):
 
 
 class SutFailure(SubjectFailure):
-    """The SUT failed to answer ``request`` properly; ``kind`` says how, ``message`` what was seen."""
+    """The SUT failed to answer ``request`` properly; ``kind`` says how, ``message`` what was seen.
+
+    Raised out of a batch (``execute_many``), it also says where the batch stopped: :attr:`batch_stop`.
+    """
+
+    batch_stop: BatchStop | None = None
+    """For a failure of ``execute_many``: which command of the batch failed and the outcomes before it."""
 
     def __init__(self, kind: FailureKind, request: str, message: str) -> None:
         super().__init__(f"{kind.value} on {request}: {message}")
         self.kind = kind
         self.request = request
         self.message = message
+
+
+@dataclass(frozen=True)
+class BatchStop:
+    """Where a batch of commands stopped: the failing command's ``index`` (from 0) and the outcomes before it.
+
+    ``execute_many`` attaches one to whatever it raises (a :class:`SutFailure`, or the exception an
+    in-process subject raised); :func:`batch_stop` reads it back.
+    """
+
+    index: int
+    completed: tuple[Outcome, ...]
+
+
+def mark_batch_stop(error: BaseException, index: int, completed: Sequence[Outcome]) -> None:
+    """Record on ``error`` that it stopped a batch at command ``index``, after ``completed``."""
+    error.batch_stop = BatchStop(index, tuple(completed))  # type: ignore[attr-defined]
+
+
+def batch_stop(error: BaseException) -> BatchStop | None:
+    """Where the batch that raised ``error`` stopped; None when ``error`` did not come out of ``execute_many``."""
+    stop = getattr(error, "batch_stop", None)
+    return stop if isinstance(stop, BatchStop) else None
 
 
 class Unsupported(SutFailure):

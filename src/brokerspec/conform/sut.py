@@ -56,6 +56,7 @@ from .protocol import (
     Hello,
     SutFailure,
     describe_request,
+    mark_batch_stop,
     hello_request,
     op_request,
     parse_reply,
@@ -80,6 +81,39 @@ class Sut(Protocol):
     def execute(self, command: Any) -> Outcome: ...
 
     def close(self) -> None: ...
+
+
+class PipelinedSut(Sut, Protocol):
+    """A SUT that also executes a batch of commands at once (an optional capability; see :func:`execute_many`)."""
+
+    def execute_many(self, commands: Sequence[Any]) -> list[Outcome]: ...
+
+
+def execute_many(sut: Sut, commands: Sequence[Any]) -> list[Outcome]:
+    """``sut``'s outcomes for ``commands``, through its own ``execute_many`` when it has one, else one by one.
+
+    Whatever stops the batch is raised as :meth:`Sut.execute` raises it (the same
+    :class:`~.protocol.SutFailure` kinds and messages, or the exception an in-process subject
+    raised), marked with where the batch stopped: :func:`~.protocol.batch_stop` gives the failing
+    command's index and the outcomes of the commands before it.
+    """
+    many = getattr(sut, "execute_many", None)
+    if many is not None:
+        outcomes: list[Outcome] = many(commands)
+        return outcomes
+    return execute_each(sut.execute, commands)
+
+
+def execute_each(execute: Callable[[Any], Outcome], commands: Sequence[Any]) -> list[Outcome]:
+    """``execute`` applied to each command in turn, the batch's failure marked as :func:`execute_many` says."""
+    outcomes: list[Outcome] = []
+    for index, command in enumerate(commands):
+        try:
+            outcomes.append(execute(command))
+        except Exception as error:
+            mark_batch_stop(error, index, outcomes)
+            raise
+    return outcomes
 
 
 # --- in process ------------------------------------------------------------------------------
@@ -144,6 +178,10 @@ class InProcessSut:
         outcome: Outcome = self._subject.execute(command)
         return outcome
 
+    def execute_many(self, commands: Sequence[Any]) -> list[Outcome]:
+        """Execute each command in turn on the current subject (see :func:`execute_many`)."""
+        return execute_each(self._subject.execute, commands)
+
     def close(self) -> None:
         """Close the current subject if it holds resources."""
         close = getattr(self._subject, "close", None)
@@ -207,6 +245,14 @@ class SubprocessSut:
         self._seq += 1
         request = op_request(self._seq, command)
         return read_outcome(self._ask(request, self.timeout), request, self._domain)
+
+    def execute_many(self, commands: Sequence[Any]) -> list[Outcome]:
+        """Send a batch of operations; their outcomes, in order.
+
+        A failure is the one :meth:`execute` raises for the same request, marked with where the
+        batch stopped (:func:`~.protocol.batch_stop`).
+        """
+        return execute_each(self.execute, commands)
 
     def close(self) -> None:
         """Say bye, give the program a moment to exit, then stop it."""
@@ -354,6 +400,10 @@ class SutSubject:
     def execute(self, command: Any) -> Outcome:
         """The SUT's outcome for ``command``."""
         return self.sut.execute(command)
+
+    def execute_many(self, commands: Sequence[Any]) -> list[Outcome]:
+        """The SUT's outcomes for ``commands``, pipelined when the SUT allows it (see :func:`execute_many`)."""
+        return execute_many(self.sut, commands)
 
 
 def subject_factory(sut: Sut, domain: str) -> Callable[[Profile], SutSubject]:
