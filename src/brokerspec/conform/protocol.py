@@ -37,7 +37,7 @@ verdict shortened and with its unprintable characters escaped, as plain text.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -131,6 +131,8 @@ class Hello:
     name: str
     domains: tuple[str, ...]
     profiles: tuple[str, ...] | None
+    pipelining: int = 1
+    """The most requests the SUT lets brokerspec have in flight, written and not yet answered (1: one at a time)."""
 
     def offers(self, domain: str, profile: str) -> bool:
         """Whether the SUT implements ``domain`` under ``profile``."""
@@ -166,7 +168,7 @@ def describe_request(request: dict[str, Any]) -> str:
     return str(kind)
 
 
-def parse_reply(line: str | bytes, request: dict[str, Any]) -> dict[str, Any]:
+def parse_reply(line: str | bytes, request: dict[str, Any], in_flight: Collection[int] = ()) -> dict[str, Any]:
     """The reply ``line`` to ``request`` as a JSON object of the right version and type; SutFailure otherwise.
 
     ``line`` is the bytes read from the SUT (or text). It is ``GARBAGE`` when
@@ -175,7 +177,9 @@ def parse_reply(line: str | bytes, request: dict[str, Any]) -> dict[str, Any]:
     64-bit integers) or not an object; ``WRONG_VERSION`` when ``v`` is not
     the integer 1; ``BAD_REPLY`` when of the wrong type or, for an
     ``outcome``, when ``seq`` is not the request's (as an integer). An
-    ``error`` reply becomes ``SutFailure(ERROR_REPLY)`` carrying the SUT's message.
+    ``error`` reply becomes ``SutFailure(ERROR_REPLY)`` carrying the SUT's message. ``in_flight``
+    holds the sequence numbers of the later requests already written (pipelining), so that a reply
+    out of order is told from one to a request that was never made.
     """
     where = describe_request(request)
     reply = _json_object(line, where)
@@ -194,8 +198,17 @@ def parse_reply(line: str | bytes, request: dict[str, Any]) -> dict[str, Any]:
     if kind == "outcome" and not _is_integer(reply.get("seq"), request["seq"]):
         raise SutFailure(FailureKind.BAD_REPLY, where,
                          f"the reply answers seq {quote(reply.get('seq'))}, not {request['seq']} "
-                         "(a sequence number is a JSON integer)")
+                         f"({_which_seq(reply.get('seq'), in_flight)})")
     return reply
+
+
+def _which_seq(seq: object, in_flight: Collection[int]) -> str:
+    """Why a reply's ``seq`` is wrong, in words: another request's reply, or nobody's."""
+    if not in_flight:
+        return "a sequence number is a JSON integer"
+    if type(seq) is int and seq in in_flight:
+        return "a later request's: replies come in the order of the requests"
+    return "no request in flight has it; a sequence number is a JSON integer"
 
 
 def _json_object(line: str | bytes, where: str) -> dict[str, Any]:
@@ -229,14 +242,19 @@ def _is_integer(value: object, wanted: int) -> bool:
 
 
 def read_hello(reply: dict[str, Any]) -> Hello:
-    """The ``hello`` reply's fields, checked."""
+    """The ``hello`` reply's fields, checked; ``pipelining``, when given, is a JSON integer of at least 1."""
     name, domains, profiles = reply.get("name"), reply.get("domains"), reply.get("profiles")
     if not isinstance(name, str) or not _is_strings(domains) or not (profiles is None or _is_strings(profiles)):
         raise SutFailure(FailureKind.BAD_REPLY, "hello",
                          "a hello reply needs name (a string), domains (a list of strings) and, optionally, "
                          f"profiles (a list of strings); got {shorten(json.dumps(reply))}")
     assert isinstance(domains, list)
-    return Hello(name, tuple(domains), None if profiles is None else tuple(profiles))
+    pipelining = reply.get("pipelining", 1)
+    if type(pipelining) is not int or pipelining < 1:
+        raise SutFailure(FailureKind.BAD_REPLY, "hello",
+                         "pipelining, when given, is the most requests in flight, a JSON integer of at least 1; "
+                         f"got {quote(pipelining)}")
+    return Hello(name, tuple(domains), None if profiles is None else tuple(profiles), pipelining)
 
 
 def read_outcome(reply: dict[str, Any], request: dict[str, Any], domain: str) -> Outcome:

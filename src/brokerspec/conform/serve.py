@@ -9,12 +9,19 @@ subject and a worked example of the protocol in Python; ``--layer
 planted:NAME`` serves a broker with a planted bug, which the suite must
 catch through the same pipe. Malformed requests get an ``error`` reply that
 says what was wrong; the server itself never stops on one.
+
+Its hello announces ``pipelining`` (:data:`PIPELINING` requests in flight,
+or ``--pipelining N``; 1 leaves it out): it reads requests as they come,
+answers every complete line it has read in order, and writes the replies to
+all of them at once, so a client that writes ahead gets one write back per
+read instead of one per request.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import IO, Any
@@ -23,15 +30,21 @@ from brokerspec.spec import BrokerspecError, get_profile
 
 from .. import jsonin
 from ..codec import CodecError, decode_command, encode_outcome
+from .pipe import READ_CHUNK
 from .protocol import PROTOCOL_VERSION
 from .sut import in_process_layers
+
+
+PIPELINING = 256
+"""The most requests in flight the server announces by default (it reads them as they come)."""
 
 
 class Server:
     """The protocol's state: which layer, and the broker of the last reset."""
 
-    def __init__(self, layer: str) -> None:
+    def __init__(self, layer: str, pipelining: int = 1) -> None:
         self.layer = layer
+        self.pipelining = pipelining
         self.factories = in_process_layers(layer)
         self.domain: str | None = None
         self.subject: Any = None
@@ -45,8 +58,11 @@ class Server:
                               f"{PROTOCOL_VERSION}")
         kind = request.get("type")
         if kind == "hello":
-            return {"v": PROTOCOL_VERSION, "type": "hello", "name": f"brokerspec {self.layer}",
-                    "domains": list(self.factories)}
+            hello = {"v": PROTOCOL_VERSION, "type": "hello", "name": f"brokerspec {self.layer}",
+                     "domains": list(self.factories)}
+            if self.pipelining > 1:
+                hello["pipelining"] = self.pipelining
+            return hello
         if kind == "reset":
             return self.reset(request)
         if kind == "op":
@@ -92,23 +108,55 @@ class Server:
         return reply
 
 
-def serve(layer: str, requests: IO[str], replies: IO[str]) -> int:
+def answer_line(server: Server, line: str | bytes) -> str | None:
+    """The reply line to one request line ("" for a blank line, None for ``bye``)."""
+    if not line.strip():
+        return ""
+    try:
+        request = jsonin.loads(line)
+    except jsonin.JsonInputError as problem:
+        reply: dict[str, Any] | None = Server.error(f"cannot read the request: {problem}")
+    else:
+        reply = server.answer(request)
+    return None if reply is None else json.dumps(reply) + "\n"
+
+
+def serve(layer: str, requests: IO[str], replies: IO[str], pipelining: int = 1) -> int:
     """Answer ``requests`` line by line on ``replies`` until ``bye`` or their end."""
-    server = Server(layer)
+    server = Server(layer, pipelining)
     for line in requests:
-        if not line.strip():
-            continue
-        try:
-            request = jsonin.loads(line)
-        except jsonin.JsonInputError as problem:
-            reply: dict[str, Any] | None = Server.error(f"cannot read the request: {problem}")
-        else:
-            reply = server.answer(request)
+        reply = answer_line(server, line)
         if reply is None:
             break
-        replies.write(json.dumps(reply) + "\n")
-        replies.flush()
+        if reply:
+            replies.write(reply)
+            replies.flush()
     return 0
+
+
+def serve_fds(layer: str, requests: int, replies: int, pipelining: int = PIPELINING) -> int:
+    """Answer the requests read from descriptor ``requests`` on ``replies``, one write per read, until ``bye``."""
+    server = Server(layer, pipelining)
+    pending = b""
+    while chunk := os.read(requests, READ_CHUNK):
+        *lines, pending = (pending + chunk).split(b"\n")
+        answers: list[str] = []
+        for line in lines:
+            reply = answer_line(server, line)
+            if reply is None:
+                _write_all(replies, "".join(answers).encode("ascii"))
+                return 0
+            answers.append(reply)
+        _write_all(replies, "".join(answers).encode("ascii"))
+    if pending.strip() and (last := answer_line(server, pending)):
+        _write_all(replies, last.encode("ascii"))
+    return 0
+
+
+def _write_all(descriptor: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(descriptor, view):]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -116,12 +164,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m brokerspec.conform.serve",
                                      description="Serve a brokerspec layer over the SUT protocol (stdin/stdout).")
     parser.add_argument("--layer", default="impl", help="impl, reference, spec or planted:NAME (default impl)")
+    parser.add_argument("--pipelining", type=int, default=PIPELINING, metavar="N",
+                        help=f"the most requests in flight to announce (default {PIPELINING}; 1: one at a time)")
     args = parser.parse_args(argv)
+    if args.pipelining < 1:
+        parser.error(f"--pipelining must be at least 1, not {args.pipelining}")
     try:
         in_process_layers(args.layer)
     except ValueError as problem:
         parser.error(str(problem))
-    return serve(args.layer, sys.stdin, sys.stdout)
+    sys.stdout.flush()
+    return serve_fds(args.layer, sys.stdin.fileno(), sys.stdout.fileno(), args.pipelining)
 
 
 if __name__ == "__main__":

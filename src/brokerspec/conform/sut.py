@@ -20,11 +20,16 @@ A :class:`Sut` answers four calls, mirroring the protocol's requests:
 
   The program runs in a session and process group of its own, and stopping
   it kills the whole group, so children it started (and that may hold its
-  output open) go too. Its output is read in binary by a thread that ends,
-  closing the pipe itself, when the pipe reaches its end; nothing else
-  touches that pipe, so stopping never waits on a read. Lines are read at
-  most :data:`~.protocol.MAX_REPLY_BYTES` at a time, so a SUT cannot make
+  output open) go too. Its pipes are read and written without threads
+  (:class:`~.pipe.Channel`: ``select`` with the deadline, then ``os.read``),
+  so stopping never waits on a read. Lines are read at most
+  :data:`~.protocol.MAX_REPLY_BYTES` at a time, so a SUT cannot make
   brokerspec hold an unbounded line.
+
+  A SUT whose hello announces ``pipelining`` gets the requests of a batch
+  (:meth:`~SubprocessSut.execute_many`) written ahead of their replies, up
+  to the number it announced; the replies are read in order, each checked
+  against its request's ``seq``. Any other SUT gets one request at a time.
 
 :class:`SutSubject` binds a SUT to one domain and profile and gives it the
 ``execute`` the lockstep driver calls; it has no ``snapshot``, so only
@@ -41,7 +46,8 @@ import signal
 import subprocess
 import tempfile
 import threading
-from collections.abc import Callable, Mapping, Sequence
+import time
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, NoReturn, Protocol
 
@@ -49,6 +55,7 @@ from brokerspec.spec import Outcome, Profile
 
 from ..check.domains import DOMAINS, get_domain
 from ..clitools import printable
+from .pipe import Channel, InputClosed, LineTimeout
 from .protocol import (
     BYE,
     MAX_REPLY_BYTES,
@@ -67,6 +74,9 @@ from .protocol import (
 
 DEFAULT_TIMEOUT = 10.0
 """Seconds a SUT may take over one request (the handshake gets three times as long, to start up)."""
+
+MAX_IN_FLIGHT = 256
+"""The most requests a :class:`SubprocessSut` writes ahead of their replies, whatever the SUT announces."""
 
 
 class Sut(Protocol):
@@ -194,20 +204,31 @@ class InProcessSut:
 
 
 class SubprocessSut:
-    """A program that speaks the SUT protocol on its standard input and output."""
+    """A program that speaks the SUT protocol on its standard input and output.
+
+    When its hello announces ``pipelining`` (more than one request in flight), :meth:`execute_many`
+    writes up to that many requests (at most ``max_in_flight``, :data:`MAX_IN_FLIGHT` by default)
+    before reading their replies, in order; otherwise it waits for each reply before writing the
+    next request.
+    """
 
     def __init__(self, argv: Sequence[str], timeout: float = DEFAULT_TIMEOUT, cwd: Path | None = None,
-                 env: Mapping[str, str] | None = None) -> None:
+                 env: Mapping[str, str] | None = None, max_in_flight: int = MAX_IN_FLIGHT) -> None:
         if not argv:
             raise ValueError("the SUT command is empty")
+        if max_in_flight < 1:
+            raise ValueError(f"max_in_flight must be at least 1, not {max_in_flight}")
         self.argv = list(argv)
         self.label = " ".join(argv)
         self.timeout = timeout
         self.cwd = cwd
         self.env = dict(os.environ if env is None else env)
+        self.max_in_flight = max_in_flight
         self.starts = 0
+        self.in_flight = 1
+        """How many requests :meth:`execute_many` writes ahead: what the SUT announced, within ``max_in_flight``."""
         self._process: subprocess.Popen[bytes] | None = None
-        self._lines: queue.Queue[bytes | None] = queue.Queue()
+        self._channel: Channel | None = None
         self._stderr: IO[bytes] | None = None
         self._hello_args: tuple[Profile, tuple[str, ...]] | None = None
         self._domain = "addressing"
@@ -224,8 +245,9 @@ class SubprocessSut:
         """Start the program and shake hands."""
         self._hello_args = (profile, domains)
         self._start()
-        request = hello_request(profile, domains)
-        return read_hello(self._ask(request, self.timeout * 3))
+        hello = read_hello(self._ask(hello_request(profile, domains), self.timeout * 3))
+        self.in_flight = min(hello.pipelining, self.max_in_flight)
+        return hello
 
     def reset(self, domain: str, profile: Profile) -> None:
         """Ask for a fresh broker; a process lost to an earlier failure is started (and greeted) again.
@@ -240,34 +262,89 @@ class SubprocessSut:
 
     def execute(self, command: Any) -> Outcome:
         """Send one operation; its outcome."""
-        if self._process is None:
-            raise SutFailure(FailureKind.CRASHED, "op", "the SUT is not running (an earlier request failed)")
-        self._seq += 1
-        request = op_request(self._seq, command)
-        return read_outcome(self._ask(request, self.timeout), request, self._domain)
+        outcomes, failure = self._run((command,), 1)
+        if failure is not None:
+            raise failure
+        return outcomes[0]
 
     def execute_many(self, commands: Sequence[Any]) -> list[Outcome]:
-        """Send a batch of operations; their outcomes, in order.
+        """Send a batch of operations, pipelined when the SUT announced it; their outcomes, in order.
 
-        A failure is the one :meth:`execute` raises for the same request, marked with where the
-        batch stopped (:func:`~.protocol.batch_stop`).
+        Each reply must come within the timeout of the one before it (the first: of the call). A
+        failure is the one :meth:`execute` raises for the same request, marked with where the batch
+        stopped (:func:`~.protocol.batch_stop`). After an ``error`` reply the replies to the requests
+        already written are read and dropped, so the process can go on; any other failure stops it.
         """
-        return execute_each(self.execute, commands)
+        outcomes, failure = self._run(commands, self.in_flight)
+        if failure is not None:
+            mark_batch_stop(failure, len(outcomes), outcomes)
+            raise failure
+        return outcomes
 
     def close(self) -> None:
         """Say bye, give the program a moment to exit, then stop it."""
-        process = self._process
-        if process is None:
+        process, channel = self._process, self._channel
+        if process is None or channel is None:
             return
+        grace = min(self.timeout, 2.0)
         try:
+            channel.queue(_line(BYE))
+            channel.flush(time.monotonic() + grace)
             assert process.stdin is not None
-            process.stdin.write(_line(BYE))
-            process.stdin.flush()
             process.stdin.close()
-            process.wait(timeout=min(self.timeout, 2.0))
+            process.wait(timeout=grace)
         except (OSError, ValueError, subprocess.TimeoutExpired):
             pass
         self._stop()
+
+    def _run(self, commands: Sequence[Any], window: int) -> tuple[list[Outcome], SutFailure | None]:
+        """The outcomes of ``commands`` with up to ``window`` requests in flight, and the failure that stopped them."""
+        outcomes: list[Outcome] = []
+        if self._process is None:
+            return outcomes, SutFailure(FailureKind.CRASHED, "op",
+                                        "the SUT is not running (an earlier request failed)")
+        channel = self._channel
+        assert channel is not None
+        requests: list[dict[str, Any]] = []
+        ends: list[int] = []
+        for index in range(len(commands)):
+            while len(requests) < len(commands) and len(requests) - index < window:
+                self._seq += 1
+                request = op_request(self._seq, commands[len(requests)])
+                channel.queue(_line(request))
+                requests.append(request)
+                ends.append(channel.written + channel.pending)
+            request = requests[index]
+            try:
+                line = self._reply_line(request, ends[index], self.timeout)
+                later = range(request["seq"] + 1, request["seq"] + len(requests) - index)
+                outcomes.append(read_outcome(self._parse(line, request, later), request, self._domain))
+            except SutFailure as failure:
+                if failure.kind is FailureKind.ERROR_REPLY:
+                    self._drain(requests[index + 1:], ends[index + 1:])
+                else:
+                    self._stop()
+                return outcomes, failure
+        return outcomes, None
+
+    def _drain(self, requests: Sequence[dict[str, Any]], ends: Sequence[int]) -> None:
+        """Read and drop the replies to ``requests`` (queued before an error reply); stop the process if they fail."""
+        channel = self._channel
+        for request, needs in zip(requests, ends):
+            if channel is None:
+                return
+            try:
+                line = channel.next_line(time.monotonic() + self.timeout, needs)
+                if line is None:
+                    raise InputClosed()
+                parse_reply(line, request)
+            except SutFailure as failure:
+                if failure.kind is not FailureKind.ERROR_REPLY:
+                    self._stop()
+                    return
+            except (LineTimeout, InputClosed):
+                self._stop()
+                return
 
     # the process
 
@@ -280,35 +357,43 @@ class SubprocessSut:
                                        stderr=self._stderr, cwd=self.cwd, env=self.env, start_new_session=True)
         except OSError as error:
             raise SutFailure(FailureKind.CRASHED, "hello", f"cannot start {self.label!r}: {error}") from None
+        assert process.stdin is not None and process.stdout is not None
         self._process = process
-        self._lines = queue.Queue()
-        assert process.stdout is not None
-        threading.Thread(target=pump_lines, args=(process.stdout, self._lines), name=f"sut-stdout-{self.starts}",
-                         daemon=True).start()
+        self._channel = Channel(process.stdin.fileno(), process.stdout.fileno(), MAX_REPLY_BYTES)
+        self.in_flight = 1
 
     def _stop(self) -> None:
-        """Kill the program's whole process group and reap it; its output pipe is left to the reader thread."""
-        process, self._process = self._process, None
+        """Kill the program's whole process group, reap it and close both pipes (nothing is left reading them)."""
+        process, self._process, self._channel = self._process, None, None
         if process is not None:
             kill_group(process)
+            if process.stdout is not None:
+                process.stdout.close()
 
     def _ask(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
-        process = self._process
-        assert process is not None and process.stdin is not None
+        channel = self._channel
+        assert channel is not None
+        channel.queue(_line(request))
+        return self._parse(self._reply_line(request, channel.written + channel.pending, timeout), request)
+
+    def _reply_line(self, request: dict[str, Any], needs: int, timeout: float) -> bytes:
+        """The next reply line, for ``request`` (whose bytes end at ``needs``); a failure naming it when none comes."""
+        channel = self._channel
+        assert channel is not None
         where = describe_request(request)
         try:
-            process.stdin.write(_line(request))
-            process.stdin.flush()
-        except (OSError, ValueError):
-            self._fail(FailureKind.CRASHED, where, "its input is closed")
-        try:
-            line = self._lines.get(timeout=timeout)
-        except queue.Empty:
+            line = channel.next_line(time.monotonic() + timeout, needs)
+        except LineTimeout:
             self._fail(FailureKind.TIMEOUT, where, f"no reply within {timeout:g} s; the process was killed")
+        except InputClosed:
+            self._fail(FailureKind.CRASHED, where, "its input is closed")
         if line is None:
             self._fail(FailureKind.CRASHED, where, "its output closed before it replied")
+        return line
+
+    def _parse(self, line: bytes, request: dict[str, Any], in_flight: Collection[int] = ()) -> dict[str, Any]:
         try:
-            return parse_reply(line, request)
+            return parse_reply(line, request, in_flight)
         except SutFailure as failure:
             if failure.kind is not FailureKind.ERROR_REPLY:
                 self._stop()  # a SUT that writes nonsense cannot be trusted with the next request
