@@ -7,7 +7,11 @@ annotations say exactly what each field holds. This module reads those
 annotations to encode a value as plain JSON data and to decode JSON data
 back, checking every field: a missing field, an unknown field or a value of
 the wrong type raises :class:`CodecError` naming the field's path (for
-example ``args.routing_type`` or ``outcome.reason.address``).
+example ``args.routing_type`` or ``outcome.reason.address``). A class's
+annotations are read the first time one of its values is decoded and turned
+into a decoder that is kept (evaluating them costs far more than a decode), so
+reading a recorded history or a SUT's replies pays for them once, not once a
+line.
 
 Encoding: strings, booleans and integers as themselves; enums by value
 (``"ANYCAST"``); ``frozenset`` as a sorted list; ``tuple[str, ...]`` as a
@@ -23,6 +27,7 @@ import dataclasses
 import types
 import typing
 from enum import Enum
+from collections.abc import Callable
 from typing import Any, TypeVar, Union
 
 from brokerspec.spec import BrokerspecError, Outcome, Reason, addressing, balancing, duplicates, topologies
@@ -117,89 +122,173 @@ def _decode_tagged(data: object, registry: dict[str, type[T]], path: str) -> T:
     kind = data.get("type")
     if not isinstance(kind, str) or kind not in registry:
         raise CodecError(f"{path}.type", f"expected one of {', '.join(sorted(registry))}, got {_show(kind)}")
-    fields = {k: v for k, v in data.items() if k != "type"}
-    return _decode_dataclass(registry[kind], fields, path)
+    return _class_decoder(registry[kind])(data, path, True)  # type: ignore[no-any-return]
+
+
+Decoder = Callable[[object, str], Any]
+"""A compiled decoder of one field type: (JSON value, path) -> the value, or :class:`CodecError`."""
+ClassDecoder = Callable[[object, str, bool], Any]
+"""A compiled decoder of one dataclass: (JSON object, path, whether its ``type`` key is the tag) -> instance."""
+
+_CLASS_DECODERS: dict[type[Any], ClassDecoder] = {}
 
 
 def _decode_dataclass(cls: type[T], data: object, path: str) -> T:
-    if not isinstance(data, dict):
-        raise CodecError(path, f"expected an object, got {_show(data)}")
+    return _class_decoder(cls)(data, path, False)  # type: ignore[no-any-return]
+
+
+def _class_decoder(cls: type[Any]) -> ClassDecoder:
+    """The decoder of ``cls``, built from its annotations the first time it is needed and kept.
+
+    Reading the annotations (:func:`typing.get_type_hints` evaluates every
+    one of them from its text) costs far more than decoding a value, so it
+    is done once per class, not once per value.
+    """
+    decoder = _CLASS_DECODERS.get(cls)
+    if decoder is None:
+        decoder = _CLASS_DECODERS[cls] = _compile_class(cls)
+    return decoder
+
+
+def _compile_class(cls: type[Any]) -> ClassDecoder:
     hints = typing.get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    unknown = sorted(set(data) - set(fields))
-    if unknown:
-        raise CodecError(f"{path}.{unknown[0]}", f"unknown field; {cls.__name__} has {', '.join(fields) or 'none'}")
-    values: dict[str, Any] = {}
-    for name, f in fields.items():
-        if name not in data:
-            has_default = f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
-            if has_default:
-                continue
-            raise CodecError(f"{path}.{name}", "missing field")
-        values[name] = _decode_value(hints[name], data[name], f"{path}.{name}")
-    try:
-        return cls(**values)
-    except BrokerspecError as error:  # a value the command itself refuses, e.g. a malformed hex ID
-        field = getattr(error, "field", "")
-        raise CodecError(f"{path}.{field}" if field else path, str(error)) from None
+    fields = dataclasses.fields(cls)
+    known = frozenset(f.name for f in fields)
+    listed = ", ".join(f.name for f in fields) or "none"
+    plan = tuple((f.name, "." + f.name,
+                  f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING,
+                  _value_decoder(hints[f.name])) for f in fields)
+    known_with_tag = known | {"type"}
+    type_is_a_field = "type" in known
+
+    def decode(data: object, path: str, tagged: bool) -> Any:
+        if not isinstance(data, dict):
+            raise CodecError(path, f"expected an object, got {_show(data)}")
+        if tagged and type_is_a_field:  # the tag is no field value: leave it out, as for any other class
+            data = {k: v for k, v in data.items() if k != "type"}
+            tagged = False
+        if not (known_with_tag if tagged else known).issuperset(data):
+            unknown = sorted(set(data) - known - ({"type"} if tagged else set()))
+            raise CodecError(f"{path}.{unknown[0]}", f"unknown field; {cls.__name__} has {listed}")
+        values: dict[str, Any] = {}
+        for name, suffix, has_default, decode_value in plan:
+            if name in data:
+                values[name] = decode_value(data[name], path + suffix)
+            elif not has_default:
+                raise CodecError(path + suffix, "missing field")
+        try:
+            return cls(**values)
+        except BrokerspecError as error:  # a value the command itself refuses, e.g. a malformed hex ID
+            field = getattr(error, "field", "")
+            raise CodecError(f"{path}.{field}" if field else path, str(error)) from None
+
+    return decode
 
 
-def _decode_value(hint: Any, value: object, path: str) -> Any:
+def _value_decoder(hint: Any) -> Decoder:
+    """The decoder of one field type, chosen once from the annotation."""
     origin = typing.get_origin(hint)
     if origin in (Union, types.UnionType):
-        options = typing.get_args(hint)
-        if value is None and type(None) in options:
+        return _union_decoder(hint)
+    if origin is frozenset:
+        (item,) = typing.get_args(hint)
+        return _collection_decoder(_value_decoder(item), unique=True)
+    if origin is tuple:
+        return _collection_decoder(_value_decoder(typing.get_args(hint)[0]), unique=False)
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        return _enum_decoder(hint)
+    if hint is Reason:
+        return lambda value, path: _decode_tagged(value, REASONS_BY_KIND, path)
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        nested: type[Any] = hint
+        return lambda value, path: _class_decoder(nested)(value, path, False)  # looked up when used: types may nest
+    if hint is bool:
+        return _decode_bool
+    if hint is str:
+        return _decode_str
+    if hint is int:
+        return _decode_int
+    return _cannot_decode(hint)  # pragma: no cover - every field type is above
+
+
+def _union_decoder(hint: Any) -> Decoder:
+    options = typing.get_args(hint)
+    nullable = type(None) in options
+    present = [option for option in options if option is not type(None)]
+    tags: dict[str, Any] = {getattr(option, "kind", ""): option for option in present}
+    all_tagged = "" not in tags  # a union of tagged values, e.g. a step's events
+    alternatives = [_value_decoder(option) for option in present]
+    single = alternatives[0] if len(alternatives) == 1 else None  # an optional field: problems at their own path
+
+    def decode(value: object, path: str) -> Any:
+        if value is None and nullable:
             return None
-        present = [option for option in options if option is not type(None)]
-        tags: dict[str, Any] = {getattr(option, "kind", ""): option for option in present}
-        if isinstance(value, dict) and "" not in tags:  # a union of tagged values, e.g. a step's events
+        if all_tagged and isinstance(value, dict):
             return _decode_tagged(value, tags, path)
-        if len(present) == 1:  # an optional field: report problems inside it at their own path
-            return _decode_value(present[0], value, path)
+        if single is not None:
+            return single(value, path)
         errors = []
-        for option in options:
-            if option is type(None):
-                continue
+        for alternative in alternatives:
             try:
-                return _decode_value(option, value, path)
+                return alternative(value, path)
             except CodecError as error:
                 errors.append(error.message)
         raise CodecError(path, " or ".join(errors))
-    if origin is frozenset:
-        (item,) = typing.get_args(hint)
+
+    return decode
+
+
+def _collection_decoder(item: Decoder, unique: bool) -> Decoder:
+    def decode(value: object, path: str) -> Any:
         if not isinstance(value, list):
             raise CodecError(path, f"expected a list, got {_show(value)}")
-        members = [_decode_value(item, v, f"{path}[{i}]") for i, v in enumerate(value)]
+        members = [item(v, f"{path}[{i}]") for i, v in enumerate(value)]
+        if not unique:
+            return tuple(members)
         if len(set(members)) != len(members):
             raise CodecError(path, f"a set must not repeat a member, got {_show(value)}")
         return frozenset(members)
-    if origin is tuple:
-        item = typing.get_args(hint)[0]
-        if not isinstance(value, list):
-            raise CodecError(path, f"expected a list, got {_show(value)}")
-        return tuple(_decode_value(item, v, f"{path}[{i}]") for i, v in enumerate(value))
-    if isinstance(hint, type) and issubclass(hint, Enum):
-        choices = [m.value for m in hint]
+
+    return decode
+
+
+def _enum_decoder(hint: type[Enum]) -> Decoder:
+    choices = [m.value for m in hint]
+    by_text = {m.value: m for m in hint if isinstance(m.value, str)}
+
+    def decode(value: object, path: str) -> Any:
+        if type(value) is str and value in by_text:
+            return by_text[value]
         if value not in choices:
             raise CodecError(path, f"expected one of {', '.join(map(str, choices))}, got {_show(value)}")
         return hint(value)
-    if hint is Reason:
-        return _decode_tagged(value, REASONS_BY_KIND, path)
-    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-        return _decode_dataclass(hint, value, path)
-    if hint is bool:
-        if not isinstance(value, bool):
-            raise CodecError(path, f"expected true or false, got {_show(value)}")
-        return value
-    if hint is str:
-        if not isinstance(value, str):
-            raise CodecError(path, f"expected a string, got {_show(value)}")
-        return value
-    if hint is int:
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise CodecError(path, f"expected an integer, got {_show(value)}")
-        return value
-    raise CodecError(path, f"cannot decode a value of type {hint!r}")  # pragma: no cover - every field type is above
+
+    return decode
+
+
+def _decode_bool(value: object, path: str) -> bool:
+    if not isinstance(value, bool):
+        raise CodecError(path, f"expected true or false, got {_show(value)}")
+    return value
+
+
+def _decode_str(value: object, path: str) -> str:
+    if not isinstance(value, str):
+        raise CodecError(path, f"expected a string, got {_show(value)}")
+    return value
+
+
+def _decode_int(value: object, path: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise CodecError(path, f"expected an integer, got {_show(value)}")
+    return value
+
+
+def _cannot_decode(hint: Any) -> Decoder:  # pragma: no cover - every field type is above
+    def decode(value: object, path: str) -> Any:
+        raise CodecError(path, f"cannot decode a value of type {hint!r}")
+
+    return decode
 
 
 def _show(value: object) -> str:
