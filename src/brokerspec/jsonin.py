@@ -20,6 +20,14 @@ that reads JSON from outside goes through it, so one rule holds
 everywhere: a value is well-formed JSON with unique keys, nested at most
 :data:`MAX_DEPTH` deep, whose integers fit in 64 bits and numbers in a double (a Java ``long``, what
 the brokers themselves use) and whose strings are valid Unicode text.
+
+Most texts cannot break a bound, and :func:`loads` reads those without
+walking the value afterwards: an ASCII text with no ``\\u`` escape holds only
+ASCII strings, and one with at most :data:`MAX_DEPTH` opening brackets cannot
+nest deeper than that, so only a number could be out of range, and the
+reader stops at any number that might be (more than 18 characters, or a
+double that overflowed) and reads the text again the careful way. Either way
+the answer, and the message for a text refused, is the same.
 """
 
 from __future__ import annotations
@@ -61,8 +69,16 @@ def loads(text: str | bytes) -> Any:
         except UnicodeDecodeError as error:
             raise JsonInputError(f"not UTF-8 text: byte 0x{text[error.start]:02x} at offset {error.start} "
                                  f"({error.reason})") from None
+    quick = text.isascii() and "\\u" not in text and text.count("{") + text.count("[") <= MAX_DEPTH
     try:
-        value = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+        if quick:
+            try:
+                return _QUICK.decode(text)
+            except _LookCloser:
+                pass
+        if text.startswith("\ufeff"):  # as json.loads refuses it
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        value = _STRICT.decode(text)
     except json.JSONDecodeError as error:
         raise JsonInputError(f"not valid JSON: {error.msg}", error.colno) from None
     except RecursionError:
@@ -72,6 +88,24 @@ def loads(text: str | bytes) -> Any:
     except ValueError:  # Python's own limit on the digits of an integer it converts
         raise JsonInputError("an integer of thousands of digits, far beyond 64 bits") from None
     _check_value(value)
+    return value
+
+
+class _LookCloser(Exception):
+    """A number that might break a bound, met by the quick reader: the text is read again and walked."""
+
+
+def _small_int(digits: str) -> int:
+    """An integer literal of at most 18 characters, which always fits in 64 bits; a longer one is looked at."""
+    if len(digits) > 18:
+        raise _LookCloser
+    return int(digits)
+
+
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise _LookCloser
     return value
 
 
@@ -88,6 +122,14 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _no_constant(name: str) -> Any:
     raise JsonInputError(f"{name} is not a JSON value")
+
+
+_STRICT = json.JSONDecoder(object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+"""The reader whose every value :func:`_check_value` then walks."""
+_QUICK = json.JSONDecoder(object_pairs_hook=_unique_keys, parse_constant=_no_constant, parse_int=_small_int,
+                          parse_float=_finite_float)
+"""The quick reader, for ASCII text with no ``\\u`` escape and few brackets: such a text can break a bound
+only with a number, and a number that might stops the read (:class:`_LookCloser`)."""
 
 
 def _check_value(value: Any) -> None:
