@@ -74,7 +74,7 @@ def add_commands(commands: Any, parse_setting: Any) -> None:
 
 def run_generate(args: argparse.Namespace) -> int:
     """``brokerspec generate``."""
-    from .generate import generate_histories, generate_streams, write_corpus
+    from .corpus import write_histories, write_streams
 
     if args.faults > args.histories:
         from ..cli import UsageError
@@ -85,13 +85,14 @@ def run_generate(args: argparse.Namespace) -> int:
     profile = get_profile(args.profile)
     started = time.perf_counter()
     if args.kind == "histories":
-        rows, faults = generate_histories(profile, args.histories, args.faults, args.seed, args.steps or 40)
+        written = write_histories(args.out, profile, args.histories, args.faults, args.seed, args.steps or 40,
+                                  args.format, args.files)
     else:
-        rows, faults = generate_streams(profile, args.histories, args.faults, args.seed, args.steps or 200)
-    files = write_corpus(args.out, rows, faults, args.format, args.kind, args.files)
-    console.print(literal(f"wrote {len(rows):,} rows of {args.histories:,} {args.kind} ({len(faults)} with a "
-                          f"planted fault) to {len(files)} {args.format} file(s) under {args.out / 'data'} in "
-                          f"{time.perf_counter() - started:.1f}s"))
+        written = write_streams(args.out, profile, args.histories, args.faults, args.seed, args.steps or 200,
+                                args.format, args.files)
+    console.print(literal(f"wrote {written.rows:,} rows of {args.histories:,} {args.kind} ({len(written.faults)} "
+                          f"with a planted fault) to {len(written.files)} {args.format} file(s) under "
+                          f"{args.out / 'data'} in {time.perf_counter() - started:.1f}s"))
     console.print(literal(f"faults: {args.out / 'faults.jsonl'}"))
     return EXIT_OK
 

@@ -167,21 +167,34 @@ def history_lines(history: str, domain: str, profile: Profile, steps: list[tuple
                "args": encode_command(command), "outcome": encode_outcome(outcome)}
 
 
-def generate_histories(profile: Profile, histories: int, faults: int, seed: int, steps: int = 40) -> tuple[
-        list[dict[str, Any]], list[Fault]]:
-    """``histories`` histories alternating between the domains, ``faults`` of them with a planted fault."""
+def iter_histories(profile: Profile, histories: int, faults: int, seed: int, steps: int,
+                   planted: list[Fault]) -> Iterator[list[dict[str, Any]]]:
+    """The lines of each history in turn (alternating domains); planted faults are appended to ``planted``.
+
+    One history at a time, so a writer can hold one history's lines and no more.
+    """
     rng = random.Random(seed)
     faulty = set(rng.sample(range(histories), min(faults, histories)))
-    lines: list[dict[str, Any]] = []
-    planted: list[Fault] = []
     for index in range(histories):
         domain = ("addressing", "duplicates")[index % 2]
         name = f"h{index:06d}"
         if index in faulty:
-            recorded, fault = _faulty_history(domain, profile, rng, steps, name, planted)
+            recorded, _ = _faulty_history(domain, profile, rng, steps, name, planted)
         else:
-            recorded, fault = record_history(domain, profile, random.Random(rng.random()), steps)
-        lines.extend(history_lines(name, domain, profile, recorded))
+            recorded, _ = record_history(domain, profile, random.Random(rng.random()), steps)
+        yield list(history_lines(name, domain, profile, recorded))
+
+
+def generate_histories(profile: Profile, histories: int, faults: int, seed: int, steps: int = 40) -> tuple[
+        list[dict[str, Any]], list[Fault]]:
+    """``histories`` histories alternating between the domains, ``faults`` of them with a planted fault.
+
+    All lines in memory: for small corpora and tests. ``brokerspec generate`` streams them to their files
+    (:mod:`.corpus`).
+    """
+    planted: list[Fault] = []
+    lines = [line for history in iter_histories(profile, histories, faults, seed, steps, planted)
+             for line in history]
     return lines, planted
 
 
@@ -202,6 +215,11 @@ def _faulty_history(domain: str, profile: Profile, rng: random.Random, steps: in
 # --- streams ------------------------------------------------------------------------------
 
 
+def group_addresses(group: int) -> tuple[str, str]:
+    """The two addresses of stream group ``group``."""
+    return f"g{group:05d}-a", f"g{group:05d}-b"
+
+
 def stream_group(profile: Profile, rng: random.Random, group: int, events: int,
                  bug: type[Any] | None = None) -> tuple[list[dict[str, Any]], int | None]:
     """The stream rows of one address group (two addresses, transactions across both) from the impl.
@@ -211,7 +229,7 @@ def stream_group(profile: Profile, rng: random.Random, group: int, events: int,
     """
     from brokerspec.impl.duplicates import FastDuplicatesBroker
 
-    addresses = (f"g{group:05d}-a", f"g{group:05d}-b")
+    addresses = group_addresses(group)
     brokers = [FastDuplicatesBroker(profile)] + ([bug(profile)] if bug is not None else [])
     for broker in brokers:
         for address in addresses:
@@ -274,36 +292,57 @@ def stream_group(profile: Profile, rng: random.Random, group: int, events: int,
     return rows, fault
 
 
-def generate_streams(profile: Profile, groups: int, faults: int, seed: int, events: int = 200) -> tuple[
-        list[dict[str, Any]], list[Fault]]:
-    """Stream rows of ``groups`` address groups, interleaved, ``faults`` groups with one planted fault each.
+STREAM_BUGS = frozenset({"id-added-at-send-not-at-commit", "newest-evicted-instead-of-oldest",
+                         "duplicate-in-transaction-does-not-doom", "rejected-duplicate-moves-in-ring"})
+"""The planted bugs a stream can show: a stream has no restarts, bridge IDs or queue deletions."""
 
-    Only the bugs a stream can show are used: a stream has no restarts,
-    bridge IDs or queue deletions.
+StreamGroup = tuple[list[dict[str, Any]], "tuple[int, str] | None"]
+"""One address group's rows in order (``address``, ``op``, ``duplicate_id``, ``tx``, ``observed``, no
+``seq``), and (row index, bug name) of its planted fault, if any."""
+
+
+def iter_stream_groups(profile: Profile, groups: int, faults: int, seed: int, events: int = 200) -> Iterator[
+        StreamGroup]:
+    """The rows of each address group in turn, ``faults`` groups with one planted fault each.
+
+    One group at a time: the seeds drawn are the ones :func:`generate_streams` draws, so both give the
+    same rows.
     """
     from brokerspec.planted.duplicates_bugs import PLANTED
 
-    usable = {"id-added-at-send-not-at-commit", "newest-evicted-instead-of-oldest",
-              "duplicate-in-transaction-does-not-doom", "rejected-duplicate-moves-in-ring"}
-    bugs = [b for b in PLANTED if b.name in usable and profile.name in b.profiles]
+    bugs = [b for b in PLANTED if b.name in STREAM_BUGS and profile.name in b.profiles]
     rng = random.Random(seed)
     faulty = set(rng.sample(range(groups), min(faults, groups)))
-    per_group: list[list[dict[str, Any]]] = []
-    pending: list[tuple[int, int, str]] = []
     for group in range(groups):
         if group in faulty:
             for _ in range(400):
                 bug = rng.choice(bugs)
                 rows, fault = stream_group(profile, random.Random(rng.random()), group, events, bug.broker)
                 if fault is not None:
-                    pending.append((group, fault, bug.name))
+                    yield rows, (fault, bug.name)
                     break
             else:
                 raise GenerateError(f"no planted bug showed in 400 stream groups of {events} rows under "
                                     f"{profile.name}; try more --steps")
         else:
             rows, _ = stream_group(profile, random.Random(rng.random()), group, events)
+            yield rows, None
+
+
+def generate_streams(profile: Profile, groups: int, faults: int, seed: int, events: int = 200) -> tuple[
+        list[dict[str, Any]], list[Fault]]:
+    """Stream rows of ``groups`` address groups, interleaved, ``faults`` groups with one planted fault each.
+
+    The groups are interleaved round robin (row 1 of every group, then row 2 of every group still going...)
+    and numbered globally. All rows in memory: for small corpora and tests; ``brokerspec generate`` writes
+    the same rows with bounded memory (:mod:`.corpus`).
+    """
+    per_group: list[list[dict[str, Any]]] = []
+    pending: list[tuple[int, int, str]] = []
+    for group, (rows, fault) in enumerate(iter_stream_groups(profile, groups, faults, seed, events)):
         per_group.append(rows)
+        if fault is not None:
+            pending.append((group, fault[0], fault[1]))
     # Interleave the groups round robin and number the rows globally.
     merged: list[dict[str, Any]] = []
     place: dict[tuple[int, int], int] = {}
@@ -363,30 +402,44 @@ def _bucket(name: str, count: int) -> int:
     return zlib.crc32(name.encode("utf-8")) % count
 
 
+def stream_schema() -> Any:
+    """The Arrow schema of a stream Parquet file, saying it is sorted by (address, seq)."""
+    import pyarrow as pa
+
+    from .inputs import SORTED_KEY
+
+    return pa.schema([("v", pa.int32()), ("address", pa.string()), ("seq", pa.int64()), ("op", pa.string()),
+                      ("duplicate_id", pa.string()), ("tx", pa.string()), ("observed", pa.string())],
+                     metadata={SORTED_KEY: b"address,seq"})
+
+
+def history_schema() -> Any:
+    """The Arrow schema of a history Parquet file (JSON columns as text)."""
+    import pyarrow as pa
+
+    return pa.schema([("v", pa.int32()), ("history", pa.string()), ("type", pa.string()),
+                      ("step", pa.int64()), ("op", pa.string()), ("args", pa.string()),
+                      ("outcome", pa.string()), ("domain", pa.string()), ("profile", pa.string()),
+                      ("overrides", pa.string()), ("note", pa.string())])
+
+
+def flat_history_line(row: dict[str, Any]) -> dict[str, Any]:
+    """A trace line as a Parquet history row: every column present, JSON values as JSON text."""
+    from .engine import HISTORY_PARQUET_COLUMNS
+
+    record = {name: row.get(name) for name in HISTORY_PARQUET_COLUMNS}
+    for name in ("args", "outcome", "overrides"):
+        if record[name] is not None:
+            record[name] = json.dumps(record[name], ensure_ascii=False)
+    return record
+
+
 def _write_parquet(path: Path, rows: list[dict[str, Any]], kind: str) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from .engine import HISTORY_PARQUET_COLUMNS
-    from .inputs import SORTED_KEY
-
     if kind == "streams":
-        ordered = sorted(rows, key=lambda r: (r["address"], r["seq"]))
-        schema = pa.schema([("v", pa.int32()), ("address", pa.string()), ("seq", pa.int64()), ("op", pa.string()),
-                            ("duplicate_id", pa.string()), ("tx", pa.string()), ("observed", pa.string())],
-                           metadata={SORTED_KEY: b"address,seq"})
-        table = pa.Table.from_pylist(ordered, schema=schema)
+        table = pa.Table.from_pylist(sorted(rows, key=lambda r: (r["address"], r["seq"])), schema=stream_schema())
     else:
-        flat = []
-        for row in rows:
-            record = {name: row.get(name) for name in HISTORY_PARQUET_COLUMNS}
-            for name in ("args", "outcome", "overrides"):
-                if record[name] is not None:
-                    record[name] = json.dumps(record[name], ensure_ascii=False)
-            flat.append(record)
-        schema = pa.schema([("v", pa.int32()), ("history", pa.string()), ("type", pa.string()),
-                            ("step", pa.int64()), ("op", pa.string()), ("args", pa.string()),
-                            ("outcome", pa.string()), ("domain", pa.string()), ("profile", pa.string()),
-                            ("overrides", pa.string()), ("note", pa.string())])
-        table = pa.Table.from_pylist(flat, schema=schema)
+        table = pa.Table.from_pylist([flat_history_line(row) for row in rows], schema=history_schema())
     pq.write_table(table, path)
