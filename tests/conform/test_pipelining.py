@@ -8,9 +8,11 @@ from __future__ import annotations
 import io
 import json
 import sys
+from importlib.resources import files
 from pathlib import Path
 
 import pytest
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped, unused-ignore]
 
 from brokerspec.conform.protocol import FailureKind, SutFailure, batch_stop, read_hello
 from brokerspec.conform.serve import serve
@@ -170,3 +172,16 @@ def test_brokerspec_serve_announces_pipelining_and_leaves_it_out_when_told() -> 
         out = io.StringIO()
         assert serve("impl", io.StringIO(hello), out, pipelining) == 0
         assert json.loads(out.getvalue()).get("pipelining") == announced
+
+
+def test_the_protocol_schema_takes_the_announcement_and_refuses_what_the_reader_refuses() -> None:
+    schema = json.loads((files("brokerspec") / "schemas" / "sut-protocol-v1.schema.json").read_text(encoding="utf-8"))
+    validator = Draft202012Validator(schema)
+    base = {"v": 1, "type": "hello", "name": "x", "domains": ["addressing"]}
+    for good in (base, {**base, "pipelining": 1}, {**base, "pipelining": 256}):
+        assert validator.is_valid(good), good
+        read_hello(good)
+    for wrong in (0, -3, 2.5, "8", None, True):
+        assert not validator.is_valid({**base, "pipelining": wrong}), wrong
+        with pytest.raises(SutFailure):
+            read_hello({**base, "pipelining": wrong})
