@@ -12,14 +12,17 @@ replay of :mod:`.histories` or :mod:`.streams`, which keeps one group's
 state across batch boundaries. No per-group object is built, so the cost
 does not grow with the number of groups.
 
-Places in the input. The session reads every file as one partition, never
-split (``spark.sql.files.maxPartitionBytes`` and ``openCostInBytes`` are
-set very large), so a partition sees a file's lines in order and can number
-them: that number is what the quarantine table reports.
+Places in the input. Spark splits large files across tasks, so no task
+sees a whole file; :mod:`.places` numbers each row's line in the JVM from a
+count per split, without a Python pass (the quarantine and the divergences
+report that number). Files that say they are already grouped by address
+are the exception: they are read whole, one file per partition
+(:func:`whole_files`), since an address must not be cut in two.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -31,6 +34,7 @@ import pyarrow as pa
 
 from .. import jsonin
 from . import histories, streams
+from .places import TextBlocks, count_text_blocks, local_path, numbered_parquet, numbered_text
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -82,8 +86,7 @@ def start_session(master: str | None = None, *, partitions: int | None = None, q
                .config("spark.driver.memory", "4g")
                .config("spark.sql.shuffle.partitions", str(shuffle))
                .config("spark.default.parallelism", str(shuffle))
-               .config("spark.sql.files.maxPartitionBytes", BIG)
-               .config("spark.sql.files.openCostInBytes", BIG)
+               .config("spark.sql.files.minPartitionNum", str(shuffle))
                .config("spark.sql.execution.arrow.maxRecordsPerBatch", "20000")
                .config("spark.sql.session.timeZone", "UTC"))
     if quick_start:
@@ -125,20 +128,35 @@ def arrow_schema(ddl: str) -> pa.Schema:
     return pa.schema(fields)
 
 
-def _local_path(uri: str) -> str:
-    """A local file URI as Spark reports it (file:/x or file:///x) as a plain path."""
-    if not uri.startswith("file:"):
-        return uri
-    from urllib.parse import unquote, urlparse
+_local_path = local_path
 
-    return unquote(urlparse(uri).path)
+
+@contextlib.contextmanager
+def whole_files(spark: SparkSession) -> Iterator[None]:
+    """While inside, plan file scans with one whole file per partition, never split (then restore the settings).
+
+    For input whose files each hold whole groups (:func:`replay_presorted_streams`):
+    a split would cut a group in two.
+    """
+    names = ("spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes")
+    before = {name: spark.conf.get(name, None) for name in names}
+    for name in names:
+        spark.conf.set(name, BIG)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                spark.conf.unset(name)
+            else:
+                spark.conf.set(name, value)
 
 
 # --- reading (edges) ----------------------------------------------------------------------
 
 
 class LineCounter:
-    """Numbers rows from 1 within each file, for rows that arrive in file order (one file per partition)."""
+    """Numbers rows from 1 within each file, for rows that arrive in file order (the one-process path)."""
 
     def __init__(self) -> None:
         self.current = ""
@@ -166,10 +184,13 @@ def number_lines(batches: Batches) -> Batches:
         yield pa.RecordBatch.from_arrays([files, lines, batch.column(1)], schema=schema)
 
 
-def read_lines(spark: SparkSession, paths: list[str]) -> DataFrame:
-    """Text files as (file, line, text), blank lines included (they still count in line numbers)."""
-    frame = spark.read.text(paths).selectExpr("_metadata.file_path AS file", "value AS text")
-    return frame.mapInArrow(number_lines, LINES)
+def read_lines(spark: SparkSession, paths: list[str], blocks: TextBlocks | None = None) -> DataFrame:
+    """Text files as LINES, blank lines included (they still count in line numbers), files split across tasks.
+
+    ``blocks`` is the files' count per split (:func:`.places.count_text_blocks`),
+    when the caller has already counted them.
+    """
+    return numbered_text(spark, blocks if blocks is not None else count_text_blocks(spark, paths))
 
 
 STREAM_PARQUET_COLUMNS = ("address", "seq", "op", "duplicate_id", "tx", "observed")
@@ -187,9 +208,11 @@ def number_stream_rows(batches: Batches) -> Batches:
 
 
 def read_stream_parquet(spark: SparkSession, paths: list[str]) -> DataFrame:
-    """Stream rows from Parquet as STREAM_ROWS (the row number within its file as ``line``)."""
-    frame = spark.read.parquet(*paths).selectExpr("_metadata.file_path AS file", *STREAM_PARQUET_COLUMNS)
-    return frame.mapInArrow(number_stream_rows, STREAM_ROWS)
+    """Stream rows from Parquet as STREAM_ROWS (the row number within its file as ``line``), all in the JVM."""
+    from pyspark.sql import functions as F
+
+    frame = numbered_parquet(spark, paths, STREAM_PARQUET_COLUMNS)
+    return frame.select(*STREAM_PARQUET_COLUMNS, "file", "line", F.lit(None).cast("string").alias("reason"))
 
 
 HISTORY_PARQUET_COLUMNS = ("v", "history", "type", "step", "op", "args", "outcome", "domain", "profile",
@@ -233,10 +256,23 @@ def history_parquet_lines(batches: Batches) -> Batches:
         yield to_batch(out, schema)
 
 
+def numbered_history_parquet_lines(batches: Batches) -> Batches:
+    """(file, line, *HISTORY_PARQUET_COLUMNS), already numbered -> LINES: each row as its trace line's JSON."""
+    import json
+
+    schema = arrow_schema(LINES)
+    for batch in batches:
+        out = []
+        for row in batch.to_pylist():
+            file, line = row.pop("file"), row.pop("line")
+            out.append({"file": file, "line": line, "text": json.dumps(parquet_record(row), ensure_ascii=False)})
+        yield to_batch(out, schema)
+
+
 def read_history_parquet(spark: SparkSession, paths: list[str]) -> DataFrame:
     """History rows from Parquet as LINES: each row becomes the JSON text of its trace line."""
-    frame = spark.read.parquet(*paths).selectExpr("_metadata.file_path AS file", *HISTORY_PARQUET_COLUMNS)
-    return frame.mapInArrow(history_parquet_lines, LINES)
+    frame = numbered_parquet(spark, paths, HISTORY_PARQUET_COLUMNS)
+    return frame.mapInArrow(numbered_history_parquet_lines, LINES)
 
 
 # --- pure steps: streams ------------------------------------------------------------------

@@ -16,7 +16,8 @@ Steps 2 to 4 and the tables run on Spark, or, given no session, in this
 process (:mod:`.single`); both fill the same :class:`.tables.Tables`.
 
 Accounting: ``rows_in`` is counted from the input on its own (Parquet
-metadata, or the non-blank lines of the text files), ``checked`` and
+metadata, or the non-blank lines of the text files, counted per split by
+:func:`.places.count_text_blocks`, which also numbers the lines), ``checked`` and
 ``quarantined`` by the replay. They must add up; if they do not, the audit
 fails rather than report a partial result as whole.
 """
@@ -34,6 +35,7 @@ from brokerspec.spec import Profile
 
 from . import engine, single
 from .inputs import HISTORIES, AuditInput, inspect
+from .places import TextBlocks, count_text_blocks
 from .listing import write_traces
 from .tables import LISTED, Tables, bin_width, binned, ranked
 
@@ -84,36 +86,46 @@ class AccountingError(RuntimeError):
 Progress = Callable[[str], None]
 
 
-def _count_input(spark: SparkSession, found: AuditInput) -> int:
+def _count_input(spark: SparkSession, found: AuditInput) -> tuple[int, TextBlocks | None]:
+    """Rows in, and for text files their count per split (which numbers the lines later)."""
     if found.format == "parquet":
-        return found.parquet_rows
-    from pyspark.sql import functions as F
-
-    text = spark.read.text([str(p) for p in found.files])
-    return int(text.where(F.trim(F.col("value")) != "").count())
+        return found.parquet_rows, None
+    blocks = count_text_blocks(spark, [str(p) for p in found.files])
+    return blocks.non_blank, blocks
 
 
-def replay(spark: SparkSession, found: AuditInput, profile: Profile, partitions: int) -> tuple[DataFrame, bool]:
-    """The REPLAYED rows for the input, and whether they were shuffled into groups."""
+def replay(spark: SparkSession, found: AuditInput, profile: Profile, partitions: int,
+           blocks: TextBlocks | None = None) -> tuple[DataFrame, bool]:
+    """The REPLAYED rows for the input, and whether they were shuffled into groups.
+
+    ``blocks`` is the text files' count per split when already counted.
+    Presorted Parquet is replayed where it lies, each file whole, and
+    materialised here (persisted) while whole files are the setting.
+    """
     paths = [str(p) for p in found.files]
     if found.mode == HISTORIES:
-        return engine.replay_histories(_keyed_lines(spark, found), partitions), True
+        return engine.replay_histories(_keyed_lines(spark, found, blocks), partitions), True
     cache_size = profile.duplicates.id_cache_size
     if found.format == "jsonl":
-        rows = engine.parse_stream_lines(engine.read_lines(spark, paths))
+        rows = engine.parse_stream_lines(engine.read_lines(spark, paths, blocks))
     else:
         rows = engine.read_stream_parquet(spark, paths)
     if found.presorted:
-        replayed = engine.replay_presorted_streams(rows, cache_size).cache()
-        if _is_really_sorted(replayed):
+        from pyspark import StorageLevel
+
+        with engine.whole_files(spark):
+            replayed = engine.replay_presorted_streams(rows, cache_size).persist(StorageLevel.MEMORY_AND_DISK)
+            replayed.count()
+            grouped = _is_really_sorted(replayed)
+        if grouped:
             return replayed, False
         replayed.unpersist()
     return engine.replay_streams(rows, cache_size, partitions), True
 
 
-def _keyed_lines(spark: SparkSession, found: AuditInput) -> DataFrame:
+def _keyed_lines(spark: SparkSession, found: AuditInput, blocks: TextBlocks | None = None) -> DataFrame:
     paths = [str(p) for p in found.files]
-    lines = (engine.read_lines(spark, paths) if found.format == "jsonl"
+    lines = (engine.read_lines(spark, paths, blocks) if found.format == "jsonl"
              else engine.read_history_parquet(spark, paths))
     return engine.key_history_lines(lines, str(found.root) if found.root.is_dir() else "")
 
@@ -175,12 +187,12 @@ def _spark_tables(spark: SparkSession, found: AuditInput, profile: Profile, out:
     clock = time.perf_counter()
     parts = partitions or int(spark.conf.get("spark.sql.shuffle.partitions") or 4)
     say("counting the input rows")
-    rows_in = _count_input(spark, found)
+    rows_in, blocks = _count_input(spark, found)
     seconds["count input"] = time.perf_counter() - clock
 
     clock = time.perf_counter()
     say(f"replaying {rows_in:,} rows")
-    replayed, shuffled = replay(spark, found, profile, parts)
+    replayed, shuffled = replay(spark, found, profile, parts, blocks)
     replayed = replayed.persist(StorageLevel.MEMORY_AND_DISK)
     replayed.count()
     seconds["replay"] = time.perf_counter() - clock
@@ -218,7 +230,7 @@ def _spark_tables(spark: SparkSession, found: AuditInput, profile: Profile, out:
                     ranked(by_address, 30), _over_history(written), ranked(profiles), listed, shuffled=shuffled)
     if found.mode == HISTORIES and listed:
         wanted = sorted({str(row["history"]) for row in listed})
-        for found_line in (_keyed_lines(spark, found).where(F.col("history").isin(wanted) & F.col("step")
+        for found_line in (_keyed_lines(spark, found, blocks).where(F.col("history").isin(wanted) & F.col("step")
                                                              .isNotNull())
                            .select("history", "step", "file", "line", "text").collect()):
             history, step, file, line, text = found_line
