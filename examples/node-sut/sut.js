@@ -556,8 +556,10 @@ function answer(request) {
   }
   switch (request.type) {
     case "hello":
+      // pipelining: each line is answered before the next one is read, in order, so brokerspec may write up
+      // to 64 requests ahead of their replies (docs/sut-protocol.md, "Pipelining").
       return { v: PROTOCOL_VERSION, type: "hello", name: "node-sut example 1.0",
-               domains: ["addressing"], profiles: Object.keys(PROFILES) };
+               domains: ["addressing"], profiles: Object.keys(PROFILES), pipelining: 64 };
     case "reset": {
       if (request.domain !== "addressing") {
         return error(`domain ${JSON.stringify(request.domain)} is not implemented; only addressing`);

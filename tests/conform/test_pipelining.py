@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import sys
 from importlib.resources import files
 from pathlib import Path
@@ -185,3 +186,18 @@ def test_the_protocol_schema_takes_the_announcement_and_refuses_what_the_reader_
         assert not validator.is_valid({**base, "pipelining": wrong}), wrong
         with pytest.raises(SutFailure):
             read_hello({**base, "pipelining": wrong})
+
+
+NODE_SUT = Path(__file__).resolve().parents[2] / "examples" / "node-sut" / "sut.js"
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node is not installed")
+def test_the_node_example_announces_pipelining_and_answers_a_batch_as_the_impl_does() -> None:
+    sut = SubprocessSut(["node", str(NODE_SUT)], timeout=10.0)
+    try:
+        assert sut.hello(SEED, ("addressing",)).pipelining == 64
+        assert sut.in_flight == 64
+        sut.reset("addressing", SEED)
+        assert sut.execute_many(SCRIPT) == expected()
+    finally:
+        sut.close()
