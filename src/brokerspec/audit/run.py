@@ -33,11 +33,11 @@ from typing import TYPE_CHECKING, Any
 
 from brokerspec.spec import Profile
 
-from . import engine, single
+from . import engine, single, written
 from .inputs import HISTORIES, AuditInput, inspect
-from .places import TextBlocks, count_text_blocks
 from .listing import write_traces
-from .tables import LISTED, Tables, bin_width, binned, ranked
+from .places import TextBlocks, count_text_blocks
+from .tables import LISTED, Tables
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -123,11 +123,14 @@ def replay(spark: SparkSession, found: AuditInput, profile: Profile, partitions:
     return engine.replay_streams(rows, cache_size, partitions), True
 
 
-def _keyed_lines(spark: SparkSession, found: AuditInput, blocks: TextBlocks | None = None) -> DataFrame:
+def _lines(spark: SparkSession, found: AuditInput, blocks: TextBlocks | None = None) -> DataFrame:
     paths = [str(p) for p in found.files]
-    lines = (engine.read_lines(spark, paths, blocks) if found.format == "jsonl"
-             else engine.read_history_parquet(spark, paths))
-    return engine.key_history_lines(lines, str(found.root) if found.root.is_dir() else "")
+    return (engine.read_lines(spark, paths, blocks) if found.format == "jsonl"
+            else engine.read_history_parquet(spark, paths))
+
+
+def _keyed_lines(spark: SparkSession, found: AuditInput, blocks: TextBlocks | None = None) -> DataFrame:
+    return engine.key_history_lines(_lines(spark, found, blocks), str(found.root) if found.root.is_dir() else "")
 
 
 def _is_really_sorted(replayed: DataFrame) -> bool:
@@ -204,34 +207,20 @@ def _spark_tables(spark: SparkSession, found: AuditInput, profile: Profile, out:
     if found.mode != HISTORIES:
         divergences = divergences.unionByName(engine.judge_commits(replayed))
     out.mkdir(parents=True, exist_ok=True)
-    order = ("history", "step", "file", "line")
-    divergences.orderBy(*order).coalesce(1).write.mode("overwrite").parquet(str(out / "divergences"))
-    (engine.quarantine_of(replayed).orderBy("file", "line").coalesce(1).write.mode("overwrite")
-     .parquet(str(out / "quarantine")))
-    summaries = engine.summaries_of(replayed)
-    summaries.orderBy("history").coalesce(1).write.mode("overwrite").parquet(str(out / "histories"))
+    # One sorted task per table (coalesce, then sort): a global orderBy would add a sampling job and a shuffle.
+    _write_sorted(divergences, written.ORDER, out / "divergences")
+    _write_sorted(engine.quarantine_of(replayed), ("file", "line"), out / "quarantine")
+    _write_sorted(engine.summaries_of(replayed), ("history",), out / "histories")
     seconds["write tables"] = time.perf_counter() - clock
 
     clock = time.perf_counter()
     say("summarising")
-    written = spark.read.parquet(str(out / "divergences"))
-    checked, groups = summaries.agg(F.sum("checked"), F.count(F.lit(1))).first() or (0, 0)
-    quarantine = spark.read.parquet(str(out / "quarantine"))
-    reasons = _counts(quarantine.groupBy(F.substring_index("reason", ":", 1)).count())
-    by_rule = _counts(written.select(F.explode("rule_ids").alias("rule")).groupBy("rule").count())
-    by_address = _counts(written.groupBy(F.coalesce("address", F.lit("(none)"))).count())
-    profiles = _counts(spark.read.parquet(str(out / "histories")).where(F.col("profile") != "")
-                       .groupBy("profile").count())
-    listed = [row.asDict() for row in written.orderBy(*order).limit(limit).collect()]
-    for row in listed:
-        row["rule_ids"] = list(row["rule_ids"])
-    tables = Tables(rows_in, int(checked or 0), int(groups or 0), written.select("history").distinct().count(),
-                    quarantine.count(), ranked(reasons, 20), written.count(), ranked(by_rule),
-                    ranked(by_address, 30), _over_history(written), ranked(profiles), listed, shuffled=shuffled)
-    if found.mode == HISTORIES and listed:
-        wanted = sorted({str(row["history"]) for row in listed})
-        for found_line in (_keyed_lines(spark, found, blocks).where(F.col("history").isin(wanted) & F.col("step")
-                                                             .isNotNull())
+    tables = written.tables_from(out, rows_in, limit, shuffled)
+    if found.mode == HISTORIES and tables.listed:
+        wanted = sorted({str(row["history"]) for row in tables.listed})
+        lines = _candidate_lines(_lines(spark, found, blocks), found, wanted)
+        keyed = engine.key_history_lines(lines, str(found.root) if found.root.is_dir() else "")
+        for found_line in (keyed.where(F.col("history").isin(wanted) & F.col("step").isNotNull())
                            .select("history", "step", "file", "line", "text").collect()):
             history, step, file, line, text = found_line
             tables.history_lines.setdefault(str(history), []).append((int(step), str(file), int(line), str(text)))
@@ -240,21 +229,31 @@ def _spark_tables(spark: SparkSession, found: AuditInput, profile: Profile, out:
     return tables
 
 
-def _counts(frame: DataFrame) -> dict[str, int]:
-    return {str(r[0]): int(r[1]) for r in frame.collect()}
+def _write_sorted(frame: DataFrame, order: tuple[str, ...], folder: Path) -> None:
+    """Write ``frame`` as one Parquet file sorted by ``order`` (ascending, nulls first, as ``orderBy``)."""
+    frame.coalesce(1).sortWithinPartitions(*order).write.mode("overwrite").parquet(str(folder))
 
 
-def _over_history(divergences: DataFrame, bins: int = 20) -> list[tuple[int, int, int]]:
-    """Divergences by position in their history (step or seq), in up to ``bins`` equal ranges."""
+def _candidate_lines(lines: DataFrame, found: AuditInput, wanted: list[str]) -> DataFrame:
+    """LINES that may belong to the ``wanted`` histories: a cheap JVM filter before the exact Python keying.
+
+    A line belongs to a history named in its ``history`` field, else to the one its
+    file names. Every line of a wanted history passes: it holds the name as JSON
+    writes it without escapes, or holds a backslash (an escape may spell the name
+    otherwise), or sits in a file whose name is a wanted history. The keying then
+    keeps exactly the wanted ones, as it would have from all lines.
+    """
+    import os
+
     from pyspark.sql import functions as F
 
-    bounds = divergences.agg(F.min("step"), F.max("step")).first()
-    if bounds is None or bounds[0] is None:
-        return []
-    low, high = int(bounds[0]), int(bounds[1])
-    width = bin_width(low, high, bins)
-    counted = divergences.groupBy(F.floor((F.col("step") - low) / width).alias("bin")).count().collect()
-    return binned(low, high, width, {int(r[0]): int(r[1]) for r in counted})
+    root = str(found.root) if found.root.is_dir() else ""
+    files = [os.path.abspath(p) for p in found.files
+             if (os.path.relpath(os.path.abspath(p), root) if root else os.path.abspath(p)) in wanted]
+    keep = F.col("text").contains("\\") | F.col("file").isin(files)
+    for name in wanted:
+        keep = keep | F.col("text").contains(json.dumps(name, ensure_ascii=False)[1:-1])
+    return lines.where(keep)
 
 
 def describe(result: AuditResult) -> dict[str, Any]:
