@@ -58,7 +58,7 @@ PICK = st.integers(min_value=0, max_value=7)
 
 
 def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFactory], counts: RunStats,
-                           permissive: bool = False) -> type[OpsMachine]:
+                           permissive: bool = False, window: int = 1) -> type[OpsMachine]:
     """A state machine class running ``subjects`` in lockstep with the load-balancing spec."""
 
     class BalancingLockstep(OpsMachine):
@@ -66,11 +66,14 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
 
         def __init__(self) -> None:
             super().__init__()
-            self.lockstep = Lockstep(profile, subjects, BALANCING, permissive)
+            self.lockstep = Lockstep(profile, subjects, BALANCING, permissive, window)
             counts.examples += 1
 
         def teardown(self) -> None:
-            self.lockstep.close()
+            try:
+                self.lockstep.finish()  # deferred replies are compared before the scenario ends
+            finally:
+                self.lockstep.close()
 
         def run(self, command: object) -> None:
             if self.leaves_out(command):

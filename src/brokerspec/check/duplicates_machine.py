@@ -66,7 +66,7 @@ WIDE_SIZES = st.sampled_from([0, 1, 2, 3, 5, 8, 13])
 
 
 def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFactory],
-                            counts: RunStats, wide: bool = False) -> type[OpsMachine]:
+                            counts: RunStats, wide: bool = False, window: int = 1) -> type[OpsMachine]:
     """A state machine class running ``subjects`` in lockstep with the duplicate-detection spec.
 
     ``wide`` draws from the wide alphabet: larger caches, more IDs, longer bursts.
@@ -82,11 +82,14 @@ def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFact
 
         def __init__(self) -> None:
             super().__init__()
-            self.lockstep = Lockstep(profile, subjects, DUPLICATES)
+            self.lockstep = Lockstep(profile, subjects, DUPLICATES, window=window)
             counts.examples += 1
 
         def teardown(self) -> None:
-            self.lockstep.close()
+            try:
+                self.lockstep.finish()  # deferred replies are compared before the scenario ends
+            finally:
+                self.lockstep.close()
 
         def run(self, command: object) -> None:
             if self.leaves_out(command):

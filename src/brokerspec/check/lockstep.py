@@ -13,7 +13,20 @@ after every step compares
 4. the spec state's own invariants (a broken one is a bug in the spec).
 
 A subject without ``snapshot`` (a system under test, :mod:`brokerspec.conform`)
-is held to its outcomes only: 2 and 3 are skipped for it. A subject with
+is held to its outcomes only: 2 and 3 are skipped for it.
+
+*Deferred comparison* (``window`` above 1) is for one such subject alone
+when it can take a batch of commands (``execute_many``, e.g. a SUT that pipelines
+its requests). Only the spec decides what is drawn next, so the subject
+need not answer before the next step: the spec runs each step at once, the
+subject's commands are queued, and the queue is flushed through
+``execute_many`` when ``window`` commands wait, before the spec's own
+failure is reported, and when the scenario ends (:meth:`Lockstep.finish`).
+The replies are then compared in order, exactly as step by step: the first
+that differs raises the same :class:`Divergence` (the same step number,
+script and observed outcomes) as the step-by-step driver would, and a
+subject that fails at step *k* is judged as failing at step *k* once the
+replies before it have all agreed. A subject with
 ``judges_itself`` set compares two specs with each other (``brokerspec
 diff``) and raises when they part; the driver does not compare it at all.
 
@@ -109,10 +122,11 @@ def private_problem(subject: object) -> str | None:
 
 
 class Lockstep:
-    """The spec and some subjects, advanced one command at a time."""
+    """The spec and some subjects, advanced one command at a time (the subjects' replies compared at once, or
+    with a deferred ``window``: see the module's introduction)."""
 
     def __init__(self, profile: Profile, subjects: Mapping[str, SubjectFactory],
-                 domain: Domain = ADDRESSING, permissive: bool = False) -> None:
+                 domain: Domain = ADDRESSING, permissive: bool = False, window: int = 1) -> None:
         if permissive and domain.judge is None:
             raise ValueError(f"the {domain.name} domain allows exactly one outcome per step; it has no permissive mode")
         self.profile = profile
@@ -125,6 +139,17 @@ class Lockstep:
         self.outcomes: list[Outcome] = []
         self.observed: dict[str, list[Outcome | None]] = {name: [] for name in self.subjects}
         self.fairness: dict[str, FairnessWatch] = {name: FairnessWatch() for name in self.subjects}
+        if window < 1:
+            raise ValueError(f"a deferred window holds at least one command, not {window}")
+        # One subject only: with several, step by step compares them in turn at each step, and a batch per
+        # subject could report a later step of the first before an earlier step of the second.
+        deferrable = len(self.subjects) == 1 and all(
+            callable(getattr(s, "execute_many", None)) and getattr(s, "snapshot", None) is None
+            and not getattr(s, "judges_itself", False) for s in self.subjects.values())
+        self.window = window if deferrable else 1
+        """Commands queued before the subjects are asked (1: every step at once; see the introduction)."""
+        self.pending: list[int] = []
+        """Numbers (from 1) of the steps the spec has run and the subjects have not yet answered."""
 
     def step(self, command: Any) -> Outcome:
         """Apply ``command`` everywhere; raise :class:`DivergenceError` at the first disagreement."""
@@ -134,7 +159,13 @@ class Lockstep:
         self.outcomes.append(expected)
         broken = self.domain.invariant_violations(self.state)
         if broken:
+            self.finish()  # a subject that parted at an earlier step is reported first, as step by step
             self._fail(number, command, "spec", "the spec broke its own invariants", broken)
+        if self.window > 1:
+            self.pending.append(number)
+            if len(self.pending) >= self.window:
+                self.finish()
+            return expected
         for name, subject in self.subjects.items():
             try:
                 actual = subject.execute(command)
@@ -164,6 +195,57 @@ class Lockstep:
             if problem is not None:
                 self._fail(number, command, name, "its private invariants broke", [problem])
         return expected
+
+    def finish(self) -> None:
+        """Ask the subjects the queued commands (deferred comparison) and compare their replies in order."""
+        if not self.pending:
+            return
+        numbers, self.pending = self.pending, []
+        commands = [self.commands[n - 1] for n in numbers]
+        for name, subject in self.subjects.items():
+            try:
+                replies: list[Outcome] = subject.execute_many(commands)  # type: ignore[attr-defined]
+                failure: BaseException | None = None
+            except Exception as error:  # where the batch stopped: the failing command and the replies before it
+                stop = getattr(error, "batch_stop", None)
+                replies = list(getattr(stop, "completed", ()))
+                failure = error
+            for number, actual in zip(numbers, replies):
+                self._compare(number, self.commands[number - 1], name, subject, actual)
+            if failure is not None:
+                number = numbers[min(len(replies), len(numbers) - 1)]
+                self._failed(number, self.commands[number - 1], name, subject, failure)
+            elif len(replies) != len(numbers):
+                self._failed(numbers[min(len(replies), len(numbers) - 1)], commands[-1], name, subject,
+                             SubjectFailure(f"{len(replies)} replies to a batch of {len(numbers)} commands"))
+
+    def _compare(self, number: int, command: Any, name: str, subject: Subject, actual: Outcome) -> None:
+        """Judge one deferred reply, as :meth:`step` judges a subject without a snapshot."""
+        self.observed[name].append(actual)
+        if self.permissive:
+            self._judge_permissively(number, command, name, subject, actual)
+        elif actual != self.outcomes[number - 1]:
+            expected = self.outcomes[number - 1]
+            self._fail(number, command, name, "the outcomes differ",
+                       [f"spec: {expected!r}  (rule {expected.rule})", f"{name}: {actual!r}"])
+
+    def _failed(self, number: int, command: Any, name: str, subject: Subject, failure: BaseException) -> None:
+        """A subject that could not answer step ``number`` of a batch: judged as if it had failed that step alone.
+
+        A subject with ``failed_at`` (the fuzzer's guard) raises its own judgement of the failure (it
+        drops an operation, discards the scenario or keeps the failure); a failure to answer is raised
+        through, and any other exception is a finding at that step.
+        """
+        try:
+            settle = getattr(subject, "failed_at", None)
+            if settle is not None:
+                settle(failure, command)
+            raise failure
+        except (SubjectFailure, UnsatisfiedAssumption):
+            raise
+        except Exception as error:
+            self.observed[name].append(None)
+            self._fail(number, command, name, "it raised an exception", [f"{type(error).__name__}: {error}"])
 
     def _judge_permissively(self, number: int, command: Any, name: str, subject: Subject, actual: Outcome) -> None:
         judge = self.domain.judge
@@ -199,6 +281,6 @@ class Lockstep:
     def _fail(self, number: int, command: Any, layer: str, what: str, details: list[str]) -> None:
         observed = tuple(self.observed.get(layer, self.outcomes))
         raise DivergenceError(
-            Divergence(number, command, layer, what, tuple(details), tuple(self.commands), observed,
+            Divergence(number, command, layer, what, tuple(details), tuple(self.commands[:number]), observed,
                        self.domain.name)
         )

@@ -179,40 +179,44 @@ def with_excluded(machine: type[_Machine], excluded: AbstractSet[str] | None) ->
 def make_machine(
     profile: Profile, subjects: Mapping[str, SubjectFactory], stats: RunStats | None = None,
     domain: Domain = ADDRESSING, permissive: bool = False, excluded: AbstractSet[str] | None = None,
-    wide: bool = False,
+    wide: bool = False, window: int = 1,
 ) -> type[RuleBasedStateMachine]:
     """A state machine class that runs ``subjects`` in lockstep with the spec of ``domain`` under ``profile``.
 
     ``permissive`` accepts any outcome the rules allow (domains with a judge only). ``excluded``, when given,
     holds the operations the run leaves out (see :class:`OpsMachine`); the caller may add to it as it goes.
     ``wide`` asks for the domain's wide alphabet where it has one (duplicate detection: larger caches, more IDs).
+    ``window`` above 1 defers the comparison of a single batching subject (see :class:`.lockstep.Lockstep`).
     """
     counts = stats if stats is not None else RunStats()
     if domain.name == "balancing":
         from .balancing_machine import make_balancing_machine
 
-        return with_excluded(make_balancing_machine(profile, subjects, counts, permissive), excluded)
+        return with_excluded(make_balancing_machine(profile, subjects, counts, permissive, window), excluded)
     if permissive:
         raise ValueError(f"the {domain.name} domain allows exactly one outcome per step; it has no permissive mode")
     if domain.name == "duplicates":
         from .duplicates_machine import make_duplicates_machine
 
-        return with_excluded(make_duplicates_machine(profile, subjects, counts, wide), excluded)
+        return with_excluded(make_duplicates_machine(profile, subjects, counts, wide, window), excluded)
     if domain.name == "topologies":
         from .topologies_machine import make_topologies_machine
 
-        return with_excluded(make_topologies_machine(profile, subjects, counts), excluded)
+        return with_excluded(make_topologies_machine(profile, subjects, counts, window), excluded)
 
     class AddressingLockstep(OpsMachine):
         """Spec and subjects in lockstep over the address model."""
 
         def __init__(self) -> None:
             super().__init__()
-            self.lockstep = Lockstep(profile, subjects)
+            self.lockstep = Lockstep(profile, subjects, window=window)
             counts.examples += 1
 
         def teardown(self) -> None:
-            self.lockstep.close()
+            try:
+                self.lockstep.finish()  # deferred replies are compared before the scenario ends
+            finally:
+                self.lockstep.close()
 
         def run(self, command: AddressingCommand) -> None:
             if self.leaves_out(command):

@@ -72,11 +72,11 @@ def machine_settings(max_examples: int, steps: int = STEPS_PER_EXAMPLE, shrink: 
 def run_machine(profile: Profile, subjects: Mapping[str, SubjectFactory], max_examples: int,
                 run_seed: int | None = None, stats: RunStats | None = None,
                 domain: Domain = ADDRESSING, permissive: bool = False, shrink: bool = True,
-                excluded: AbstractSet[str] | None = None, wide: bool = False) -> Divergence | None:
+                excluded: AbstractSet[str] | None = None, wide: bool = False, window: int = 1) -> Divergence | None:
     """Run the state machine of ``domain`` once; return the divergence (shrunk unless ``shrink`` is False), or
-    None if none was found. ``excluded``: operations left out; ``wide``: the domain's wide alphabet (see
-    :func:`.machine.make_machine`)."""
-    machine = make_machine(profile, subjects, stats, domain, permissive, excluded, wide)
+    None if none was found. ``excluded``: operations left out; ``wide``: the domain's wide alphabet; ``window``:
+    deferred comparison of a single batching subject (see :func:`.machine.make_machine`)."""
+    machine = make_machine(profile, subjects, stats, domain, permissive, excluded, wide, window)
     if run_seed is not None:
         machine = seed(run_seed)(machine)
     try:
@@ -91,12 +91,14 @@ def run_machine(profile: Profile, subjects: Mapping[str, SubjectFactory], max_ex
 def check_for(profile: Profile, subjects: Mapping[str, SubjectFactory], seconds: float, out_dir: Path,
               run_seed: int | None = None, on_batch: Callable[[RunStats], None] | None = None,
               domain: Domain = ADDRESSING, permissive: bool = False, stats: RunStats | None = None,
-              excluded: AbstractSet[str] | None = None) -> CheckResult:
+              excluded: AbstractSet[str] | None = None, window: int = 1) -> CheckResult:
     """Check ``subjects`` against the spec of ``domain`` under ``profile`` for about ``seconds``.
 
     ``stats`` (a fresh one when None) counts as the run goes, so a caller still has the counts when a subject's
     failure ends the run with an exception. ``excluded`` holds the operations the run leaves out; the caller may
-    add to it while the run goes on. A batch that takes no step ends the run: nothing is left to draw.
+    add to it while the run goes on. A batch that takes no step ends the run: nothing is left to draw. ``window``
+    above 1 defers the comparison of a single subject that takes batches (:class:`.lockstep.Lockstep`); the found
+    script is cut to 1-minimal step by step, which reports the same divergence.
     """
     stats = stats if stats is not None else RunStats()
     started = time.monotonic()
@@ -106,7 +108,7 @@ def check_for(profile: Profile, subjects: Mapping[str, SubjectFactory], seconds:
         batch_seed = None if run_seed is None else run_seed + batch
         steps_before = stats.steps
         divergence = run_machine(profile, subjects, BATCH_EXAMPLES, batch_seed, stats, domain, permissive,
-                                 excluded=excluded, wide=batch % 2 == 1)
+                                 excluded=excluded, wide=batch % 2 == 1, window=window)
         batch += 1
         if on_batch is not None:
             on_batch(stats)

@@ -70,7 +70,7 @@ CONFIGS = st.builds(
 
 
 def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFactory],
-                            counts: RunStats) -> type[OpsMachine]:
+                            counts: RunStats, window: int = 1) -> type[OpsMachine]:
     """A state machine class running ``subjects`` in lockstep with the topology spec."""
 
     class TopologiesLockstep(OpsMachine):
@@ -78,11 +78,14 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
 
         def __init__(self) -> None:
             super().__init__()
-            self.lockstep = Lockstep(profile, subjects, TOPOLOGIES)
+            self.lockstep = Lockstep(profile, subjects, TOPOLOGIES, window=window)
             counts.examples += 1
 
         def teardown(self) -> None:
-            self.lockstep.close()
+            try:
+                self.lockstep.finish()  # deferred replies are compared before the scenario ends
+            finally:
+                self.lockstep.close()
 
         def run(self, command: object) -> None:
             if self.leaves_out(command):

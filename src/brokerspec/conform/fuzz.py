@@ -29,6 +29,16 @@ as any other. Operations can also be left out from the start (``fuzz
 (:class:`~.protocol.Unsupported`, e.g. a name a real broker's API cannot
 carry) only has that scenario discarded, and counted. What the runs found
 is a :class:`~.fuzz_report.FuzzReport`.
+
+A SUT whose hello announces pipelining (``SubprocessSut.in_flight`` above
+1) is not asked step by step: its commands are queued while the spec runs
+and sent :data:`DEFERRED_WINDOW` at a time through ``execute_many``, and the
+replies are compared in order (deferred comparison,
+:class:`~brokerspec.check.lockstep.Lockstep`). A divergence names the same
+step as step by step would; a failure inside a batch is judged by the guard
+only once every reply before it has agreed, so the drop rule above holds
+for an operation first answered with an ``error`` inside a batch, and a
+failure after a diverging reply is never kept.
 """
 
 from __future__ import annotations
@@ -49,10 +59,14 @@ from ..check.runner import check_for
 from ..codec import COMMANDS
 from ..trace import Trace, TraceStep, write_new_trace
 from .fuzz_report import Dropped, DomainRun, FuzzReport, Status
-from .protocol import FailureKind, Hello, SutFailure, Unsupported
-from .sut import Sut, subject_factory
+from .protocol import FailureKind, Hello, SutFailure, Unsupported, batch_stop
+from .sut import Sut, execute_many
 
-__all__ = ["DomainRun", "Dropped", "FirstFailure", "FuzzReport", "Status", "fuzz"]
+__all__ = ["DEFERRED_WINDOW", "DomainRun", "Dropped", "FirstFailure", "FuzzReport", "GuardedSubject", "Status",
+           "fuzz"]
+
+DEFERRED_WINDOW = 32
+"""Commands queued for a pipelining SUT before their replies are compared (and at the end of every scenario)."""
 
 
 class FirstFailure:
@@ -97,9 +111,40 @@ class FirstFailure:
         self.judged += 1
         return outcome
 
+    def execute_many(self, commands: Sequence[Any]) -> list[Outcome]:
+        """Execute a batch, unless a failure has been seen; a failure inside it is raised as the SUT raised it.
+
+        The guard does not judge that failure here: the lockstep first compares the replies before it, and
+        calls :meth:`failed_at` only when they all agree (a failure after a diverging reply is not kept).
+        """
+        self._refuse()
+        try:
+            outcomes = execute_many(self.sut, commands)
+        except Exception as error:
+            stop = batch_stop(error)
+            done = 0 if stop is None else stop.index
+            self._answered(commands[:done])
+            self.script.extend(commands[:done + 1])
+            raise
+        self._answered(commands)
+        self.script.extend(commands)
+        return outcomes
+
+    def failed_at(self, error: BaseException, command: Any) -> None:
+        """Judge a failure of a batch at ``command`` as :meth:`execute` judges one of ``command`` alone (raises)."""
+
+        def fail() -> None:
+            raise error
+
+        self._guard(fail, command)
+
     def close(self) -> None:
         """Close the SUT."""
         self.sut.close()
+
+    def _answered(self, commands: Sequence[Any]) -> None:
+        self.answered.update(command.op for command in commands)
+        self.judged += len(commands)
 
     def _refuse(self) -> None:
         if self.failure is not None:
@@ -200,8 +245,9 @@ def _run_domain(sut: Sut, profile: Profile, name: str, profile_free: bool, secon
 
     started = time.monotonic()
     try:
-        result = check_for(profile, {"sut": subject_factory(guard, name)}, seconds, out_dir, run_seed, show, domain,
-                           permissive, stats=stats, excluded=guard.excluded)
+        window = DEFERRED_WINDOW if getattr(sut, "in_flight", 1) > 1 else 1
+        result = check_for(profile, {"sut": guarded_factory(guard, name)}, seconds, out_dir, run_seed, show, domain,
+                           permissive, stats=stats, excluded=guard.excluded, window=window)
     except Exception:  # the SUT failure itself, or Hypothesis calling the guarded replays flaky
         first = guard.failure
         if first is None:
@@ -217,3 +263,28 @@ def _run_domain(sut: Sut, profile: Profile, name: str, profile_free: bool, secon
         run.examples, run.steps, run.seconds = result.examples, result.steps, result.seconds
     run.dropped, run.unsupported, run.judged = guard.dropped, guard.unsupported, guard.judged
     return run
+
+
+class GuardedSubject:
+    """The guarded SUT reset to one domain and profile, as a lockstep subject: outcomes only, batches allowed."""
+
+    def __init__(self, guard: FirstFailure, domain: str, profile: Profile) -> None:
+        self.guard = guard
+        guard.reset(domain, profile)
+
+    def execute(self, command: Any) -> Outcome:
+        """The SUT's outcome for ``command``."""
+        return self.guard.execute(command)
+
+    def execute_many(self, commands: Sequence[Any]) -> list[Outcome]:
+        """The SUT's outcomes for ``commands`` (pipelined when it announced it)."""
+        return self.guard.execute_many(commands)
+
+    def failed_at(self, error: BaseException, command: Any) -> None:
+        """The guard's judgement of a batch that failed at ``command`` (raises)."""
+        self.guard.failed_at(error, command)
+
+
+def guarded_factory(guard: FirstFailure, domain: str) -> Callable[[Profile], GuardedSubject]:
+    """A lockstep subject factory: each new scenario resets the guarded SUT to ``domain``."""
+    return lambda profile: GuardedSubject(guard, domain, profile)
