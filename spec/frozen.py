@@ -8,15 +8,23 @@ immutable dict, so this module provides :class:`FrozenMap`, a small read-only
 mapping whose "updates" (:meth:`FrozenMap.set`, :meth:`FrozenMap.remove`)
 return new maps. It is deliberately simple: every update copies. The spec is
 written to be read, not to be fast; the fast implementation lives in ``impl``.
+Reading a map (``get``, ``in``, ``items()``...) goes straight to the dict it
+wraps, and :func:`replace` copies a state value without
+:func:`dataclasses.replace`'s per-call look at the class's fields: replaying
+a recorded history applies the spec to every line, and those were most of
+its cost.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from typing import Generic, TypeVar
+import dataclasses
+from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
+from typing import Any, Generic, TypeVar, overload
 
 K = TypeVar("K")
 V = TypeVar("V")
+T = TypeVar("T")
+D = TypeVar("D")
 
 
 class FrozenMap(Mapping[K, V], Generic[K, V]):
@@ -46,6 +54,26 @@ class FrozenMap(Mapping[K, V], Generic[K, V]):
     def __len__(self) -> int:
         return len(self._data)
 
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+    @overload
+    def get(self, key: K, /) -> V | None: ...
+    @overload
+    def get(self, key: K, default: V | D, /) -> V | D: ...
+
+    def get(self, key: K, default: object = None, /) -> object:
+        return self._data.get(key, default)
+
+    def keys(self) -> KeysView[K]:
+        return self._data.keys()
+
+    def values(self) -> ValuesView[V]:
+        return self._data.values()
+
+    def items(self) -> ItemsView[K, V]:
+        return self._data.items()
+
     def __hash__(self) -> int:
         if self._hash is None:
             self._hash = hash(frozenset(self._data.items()))
@@ -70,3 +98,40 @@ class FrozenMap(Mapping[K, V], Generic[K, V]):
         data = dict(self._data)
         del data[key]
         return FrozenMap(data)
+
+
+_COPIED_AS_IS: dict[type[Any], frozenset[str] | None] = {}
+
+
+def replace(value: T, /, **changes: Any) -> T:
+    """A copy of the frozen dataclass ``value`` with ``changes``: what :func:`dataclasses.replace` returns.
+
+    A class with no ``__post_init__`` (nothing to check) and no slots is copied field by field and the
+    changes written over; any other class goes through :func:`dataclasses.replace`, which runs its checks.
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True)
+    ... class Point:
+    ...     x: int
+    ...     y: int = 0
+    >>> replace(Point(1, 2), y=5), Point(1, 2)
+    (Point(x=1, y=5), Point(x=1, y=2))
+    >>> replace(Point(1), z=3)
+    Traceback (most recent call last):
+    ...
+    TypeError: Point has no field 'z'
+    """
+    cls = type(value)
+    if cls not in _COPIED_AS_IS:
+        plain = not hasattr(cls, "__post_init__") and hasattr(value, "__dict__")
+        fields = dataclasses.fields(value)  # type: ignore[arg-type]
+        _COPIED_AS_IS[cls] = frozenset(f.name for f in fields) if plain and all(f.init for f in fields) else None
+    names = _COPIED_AS_IS[cls]
+    if names is None:
+        return dataclasses.replace(value, **changes)  # type: ignore[type-var]
+    if not names.issuperset(changes):
+        raise TypeError(f"{cls.__name__} has no field {sorted(set(changes) - names)[0]!r}")
+    copy = object.__new__(cls)
+    copy.__dict__.update(value.__dict__)
+    copy.__dict__.update(changes)
+    return copy

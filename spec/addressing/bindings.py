@@ -11,8 +11,7 @@ Artemis's server and client steps (:mod:`.artemis`) are built from these.
 
 from __future__ import annotations
 
-import dataclasses
-
+from ..frozen import replace
 from ..profiles import QueueNameScope
 from .model import Address, AddressingState, Queue, get_queues_named, get_queues_of
 from .outcomes import Routed
@@ -35,7 +34,7 @@ def find_existing_queue(state: AddressingState, address: str, queue: str) -> Que
 def add_queue(state: AddressingState, queue: Queue) -> AddressingState:
     """Bind ``queue`` and increment its name's address count (rule ADDR-QUEUE-CREATE)."""
     count = state.name_counts.get(queue.name, 0)
-    return dataclasses.replace(
+    return replace(
         state,
         queues=state.queues.set((queue.address, queue.name), queue),
         name_counts=state.name_counts.set(queue.name, count + 1),
@@ -46,7 +45,7 @@ def remove_queue(state: AddressingState, queue: Queue) -> AddressingState:
     """Unbind ``queue`` and decrement its name's count, dropping a zero (rule ADDR-QUEUE-DELETE)."""
     count = state.name_counts[queue.name] - 1
     counts = state.name_counts.set(queue.name, count) if count else state.name_counts.remove(queue.name)
-    return dataclasses.replace(state, queues=state.queues.remove((queue.address, queue.name)), name_counts=counts)
+    return replace(state, queues=state.queues.remove((queue.address, queue.name)), name_counts=counts)
 
 
 def put_address(state: AddressingState, name: str, routing_types: frozenset[RoutingType],
@@ -54,8 +53,8 @@ def put_address(state: AddressingState, name: str, routing_types: frozenset[Rout
     """``state`` with address ``name`` allowing ``routing_types`` (created, or widened if it exists)."""
     existing = state.addresses.get(name)
     address = (Address(name, routing_types, auto_created) if existing is None
-               else dataclasses.replace(existing, routing_types=existing.routing_types | routing_types))
-    return dataclasses.replace(state, addresses=state.addresses.set(name, address))
+               else replace(existing, routing_types=existing.routing_types | routing_types))
+    return replace(state, addresses=state.addresses.set(name, address))
 
 
 def route_message(state: AddressingState, address: str, queue: str | None, routing_type: RoutingType | None,

@@ -4,7 +4,7 @@ Introduction
 ------------
 Every operation is a pure function ``(state, command) -> (state, outcome)``.
 :func:`apply` dispatches by command type through the table ``TRANSITIONS``.
-Nothing here mutates: a new state is built with :func:`dataclasses.replace`
+Nothing here mutates: a new state is built with :func:`~brokerspec.spec.frozen.replace`
 and :class:`~brokerspec.spec.frozen.FrozenMap` updates.
 
 Rules kept across every operation:
@@ -25,10 +25,10 @@ their wording and sources.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from ..frozen import replace
 from ..profiles import ConsumerModel, NameParsing, PrefixMatch, SendCreation
 from .artemis import compute_management_names, consume_jms, get_queried_queue, send_core, server_create_queue
 from .bindings import add_queue, find_existing_queue, remove_queue, route_message
@@ -156,14 +156,14 @@ def ensure_address(
         if not settings.auto_create_addresses:
             return state, Rejected(AddressNotFound(address), rule="ADDR-AUTO-NO-ADDRESS"), False
         created = Address(address, frozenset({routing_type}), auto_created=True)
-        return dataclasses.replace(state, addresses=state.addresses.set(address, created)), None, True
+        return replace(state, addresses=state.addresses.set(address, created)), None, True
     if routing_type in existing.routing_types:
         return state, None, False
     if not settings.auto_create_addresses:
         reason = RoutingTypeNotAllowed(address, routing_type, existing.routing_types)
         return state, Rejected(reason, rule="ADDR-AUTO-ROUTING-TYPE"), False
-    widened = dataclasses.replace(existing, routing_types=existing.routing_types | {routing_type})
-    return dataclasses.replace(state, addresses=state.addresses.set(address, widened)), None, False
+    widened = replace(existing, routing_types=existing.routing_types | {routing_type})
+    return replace(state, addresses=state.addresses.set(address, widened)), None, False
 
 
 def auto_create_queue(
@@ -208,7 +208,7 @@ def create_address(state: AddressingState, command: CreateAddress) -> Transition
     if name in state.addresses:
         return state, Rejected(AddressExists(name), rule="ADDR-ADDRESS-EXISTS")
     address = Address(name, command.routing_types)
-    new_state = dataclasses.replace(state, addresses=state.addresses.set(name, address))
+    new_state = replace(state, addresses=state.addresses.set(name, address))
     rule = "ADDR-CREATE-FQQN" if name != command.address else "ADDR-ADDRESS-CREATE"
     return new_state, AddressCreated(name, rule=rule)
 
@@ -233,7 +233,7 @@ def delete_address(state: AddressingState, command: DeleteAddress) -> Transition
         return state, Rejected(AddressHasQueues(command.address, fqqns), rule="ADDR-ADDRESS-DELETE-HAS-QUEUES")
     for queue in queues:
         state = remove_queue(state, queue)
-    state = dataclasses.replace(state, addresses=state.addresses.remove(name))
+    state = replace(state, addresses=state.addresses.remove(name))
     return state, AddressDeleted(name, fqqns, rule="ADDR-ADDRESS-DELETE")
 
 
@@ -298,7 +298,7 @@ def delete_queue(state: AddressingState, command: DeleteQueue) -> Transition:
     info = shrunk.addresses.get(queue.address)
     if (state.options.delete_queue_removes_auto_created_address and info is not None and info.auto_created
             and not get_queues_of(shrunk, queue.address)):
-        shrunk = dataclasses.replace(shrunk, addresses=shrunk.addresses.remove(queue.address))
+        shrunk = replace(shrunk, addresses=shrunk.addresses.remove(queue.address))
     return shrunk, QueueDeleted(queue.address, queue.name, rule="ADDR-QUEUE-DELETE")
 
 
@@ -475,7 +475,7 @@ def set_prefix(state: AddressingState, command: SetPrefix) -> Transition:
         prefixes = state.prefixes.remove(command.prefix) if command.prefix in state.prefixes else state.prefixes
     else:
         prefixes = state.prefixes.set(command.prefix, command.routing_type)
-    return dataclasses.replace(state, prefixes=prefixes), Configured(rule="ADDR-CONFIG-PREFIX")
+    return replace(state, prefixes=prefixes), Configured(rule="ADDR-CONFIG-PREFIX")
 
 
 def set_address_settings(state: AddressingState, command: SetAddressSettings) -> Transition:
@@ -493,7 +493,7 @@ def set_address_settings(state: AddressingState, command: SetAddressSettings) ->
         command.default_address_routing_type,
         command.default_queue_routing_type,
     )
-    new_state = dataclasses.replace(state, settings=state.settings.set(command.match, settings))
+    new_state = replace(state, settings=state.settings.set(command.match, settings))
     return new_state, Configured(rule="ADDR-CONFIG-SETTINGS")
 
 

@@ -32,12 +32,11 @@ Theory of operation:
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..addressing.names import RoutingType
-from ..frozen import FrozenMap
+from ..frozen import FrozenMap, replace
 from ..profiles import FqqnSend
 from .choice import (
     ChoicePoint,
@@ -136,10 +135,10 @@ class Step:
         return picked
 
     def put_queue(self, queue: QueueState) -> None:
-        self.state = dataclasses.replace(self.state, queues=self.state.queues.set((queue.node, queue.name), queue))
+        self.state = replace(self.state, queues=self.state.queues.set((queue.node, queue.name), queue))
 
     def update(self, **changes: Any) -> None:
-        self.state = dataclasses.replace(self.state, **changes)
+        self.state = replace(self.state, **changes)
 
     def new_message_id(self) -> int:
         number = self.state.next_message
@@ -159,7 +158,7 @@ def land(step: Step, key: QueueKey, message: Message) -> None:
     strict, _ = choose_consumer(matching, position)
     if strict is None:
         flag = queue.redistributor is None and refused_by_every_filter(step.state, queue, message)
-        step.put_queue(dataclasses.replace(queue, pending=(*queue.pending, message), unmatched=queue.unmatched or flag))
+        step.put_queue(replace(queue, pending=(*queue.pending, message), unmatched=queue.unmatched or flag))
         step.events.append(Delivered(message.id, queue.node, queue.name, None))
         return
     index = step.choose("consumer", key, queue.consumers, allowed_consumers(matching), strict)
@@ -253,7 +252,7 @@ def add_redistributor(step: Step, key: QueueKey) -> None:
         return
     # QueueImpl.addRedistributor schedules only a positive delay; any other (-2 too: redistribution-delay is a
     # plain long, never checked) adds the redistributor at once (found against Artemis 2.40.0 and 2.11.0)
-    step.put_queue(dataclasses.replace(queue, redistributor=step.state.clock + max(delay, 0), unmatched=False))
+    step.put_queue(replace(queue, redistributor=step.state.clock + max(delay, 0), unmatched=False))
 
 
 def redistribution_group(state: BalancingState, queue: QueueState, message: Message) -> str:
@@ -296,8 +295,8 @@ def redistribute_one(step: Step, queue: QueueState, message: Message) -> bool:
                         strict)
     step.update(positions=step.state.positions.set(group_key, (index + 1) % len(group)))
     current = step.state.queues[(queue.node, queue.name)]
-    step.put_queue(dataclasses.replace(current, pending=tuple(m for m in current.pending if m.id != message.id)))
-    copy = dataclasses.replace(message, id=step.new_message_id() if early_copy is None else early_copy)
+    step.put_queue(replace(current, pending=tuple(m for m in current.pending if m.id != message.id)))
+    copy = replace(message, id=step.new_message_id() if early_copy is None else early_copy)
     chosen = group[index]
     step.events.append(Redistributed(message.id, queue.node, queue.name, copy.id, chosen.node, chosen.name))
     land(step, (chosen.node, chosen.name), copy)
@@ -386,7 +385,7 @@ def _attach(step: Step, command: Attach) -> BalancingOutcome:
         return Refused(Refusal.CONSUMER_EXISTS, rule="LB-CONSUMERS")
     consumer = Consumer(command.consumer, command.node, command.queue, command.filter)
     step.update(consumers=state.consumers.set(consumer.name, consumer))
-    step.put_queue(dataclasses.replace(queue, consumers=(*queue.consumers, consumer.name), redistributor=None,
+    step.put_queue(replace(queue, consumers=(*queue.consumers, consumer.name), redistributor=None,
                                        unmatched=False))
     reland_waiting(step, key)
     for node in step.state.nodes:
@@ -402,7 +401,7 @@ def _close(step: Step, command: Close) -> BalancingOutcome:
     key = (consumer.node, consumer.queue)
     queue = step.state.queues[key]
     remaining = tuple(c for c in queue.consumers if c != consumer.name)
-    step.put_queue(dataclasses.replace(queue, consumers=remaining))
+    step.put_queue(replace(queue, consumers=remaining))
     step.update(consumers=step.state.consumers.remove(consumer.name))
     if not remaining:
         add_redistributor(step, (consumer.node, queue.routing_name))
@@ -412,7 +411,7 @@ def _close(step: Step, command: Close) -> BalancingOutcome:
 def reland_waiting(step: Step, key: QueueKey) -> None:
     """Offer queue ``key``'s waiting messages, in order, to its started consumers again."""
     queue = step.state.queues[key]
-    step.put_queue(dataclasses.replace(queue, pending=()))
+    step.put_queue(replace(queue, pending=()))
     for message in queue.pending:
         land(step, key, message)
 
@@ -421,7 +420,7 @@ def _pause(step: Step, command: Pause) -> BalancingOutcome:
     consumer = step.state.consumers.get(command.consumer)
     if consumer is None:
         return Refused(Refusal.CONSUMER_NOT_FOUND, rule="LB-CONSUMERS")
-    step.update(consumers=step.state.consumers.set(consumer.name, dataclasses.replace(consumer, paused=True)))
+    step.update(consumers=step.state.consumers.set(consumer.name, replace(consumer, paused=True)))
     return Done(rule="LB-CONSUMERS")
 
 
@@ -429,7 +428,7 @@ def _resume(step: Step, command: Resume) -> BalancingOutcome:
     consumer = step.state.consumers.get(command.consumer)
     if consumer is None:
         return Refused(Refusal.CONSUMER_NOT_FOUND, rule="LB-CONSUMERS")
-    step.update(consumers=step.state.consumers.set(consumer.name, dataclasses.replace(consumer, paused=False)))
+    step.update(consumers=step.state.consumers.set(consumer.name, replace(consumer, paused=False)))
     reland_waiting(step, (consumer.node, consumer.queue))
     return Done(rule="LB-CONSUMERS")
 

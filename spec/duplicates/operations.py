@@ -34,11 +34,10 @@ their address, and their size is fixed then (DUP-SIZE-FIXED).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from ..frozen import FrozenMap
+from ..frozen import FrozenMap, replace
 from ..outcome import Outcome
 from ..profiles import InstantAdd, ReturnOrder, ZeroSizeCache
 from .commands import (
@@ -152,7 +151,7 @@ def return_messages(queues: FrozenMap[str, QueueState], acks: tuple[tuple[str, i
         else:
             back = set(queue.messages) | set(messages)
             waiting = tuple(m for m in queue.arrived if m in back)
-        queues = queues.set(queue_name, dataclasses.replace(queue, messages=waiting))
+        queues = queues.set(queue_name, replace(queue, messages=waiting))
     return queues
 
 
@@ -161,7 +160,7 @@ def acknowledge(queues: FrozenMap[str, QueueState], queue_name: str, message: in
     queue = queues.get(queue_name)
     if queue is None:
         return queues
-    return queues.set(queue_name, dataclasses.replace(queue, arrived=tuple(m for m in queue.arrived if m != message)))
+    return queues.set(queue_name, replace(queue, arrived=tuple(m for m in queue.arrived if m != message)))
 
 
 def deliver(queues: FrozenMap[str, QueueState], message: int, targets: tuple[str, ...]) -> FrozenMap[str, QueueState]:
@@ -175,7 +174,7 @@ def deliver(queues: FrozenMap[str, QueueState], message: int, targets: tuple[str
 
 
 def _replace(state: DuplicatesState, **changes: Any) -> DuplicatesState:
-    return dataclasses.replace(state, **changes)
+    return replace(state, **changes)
 
 
 def _with_tx(state: DuplicatesState, session: str, tx: Transaction) -> DuplicatesState:
@@ -183,7 +182,7 @@ def _with_tx(state: DuplicatesState, session: str, tx: Transaction) -> Duplicate
 
 
 def _tx_replace(tx: Transaction, **changes: Any) -> Transaction:
-    return dataclasses.replace(tx, **changes)
+    return replace(tx, **changes)
 
 
 def _advance(tx: Transaction, event: TxEvent, doom: DoomReason | None = None) -> Transaction:
@@ -306,7 +305,7 @@ def process_receive(state: DuplicatesState, command: Receive) -> Result:
     if not queue.messages:
         return state, Received(None, rule="DUP-RECEIVE")
     message = queue.messages[0]
-    queues = state.queues.set(command.queue, dataclasses.replace(queue, messages=queue.messages[1:]))
+    queues = state.queues.set(command.queue, replace(queue, messages=queue.messages[1:]))
     tx = state.transactions.get(command.session)
     if tx is None:
         queues = acknowledge(queues, command.queue, message)
@@ -457,7 +456,7 @@ def process_restart(state: DuplicatesState, command: Restart | Crash) -> Result:
     arrival place again.
     """
     lost = len(state.transactions)
-    queues = FrozenMap((name, dataclasses.replace(queue, messages=queue.arrived)) for name, queue in state.queues.items())
+    queues = FrozenMap((name, replace(queue, messages=queue.arrived)) for name, queue in state.queues.items())
     global_size = state.global_size
     if isinstance(command, Restart) and command.id_cache_size is not None:
         global_size = command.id_cache_size

@@ -13,9 +13,9 @@ checks are listed in each function.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Callable
 
+from ..frozen import replace
 from ..profiles import Profile
 from .commands import (
     AddBroker,

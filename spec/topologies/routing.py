@@ -31,9 +31,8 @@ for being busy.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 
-from ..frozen import FrozenMap
+from ..frozen import FrozenMap, replace
 from .model import MAX_HOPS, Bridge, BridgeConfig, Message, Registration, TopologyState, get_bridges, is_topic
 from .outcomes import Delivered, Dropped, Event, Waiting
 

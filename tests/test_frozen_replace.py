@@ -1,0 +1,60 @@
+"""The spec's cheaper copy of a state value gives what ``dataclasses.replace`` gives, checks included."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from brokerspec.check.strategies import commands
+from brokerspec.spec import InvalidCommand, get_profile
+from brokerspec.spec.addressing import AddressingCommand, apply, initial_state
+from brokerspec.spec.frozen import FrozenMap, replace
+from brokerspec.spec.topologies.model import BridgeConfig
+
+
+def _changes(value: Any) -> dict[str, Any]:
+    """Each field of ``value`` set to the same field of a fresh default-ish state, so something changes."""
+    return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+
+
+@settings(max_examples=60, deadline=None)
+@given(script=st.lists(commands(), min_size=1, max_size=12), profile=st.sampled_from(["seed", "artemis-latest"]))
+def test_a_copy_of_every_state_reached_equals_dataclasses_replace(script: list[AddressingCommand],
+                                                                  profile: str) -> None:
+    first = state = initial_state(get_profile(profile))
+    for command in script:
+        state, _ = apply(state, command)
+    for name, value in _changes(state).items():
+        expected = dataclasses.replace(first, **{name: value})
+        copied = replace(first, **{name: value})
+        assert type(copied) is type(expected) and copied == expected and hash(copied) == hash(expected)
+        assert _changes(copied) == _changes(expected)
+    assert replace(state) == state and replace(state) is not state
+    assert first == initial_state(get_profile(profile)), "the original is never changed"
+
+
+def test_a_class_with_checks_still_runs_them() -> None:
+    config = BridgeConfig()
+    assert replace(config, consumer_ttl=3) == dataclasses.replace(config, consumer_ttl=3)
+    with pytest.raises(InvalidCommand, match="consumer_ttl 0"):
+        replace(config, consumer_ttl=0)
+
+
+def test_an_unknown_field_is_refused() -> None:
+    state = initial_state(get_profile("seed"))
+    with pytest.raises(TypeError, match="has no field 'colour'"):
+        replace(state, colour="red")
+
+
+def test_a_frozen_map_reads_as_its_dict() -> None:
+    data = {"a": 1, "b": 2}
+    frozen = FrozenMap(data)
+    assert frozen.get("a") == 1 and frozen.get("z") is None and frozen.get("z", 7) == 7
+    assert "a" in frozen and "z" not in frozen
+    assert list(frozen.keys()) == ["a", "b"] and list(frozen.values()) == [1, 2]
+    assert list(frozen.items()) == [("a", 1), ("b", 2)] and frozen.keys() == {"a", "b"}
+    assert frozen.set("c", 3).items() == {("a", 1), ("b", 2), ("c", 3)} and "c" not in frozen
