@@ -211,6 +211,7 @@ def test_the_oracle_and_the_decoder_both_refuse_what_is_damaged() -> None:
 def test_a_class_s_annotations_are_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Reading annotations is the cost the compiled decoders remove: a second decode reads none."""
     decode_outcome({"type": "rejected", "reason": {"type": "queue_exists", "queue": "q1", "address": "a1"}})
+    decode_command("create_queue", {"address": "a1", "queue": "q1", "routing_type": "ANYCAST"})
     calls: list[object] = []
     real = typing.get_type_hints
 

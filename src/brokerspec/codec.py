@@ -157,7 +157,7 @@ def _compile_class(cls: type[Any]) -> ClassDecoder:
     listed = ", ".join(f.name for f in fields) or "none"
     plan = tuple((f.name, "." + f.name,
                   f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING,
-                  _value_decoder(hints[f.name])) for f in fields)
+                  _taken_as_is(hints[f.name]), _value_decoder(hints[f.name])) for f in fields)
     known_with_tag = known | {"type"}
     type_is_a_field = "type" in known
 
@@ -171,9 +171,10 @@ def _compile_class(cls: type[Any]) -> ClassDecoder:
             unknown = sorted(set(data) - known - ({"type"} if tagged else set()))
             raise CodecError(f"{path}.{unknown[0]}", f"unknown field; {cls.__name__} has {listed}")
         values: dict[str, Any] = {}
-        for name, suffix, has_default, decode_value in plan:
+        for name, suffix, has_default, as_is, decode_value in plan:
             if name in data:
-                values[name] = decode_value(data[name], path + suffix)
+                value = data[name]
+                values[name] = value if type(value) is as_is else decode_value(value, path + suffix)
             elif not has_default:
                 raise CodecError(path + suffix, "missing field")
         try:
@@ -183,6 +184,20 @@ def _compile_class(cls: type[Any]) -> ClassDecoder:
             raise CodecError(f"{path}.{field}" if field else path, str(error)) from None
 
     return decode
+
+
+class _NeverAsIs:
+    """No JSON value has this type: a field whose values all need decoding."""
+
+
+def _taken_as_is(hint: Any) -> type[Any]:
+    """The JSON type whose values a field of type ``hint`` takes unchanged (a ``str``, ``int`` or ``bool``
+    where one, or one or None, is expected), so the decoder need not be called for them."""
+    options = typing.get_args(hint) if typing.get_origin(hint) in (Union, types.UnionType) else (hint,)
+    plain = [option for option in options if option is not type(None)]
+    if len(plain) == 1 and plain[0] in (str, int, bool):
+        return plain[0]  # type: ignore[no-any-return]
+    return _NeverAsIs
 
 
 def _value_decoder(hint: Any) -> Decoder:
