@@ -42,6 +42,7 @@ HEADER_FIELDS = {"v", "type", "domain", "profile", "overrides", "note", "history
 STEP_FIELDS = {"v", "type", "step", "op", "args", "outcome", "history"}
 DIFF_HEADER_FIELD = "diff"
 DIFF_STEP_FIELD = "to_outcome"
+STEP_FIELDS_TWO_SIDES = STEP_FIELDS | {DIFF_STEP_FIELD}
 SIDE_FIELDS = {"name", "profile", "overrides", "revision"}
 
 
@@ -285,7 +286,7 @@ def read_step(record: dict[str, Any], source: str, number: int, expected_step: i
     if DIFF_STEP_FIELD in record and not two_sides:
         raise TraceError(source, number, DIFF_STEP_FIELD, "only a trace whose header has a diff field records the "
                                                           "to side's outcome")
-    _reject_unknown(record, STEP_FIELDS | ({DIFF_STEP_FIELD} if two_sides else set()), source, number)
+    _reject_unknown(record, STEP_FIELDS_TWO_SIDES if two_sides else STEP_FIELDS, source, number)
     step = record.get("step")
     if type(step) is not int or step != expected_step:
         raise TraceError(source, number, "step", f"expected step number {expected_step}, got {step!r}")
@@ -300,6 +301,8 @@ def read_step(record: dict[str, Any], source: str, number: int, expected_step: i
 
 
 def _reject_unknown(record: dict[str, Any], allowed: set[str], source: str, number: int, where: str = "") -> None:
+    if allowed.issuperset(record):  # the usual case, without building the difference
+        return
     unknown = sorted(set(record) - allowed)
     if unknown:
         raise TraceError(source, number, f"{where}{unknown[0]}",
