@@ -1,4 +1,4 @@
-"""The whole audit in one process, for inputs too small to be worth starting Spark.
+"""The whole audit in one process, for inputs too small to be worth starting Spark, in bounded memory.
 
 Introduction
 ------------
@@ -11,9 +11,18 @@ Spark job runs in its Python workers (:func:`.engine.number_lines`,
 :func:`.engine.stream_replayer` and the rest). What Spark adds is only the
 grouping and ordering (all rows of a history or an address together, in
 step or ``seq`` order, the header first) and the group-bys that make the
-tables; here a sort and a few dictionaries do the same. The test
+tables; here external sorts (:class:`.spill.ExternalSort`: sorted runs on a
+temporary file, merged) and a pass over sorted rows do the same. The test
 ``test_one_process_and_spark_write_the_same_tables`` compares the tables of
 both on the same corpora.
+
+Memory is bounded: the input is read batch by batch into an external sort,
+replayed as the merge gives it back, and the replay's rows go straight into
+the external sorts of the three tables, which are written batch by batch.
+What stays in memory grows with the number of rules, addresses with a
+divergence and quarantine reasons, never with the number of rows. The lines
+of the histories the report lists are read again from the sorted rows
+after the replay.
 
 :data:`LOCAL_LIMIT_BYTES` is where ``brokerspec audit`` stops choosing this
 path: inputs whose files add up to more go to Spark, and so does any run
@@ -22,10 +31,11 @@ given ``--master``.
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +45,16 @@ from brokerspec.spec import Profile
 
 from . import engine
 from .inputs import HISTORIES, AuditInput
-from .tables import HistoryLines, Tables, divergence_sort_key, over_history, ranked
+from .spill import SPILL_ROWS, ExternalSort, Row
+from .tables import HistoryLines, Tables, bin_width, binned, divergence_sort_key, ranked
 
 LOCAL_LIMIT_BYTES = 16 * 1024 * 1024
 """Inputs up to this many bytes (all files together) are audited in one process unless ``--master`` is given."""
 
 BATCH = 20000
+
+DIVERGENCE_FIELDS = engine.arrow_schema(engine.DIVERGENCES).names
+QUARANTINE_FIELDS = engine.arrow_schema(engine.QUARANTINE).names
 
 
 def input_bytes(found: AuditInput) -> int:
@@ -48,35 +62,33 @@ def input_bytes(found: AuditInput) -> int:
     return sum(path.stat().st_size for path in found.files)
 
 
-def _chunks(rows: Iterable[dict[str, Any]], schema: pa.Schema) -> engine.Batches:
-    chunk: list[dict[str, Any]] = []
-    for row in rows:
-        chunk.append(row)
-        if len(chunk) >= BATCH:
-            yield engine.to_batch(chunk, schema)
-            chunk = []
-    if chunk:
-        yield engine.to_batch(chunk, schema)
+def _batches(rows: Iterable[Row], schema: pa.Schema) -> engine.Batches:
+    """Tuples in the schema's field order as record batches of at most BATCH rows."""
+    rows = iter(rows)
+    while chunk := list(itertools.islice(rows, BATCH)):
+        columns = zip(*chunk)
+        yield pa.RecordBatch.from_arrays([pa.array(column, field.type) for column, field in zip(columns, schema)],
+                                         schema=schema)
 
 
-def _rows(batches: engine.Batches) -> Iterator[dict[str, Any]]:
+def _tuples(batches: engine.Batches) -> Iterator[Row]:
     for batch in batches:
-        yield from batch.to_pylist()
+        yield from zip(*(column.to_pylist() for column in batch.columns))
 
 
 def text_lines(paths: Iterable[Path]) -> engine.Batches:
     """(file, text) batches of every line of the files, blank ones too, ends as Spark's reader cuts them."""
     schema = pa.schema([("file", pa.string()), ("text", pa.string())])
 
-    def lines() -> Iterator[dict[str, Any]]:
+    def lines() -> Iterator[Row]:
         for path in paths:
             name = os.path.abspath(path)
             # Universal newlines end a line at \n, \r\n or \r, as Hadoop's line reader does.
             with path.open(encoding="utf-8", errors="replace", newline=None) as handle:
                 for text in handle:
-                    yield {"file": name, "text": text[:-1] if text.endswith("\n") else text}
+                    yield name, text[:-1] if text.endswith("\n") else text
 
-    return engine.number_lines(_chunks(lines(), schema))
+    return engine.number_lines(_batches(lines(), schema))
 
 
 def parquet_batches(paths: Iterable[Path], columns: tuple[str, ...]) -> engine.Batches:
@@ -94,98 +106,201 @@ def _nulls_first(value: Any) -> tuple[bool, Any]:
     return (value is not None, value if value is not None else 0)
 
 
-def replay(found: AuditInput, profile: Profile) -> tuple[list[dict[str, Any]], HistoryLines]:
-    """The REPLAYED rows of the input, and (histories only) each history's lines as (step, file, line, text)."""
+def history_order(row: Row) -> tuple[Any, ...]:
+    """HISTORY_ROWS in replay order: by history, then step (unnumbered lines first), file and line."""
+    return (row[0], _nulls_first(row[1]), row[2], row[3])
+
+
+def stream_order(row: Row) -> tuple[Any, ...]:
+    """STREAM_ROWS in replay order: by address, then seq (rows without one first), file and line."""
+    return (_nulls_first(row[0]), _nulls_first(row[1]), row[6], row[7])
+
+
+class _Found:
+    """The replay's rows, sorted as each table wants them, plus what a listed history needs."""
+
+    def __init__(self, limit: int) -> None:
+        self.divergences = ExternalSort(divergence_order, limit)
+        self.quarantine = ExternalSort(lambda r: (r[0], r[1]), limit)
+        self.summaries = ExternalSort(lambda r: str(r[0]), limit)
+        self.commits = ExternalSort(lambda r: r[0], limit)
+
+    def take(self, replayed: engine.Batches) -> None:
+        """Route each REPLAYED row to its table (commit facts wait for :func:`judge_commits`)."""
+        for batch in replayed:
+            for r in batch.to_pylist():
+                kind = r["kind"]
+                if kind == "divergence":
+                    self.divergences.add((r["history"], r["step"], r["operation"], r["expected"], r["observed"],
+                                          [r["rule"]], r["address"], r["file"], r["line"]))
+                elif kind == "quarantine":
+                    self.quarantine.add((r["file"], r["line"], r["history"], r["step"], r["reason"]))
+                elif kind == "summary":
+                    self.summaries.add((r["history"], r["checked"], r["divergences"], r["domain"], r["profile"]))
+                elif kind == "commit":
+                    self.commits.add((r["tx"], r["doomed"], r["observed"], r["history"], r["step"],
+                                      r["operation"], r["address"], r["file"], r["line"]))
+
+    def close(self) -> None:
+        for table in (self.divergences, self.quarantine, self.summaries, self.commits):
+            table.close()
+
+
+def divergence_order(row: Row) -> tuple[str, int, str, int]:
+    """A DIVERGENCES tuple's place in the table: by history, step, file and line."""
+    return divergence_sort_key(dict(zip(DIVERGENCE_FIELDS, row)))
+
+
+def replay(found: AuditInput, profile: Profile, into: _Found, spill_rows: int = SPILL_ROWS) -> ExternalSort | None:
+    """Replay the input into ``into``; for histories, return its keyed rows sorted (for the listed histories)."""
     paths = list(found.files)
     if found.mode == HISTORIES:
         lines = text_lines(paths) if found.format == "jsonl" else engine.history_parquet_lines(
             parquet_batches(paths, engine.HISTORY_PARQUET_COLUMNS))
-        keyed = list(_rows(engine.history_keyer(str(found.root) if found.root.is_dir() else "")(lines)))
-        keyed.sort(key=lambda r: (r["history"], _nulls_first(r["step"]), r["file"], r["line"]))
-        replayed = list(_rows(engine.replay_history_batches(_chunks(keyed, engine.arrow_schema(
-            engine.HISTORY_ROWS)))))
-        by_history: HistoryLines = {}
-        for row in keyed:
-            if row["step"] is not None:
-                by_history.setdefault(row["history"], []).append((row["step"], row["file"], row["line"], row["text"]))
-        return replayed, by_history
+        keyed = ExternalSort(history_order, spill_rows)
+        keyed.extend(_tuples(engine.history_keyer(str(found.root) if found.root.is_dir() else "")(lines)))
+        into.take(engine.replay_history_batches(_batches(keyed, engine.arrow_schema(engine.HISTORY_ROWS))))
+        return keyed
     if found.format == "jsonl":
-        rows = list(_rows(engine.parse_stream_batches(text_lines(paths))))
+        rows = engine.parse_stream_batches(text_lines(paths))
     else:
-        rows = list(_rows(engine.number_stream_rows(parquet_batches(paths, engine.STREAM_PARQUET_COLUMNS))))
-    rows.sort(key=lambda r: (_nulls_first(r["address"]), _nulls_first(r["seq"]), r["file"], r["line"]))
-    replayer = engine.stream_replayer(profile.duplicates.id_cache_size)
-    return list(_rows(replayer(_chunks(rows, engine.arrow_schema(engine.STREAM_ROWS))))), {}
+        rows = engine.number_stream_rows(parquet_batches(paths, engine.STREAM_PARQUET_COLUMNS))
+    with ExternalSort(stream_order, spill_rows) as ordered:
+        ordered.extend(_tuples(rows))
+        replayer = engine.stream_replayer(profile.duplicates.id_cache_size)
+        into.take(replayer(_batches(ordered, engine.arrow_schema(engine.STREAM_ROWS))))
+    return None
 
 
-def judge_commits(replayed: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The commit rows whose answer is wrong: doomed at any address means failed at all (as the Spark join)."""
-    facts = [r for r in replayed if r["kind"] == "commit"]
-    doomed = {r["tx"] for r in facts if r["doomed"]}
-    wrong = []
-    for r in facts:
-        expected, rule = (("rejected", "DUP-COMMIT-ROLLBACK-ONLY") if r["tx"] in doomed
-                          else ("accepted", "DUP-COMMIT"))
-        if r["observed"] != expected:
-            wrong.append({"history": r["history"], "step": r["step"], "operation": r["operation"],
-                          "expected": expected, "observed": r["observed"], "rule_ids": [rule],
-                          "address": r["address"], "file": r["file"], "line": r["line"]})
-    return wrong
+def judge_commits(facts: Iterable[Row]) -> Iterator[Row]:
+    """DIVERGENCES tuples of the commit rows whose answer is wrong, from commit facts sorted by transaction.
+
+    Facts are (tx, doomed here, observed, history, step, operation, address, file, line). Doomed at any
+    address means failed at all (DUP-COMMIT-ROLLBACK-ONLY), else it must succeed (DUP-COMMIT), as the
+    Spark join judges them.
+    """
+    for _, group in itertools.groupby(facts, key=lambda f: f[0]):
+        same_tx = list(group)
+        doomed = any(f[1] for f in same_tx)
+        expected, rule = ("rejected", "DUP-COMMIT-ROLLBACK-ONLY") if doomed else ("accepted", "DUP-COMMIT")
+        for _tx, _, observed, history, step, operation, address, file, line in same_tx:
+            if observed != expected:
+                yield (history, step, operation, expected, observed, [rule], address, file, line)
 
 
-def _write(rows: list[dict[str, Any]], ddl: str, folder: Path) -> None:
+def _write(rows: Iterable[Row], ddl: str, folder: Path, each: Callable[[Row], None] | None = None) -> None:
+    """Write the rows, batch by batch, as ``folder/part-00000.parquet`` (calling ``each`` on every row)."""
     import pyarrow.parquet as pq
 
     if folder.exists():
         shutil.rmtree(folder)  # what Spark's overwrite mode does
     folder.mkdir(parents=True)
-    pq.write_table(pa.Table.from_pylist(rows, schema=engine.arrow_schema(ddl)), folder / "part-00000.parquet")
+    schema = engine.arrow_schema(ddl)
+    with pq.ParquetWriter(folder / "part-00000.parquet", schema) as writer:
+        if each is not None:
+            rows = _watched(rows, each)
+        for batch in _batches(rows, schema):
+            writer.write_batch(batch)
 
 
-def audit_tables(found: AuditInput, profile: Profile, out: Path, count_input: int, limit: int) -> Tables:
-    """Replay ``found`` in this process, write the three tables under ``out``, and return their figures."""
-    replayed, lines = replay(found, profile)
-    divergences = [{"history": r["history"], "step": r["step"], "operation": r["operation"],
-                    "expected": r["expected"], "observed": r["observed"], "rule_ids": [r["rule"]],
-                    "address": r["address"], "file": r["file"], "line": r["line"]}
-                   for r in replayed if r["kind"] == "divergence"]
-    if found.mode != HISTORIES:
-        divergences += judge_commits(replayed)
-    divergences.sort(key=divergence_sort_key)
-    quarantine = sorted(({k: r[k] for k in ("file", "line", "history", "step", "reason")}
-                         for r in replayed if r["kind"] == "quarantine"),
-                        key=lambda r: (r["file"], r["line"]))
-    summaries: dict[str, dict[str, Any]] = {}
-    for r in replayed:
-        if r["kind"] != "summary":
-            continue
-        summary = summaries.setdefault(r["history"], {"history": r["history"], "checked": 0, "divergences": 0,
-                                                      "domain": r["domain"], "profile": r["profile"]})
-        summary["checked"] += r["checked"]
-        summary["divergences"] += r["divergences"]
-    out.mkdir(parents=True, exist_ok=True)
-    _write(divergences, engine.DIVERGENCES, out / "divergences")
-    _write(quarantine, engine.QUARANTINE, out / "quarantine")
-    _write(sorted(summaries.values(), key=lambda s: str(s["history"])), engine.SUMMARIES, out / "histories")
-    listed = divergences[:limit]
-    wanted = {d["history"] for d in listed}
+def _watched(rows: Iterable[Row], each: Callable[[Row], None]) -> Iterator[Row]:
+    for row in rows:
+        each(row)
+        yield row
+
+
+def _merged_summaries(rows: Iterable[Row]) -> Iterator[Row]:
+    """Summary rows sorted by history, one per history (checked and divergences added up, as Spark's group-by)."""
+    for history, group in itertools.groupby(rows, key=lambda r: r[0]):
+        first, *rest = group
+        yield (history, first[1] + sum(r[1] for r in rest), first[2] + sum(r[2] for r in rest), first[3], first[4])
+
+
+def _over_history(folder: Path, low: int | None, high: int | None, bins: int = 20) -> list[tuple[int, int, int]]:
+    """Divergences by step (or seq) in up to ``bins`` ranges, read back from the written table."""
+    import pyarrow.parquet as pq
+
+    if low is None or high is None:
+        return []
+    width = bin_width(low, high, bins)
+    counts: Counter[int] = Counter()
+    for batch in pq.ParquetFile(folder / "part-00000.parquet").iter_batches(batch_size=BATCH, columns=["step"]):
+        counts.update((step - low) // width for step in batch.column(0).to_pylist())
+    return binned(low, high, width, counts)
+
+
+def audit_tables(found: AuditInput, profile: Profile, out: Path, count_input: int, limit: int,
+                 spill_rows: int = SPILL_ROWS) -> Tables:
+    """Replay ``found`` in this process, write the three tables under ``out``, and return their figures.
+
+    ``spill_rows`` is how many rows each external sort holds before it spills a run to disk.
+    """
+    into = _Found(spill_rows)
+    keyed: ExternalSort | None = None
+    try:
+        keyed = replay(found, profile, into, spill_rows)
+        into.divergences.extend(judge_commits(into.commits))
+        out.mkdir(parents=True, exist_ok=True)
+        seen = _Tally(limit)
+        _write(into.divergences, engine.DIVERGENCES, out / "divergences", seen.divergence)
+        _write(into.quarantine, engine.QUARANTINE, out / "quarantine", seen.quarantined)
+        _write(_merged_summaries(into.summaries), engine.SUMMARIES, out / "histories", seen.summary)
+        wanted = {str(d["history"]) for d in seen.listed}
+        lines: HistoryLines = {}
+        if keyed is not None and wanted:
+            for history, step, file, line, text, _ in keyed:
+                if step is not None and history in wanted:
+                    lines.setdefault(history, []).append((step, file, line, text))
+    finally:
+        into.close()
+        if keyed is not None:
+            keyed.close()
     return Tables(
-        rows_in=count_input,
-        checked=sum(s["checked"] for s in summaries.values()),
-        groups=len(summaries),
-        divergent_groups=len({d["history"] for d in divergences}),
-        quarantined=len(quarantine),
-        quarantine_reasons=ranked(Counter(str(q["reason"]).split(":", 1)[0] for q in quarantine), 20),
-        divergences=len(divergences),
-        by_rule=ranked(Counter(rule for d in divergences for rule in d["rule_ids"])),
-        by_address=ranked(Counter(d["address"] if d["address"] is not None else "(none)" for d in divergences),
-                          30),
-        over_history=over_history(Counter(d["step"] for d in divergences)),
-        profiles=ranked(Counter(s["profile"] for s in summaries.values() if s["profile"])),
-        listed=listed,
-        history_lines={h: lines[h] for h in wanted if h in lines},
-        shuffled=False,
-    )
+        rows_in=count_input, checked=seen.checked, groups=seen.groups, divergent_groups=seen.divergent_groups,
+        quarantined=seen.quarantine_count, quarantine_reasons=ranked(seen.reasons, 20),
+        divergences=seen.divergence_count, by_rule=ranked(seen.by_rule), by_address=ranked(seen.by_address, 30),
+        over_history=_over_history(out / "divergences", seen.low, seen.high), profiles=ranked(seen.profiles),
+        listed=seen.listed, history_lines=lines, shuffled=False)
+
+
+class _Tally:
+    """The figures of the tables, counted as their rows are written."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.listed: list[dict[str, Any]] = []
+        self.divergence_count = self.divergent_groups = self.quarantine_count = self.checked = self.groups = 0
+        self.by_rule: Counter[str] = Counter()
+        self.by_address: Counter[str] = Counter()
+        self.reasons: Counter[str] = Counter()
+        self.profiles: Counter[str] = Counter()
+        self.last_history: object = None
+        self.low: int | None = None
+        self.high: int | None = None
+
+    def divergence(self, row: Row) -> None:
+        history, step, _, _, _, rule_ids, address, _, _ = row
+        self.divergence_count += 1
+        if len(self.listed) < self.limit:
+            self.listed.append(dict(zip(DIVERGENCE_FIELDS, row)))
+        if self.divergence_count == 1 or history != self.last_history:
+            self.divergent_groups += 1
+            self.last_history = history
+        self.by_rule.update(rule_ids)
+        self.by_address[address if address is not None else "(none)"] += 1
+        if step is not None:
+            self.low = step if self.low is None else min(self.low, step)
+            self.high = step if self.high is None else max(self.high, step)
+
+    def quarantined(self, row: Row) -> None:
+        self.quarantine_count += 1
+        self.reasons[str(row[4]).split(":", 1)[0]] += 1
+
+    def summary(self, row: Row) -> None:
+        self.groups += 1
+        self.checked += row[1]
+        if row[4]:
+            self.profiles[row[4]] += 1
 
 
 def count_input(found: AuditInput) -> int:
