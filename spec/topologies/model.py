@@ -224,6 +224,12 @@ class TopologyState:
     next_message: int = 1
 
 
+TREE_BRIDGE_CONFIG = BridgeConfig(consumer_ttl=-1, message_ttl=-1, conduit=True, conduit_network_queues=True,
+                                  suppress_duplicate_topics=False)
+"""The settings of both bridges of a tree link: no TTL, conduit, and a topic's demand not suppressed
+(seed 002 rules 3-5). One value, made once: it is the same for every tree link."""
+
+
 def get_bridges(state: TopologyState) -> tuple[Bridge, ...]:
     """Every directed bridge the connectors make, sorted by (local, remote).
 
@@ -235,8 +241,7 @@ def get_bridges(state: TopologyState) -> tuple[Bridge, ...]:
     bridges: dict[tuple[str, str], Bridge] = {}
     for connector in state.connectors.values():
         if isinstance(connector, TreeConnector):
-            tree_config = BridgeConfig(consumer_ttl=-1, message_ttl=-1, conduit=True, conduit_network_queues=True,
-                                       suppress_duplicate_topics=False)
+            tree_config = TREE_BRIDGE_CONFIG
             bridges[(connector.source, connector.target)] = Bridge(connector.source, connector.target, tree_config, True)
             bridges[(connector.target, connector.source)] = Bridge(connector.target, connector.source, tree_config, True)
         else:
