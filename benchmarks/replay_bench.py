@@ -23,13 +23,15 @@ The corpus, written once by this checkout:
 * duplicate-detection streams from ``brokerspec generate --kind streams``.
 
 Figures: µs of CPU per line to key a line (its history and step, the cheap
-first look), to replay it, per domain and overall; µs per event to read a
-stream row (JSON and checks) and to replay it; µs to decode one command and
-one outcome. Both sides must give the same verdicts (divergences,
-quarantined lines, lines checked, and a digest of every output row): the
-script exits 1 when they differ, and prints no ratio. Usage::
+first look the audit takes to route it) and to replay it, per domain, and the
+replay over all domains; µs per event to read a stream row (JSON and checks)
+and to replay it; µs to decode one command and one outcome. Both sides must
+give the same verdicts (divergences, quarantined lines, lines checked, and a
+digest of every output row): the script exits 1 when they differ, and prints
+no ratio. Usage::
 
-    python benchmarks/replay_bench.py [--histories 1000] [--steps 40] [--groups 500] [--rounds 3] [--quick]
+    python benchmarks/replay_bench.py [--histories 1000] [--steps 40] [--groups 500] [--rounds 3]
+                                      [--seed 1] [--no-before] [--json PATH] [--quick]
 """
 
 from __future__ import annotations
@@ -257,14 +259,16 @@ def report(before: dict[str, Any] | None, after: dict[str, Any], rounds: int) ->
         totals["lines"] += lines
         totals["after"] += fig["replay_s"]
         totals["before"] += old["replay_s"] if old else 0.0
-        rows.append([domain, f"{lines:,}", f"{_us(fig['key_s'], lines):.2f}",
+        rows.append([domain, f"{lines:,}",
+                     *_cells(_us(old["key_s"], lines) if old else None, _us(fig["key_s"], lines))[:2],
                      *_cells(_us(old["replay_s"], lines) if old else None, _us(fig["replay_s"], lines)),
                      f"{fig['verdicts']['divergences']:,}"])
-    rows.append(["all domains", f"{totals['lines']:,}", "",
+    rows.append(["all domains", f"{totals['lines']:,}", "", "",
                  *_cells(_us(totals["before"], totals["lines"]) if before else None,
                          _us(totals["after"], totals["lines"])), ""])
-    print(render_table(f"History replay, µs of CPU per line (best of {rounds} round(s); target: at most 20)",
-                       ["domain", "lines", "key", "replay before", "replay after", "speed-up", "divergences"], rows))
+    print(render_table(f"History replay, µs of CPU per line (best of {rounds} round(s); target: replay at most 20)",
+                       ["domain", "lines", "key before", "key after", "replay before", "replay after", "speed-up",
+                        "divergences"], rows))
     fig = after["streams"]
     old = before["streams"] if before else None
     events = fig["events"]
@@ -296,6 +300,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per side, best kept")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-before", action="store_true", help="time this checkout only")
+    parser.add_argument("--json", type=Path, help="also write every round's figures of both sides here")
     parser.add_argument("--quick", action="store_true", help="40 histories, 20 groups, one round")
     args = parser.parse_args(argv)
     if args.quick:
@@ -328,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
             after_rounds = [run_with(None, "replay_bench", "measure", arguments) for _ in range(args.rounds)]
     after = best_of(after_rounds)
     before = best_of(before_rounds) if before_rounds else None
+    if args.json is not None:
+        args.json.write_text(json.dumps({"before": before_rounds, "after": after_rounds}, indent=1), encoding="utf-8")
     if before is not None and verdicts(before) != verdicts(after):
         print("error: the verdicts differ before and after, so no figure is shown:", file=sys.stderr)
         was, now = verdicts(before), verdicts(after)

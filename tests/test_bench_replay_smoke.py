@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import importlib.util
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,14 +27,19 @@ def load_bench() -> ModuleType:
     return module
 
 
-def test_the_quick_run_prints_every_table(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_quick_run_prints_every_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bench = load_bench()
-    assert bench.main(["--quick", "--no-before", "--histories", "10", "--groups", "4", "--steps", "12"]) == 0
+    figures = tmp_path / "figures.json"
+    assert bench.main(["--quick", "--no-before", "--histories", "10", "--groups", "4", "--steps", "12",
+                       "--json", str(figures)]) == 0
     out = capsys.readouterr().out
     assert "the before column is unavailable: --no-before was given" in out
     for row in ("addressing", "balancing", "duplicates", "topologies", "all domains", "replay", "outcome"):
         assert row in out, row
     assert "unavailable" in out.split("History replay")[1]
+    written = json.loads(figures.read_text(encoding="utf-8"))
+    assert written["before"] == [] and len(written["after"]) == 1
+    assert written["after"][0]["histories"]["addressing"]["lines"] > 10 * 12
 
 
 def test_figures_differing_in_a_verdict_make_the_run_fail(monkeypatch: pytest.MonkeyPatch,
