@@ -36,8 +36,9 @@ REPORT ?= brokerspec-audit
 COVERED := spec/*,reference/*,impl/*
 
 ARTEMIS_SMOKE ?= 2.40.0
-# Test files are shared out to WORKERS processes, a whole file to one worker (--dist loadfile), so each
-# module's expensive fixture (a Spark session, a broker network, an Artemis broker) is built once.
+# Tests are shared out to WORKERS processes one by one (--dist loadgroup), so both finish together; the tests
+# that share a fixture wider than one test (a Spark session, a broker network, an Artemis broker) are kept
+# on one worker by tests/conftest.py, so each such fixture is still built once.
 WORKERS ?= 2
 FUZZ_BUDGET ?= 10m
 
@@ -79,11 +80,11 @@ artemis-fuzz: $(STAMP)
 	$(BIN)/brokerspec fuzz --sut artemis:2.11.0 --profile artemis-2.11 --set balancing.copy_before_target=false --domain balancing --budget $(FUZZ_BUDGET) --seed 1
 
 test: typecheck artemis-fetch
-	$(BIN)/pytest -n $(WORKERS) --dist loadfile --durations=30 --cov=brokerspec --cov-branch --cov-report=term --cov-report=xml
+	$(BIN)/pytest -n $(WORKERS) --dist loadgroup --durations=30 --cov=brokerspec --cov-branch --cov-report=term --cov-report=xml
 	$(BIN)/coverage report --include='$(COVERED)' --fail-under=95
 
 test-deep: typecheck
-	BROKERSPEC_DEEP=1 BROKERSPEC_REAL8=1 $(BIN)/pytest -n $(WORKERS) --dist loadfile
+	BROKERSPEC_DEEP=1 BROKERSPEC_REAL8=1 $(BIN)/pytest -n $(WORKERS) --dist loadgroup
 	$(BIN)/brokerspec check --budget 10m
 	-$(MAKE) artemis
 	$(MAKE) artemis-fuzz
