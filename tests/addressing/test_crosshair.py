@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from depth import DEEP, scaled
+from depth import CAUGHT_FAST, DEEP, fast_sample, scaled
 from brokerspec.planted.addressing_bugs import PLANTED
 from brokerspec.planted.registry import PlantedBug
 from solver import crosshair
@@ -41,9 +41,12 @@ def test_reference_and_impl_behave_alike(function: str) -> None:
 
 
 FINDABLE = [b for b in PLANTED if b.crosshair is not None and (DEEP or b.name not in SLOW_TO_FIND)]
+HUNTS = fast_sample(FINDABLE, {"count-not-decremented-on-delete"}, lambda b: b.name, why=CAUGHT_FAST)
+"""One hunt (about 25 s, the budget) shows CrossHair finds a planted addressing bug in the fast tier; the others
+run deep: the catalogue kills each of them in the fast tier."""
 
 
-@pytest.mark.parametrize("bug", FINDABLE, ids=lambda b: b.name)
+@pytest.mark.parametrize("bug", HUNTS)
 def test_crosshair_finds_planted_bug(bug: PlantedBug) -> None:
     assert bug.crosshair is not None
     correct, planted = bug.crosshair
