@@ -64,22 +64,28 @@ class CodecError(ValueError):
 
 def encode_command(command: object) -> dict[str, Any]:
     """The command's arguments as JSON data (its ``op`` is written separately)."""
-    return {f.name: encode_value(getattr(command, f.name)) for f in dataclasses.fields(command)}  # type: ignore[arg-type]
+    return {name: encode_value(getattr(command, name)) for name in _field_names(command)}
 
 
 def encode_outcome(outcome: Outcome) -> dict[str, Any]:
     """The outcome as a JSON object with a ``type`` key."""
     data: dict[str, Any] = {"type": outcome.kind}
-    for f in dataclasses.fields(outcome):
-        if f.name != "rule":
-            data[f.name] = encode_value(getattr(outcome, f.name))
+    for name in _field_names(outcome):
+        if name != "rule":
+            data[name] = encode_value(getattr(outcome, name))
     if outcome.rule:
         data["rule"] = outcome.rule
     return data
 
 
+_AS_THEMSELVES = frozenset({str, int, bool, type(None)})
+"""Types whose values are their own JSON data."""
+
+
 def encode_value(value: object) -> Any:
     """Any field value as JSON data."""
+    if type(value) in _AS_THEMSELVES:
+        return value
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, frozenset):
@@ -90,14 +96,25 @@ def encode_value(value: object) -> Any:
         return encode_outcome(value)
     if isinstance(value, Reason):
         data: dict[str, Any] = {"type": value.kind}
-        data.update({f.name: encode_value(getattr(value, f.name)) for f in dataclasses.fields(value)})
+        data.update({name: encode_value(getattr(value, name)) for name in _field_names(value)})
         return data
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         kind = getattr(value, "kind", None)
         tagged: dict[str, Any] = {"type": kind} if isinstance(kind, str) else {}
-        tagged.update({f.name: encode_value(getattr(value, f.name)) for f in dataclasses.fields(value)})
+        tagged.update({name: encode_value(getattr(value, name)) for name in _field_names(value)})
         return tagged
     return value
+
+
+_FIELD_NAMES: dict[type[Any], tuple[str, ...]] = {}
+
+
+def _field_names(value: object) -> tuple[str, ...]:
+    """The names of a dataclass value's fields, in order, looked up once per class."""
+    names = _FIELD_NAMES.get(type(value))
+    if names is None:
+        names = _FIELD_NAMES[type(value)] = tuple(f.name for f in dataclasses.fields(value))  # type: ignore[arg-type]
+    return names
 
 
 def decode_command(op: object, args: object, path: str = "args", domain: str = "addressing") -> Any:
