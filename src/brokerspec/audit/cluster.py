@@ -1,10 +1,13 @@
-"""A standalone Spark master and worker on 127.0.0.1, started from the pyspark package and stopped by PID.
+"""A standalone Spark master and its workers on 127.0.0.1, started from the pyspark package and stopped by PID.
 
 The pyspark package ships ``sbin/spark-daemon.sh`` but not the
 ``start-master.sh``/``start-worker.sh`` wrappers, so this calls the daemon
 script the way those wrappers do. Everything binds to loopback; the PIDs
 come from the daemon's PID files, and :meth:`Standalone.stop` kills exactly
-those processes (and waits for them), also when the caller failed.
+those processes (and waits for them), also when the caller failed. Several
+workers are instances 1, 2, ... of the worker daemon, as ``start-workers.sh``
+numbers them on one host; the benchmark compares one single-core worker
+with two.
 """
 
 from __future__ import annotations
@@ -62,8 +65,12 @@ def is_running(pid: int) -> bool:
     return True
 
 
-def start_standalone(folder: Path, cores: int = 2, memory: str = "3g") -> Standalone:
-    """Start a master and one worker on 127.0.0.1 with logs, PIDs and work files under ``folder``."""
+def start_standalone(folder: Path, cores: int = 2, memory: str = "3g", workers: int = 1) -> Standalone:
+    """Start a master and ``workers`` workers of ``cores`` cores each on 127.0.0.1, files under ``folder``.
+
+    Returns once every worker has registered with the master, so a job
+    started right after sees all their cores.
+    """
     import pyspark
 
     home = Path(pyspark.__file__).parent
@@ -76,25 +83,28 @@ def start_standalone(folder: Path, cores: int = 2, memory: str = "3g") -> Standa
     url = f"spark://127.0.0.1:{port}"
     cluster = Standalone(url, folder)
     try:
-        _start(daemon, env, MASTER, ["--host", "127.0.0.1", "--port", str(port), "--webui-port", str(free_port())])
+        ui = free_port()
+        _start(daemon, env, MASTER, ["--host", "127.0.0.1", "--port", str(port), "--webui-port", str(ui)])
         cluster.pids.append(_pid(folder, MASTER))
         _wait_for_port(port)
-        _start(daemon, env, WORKER, ["--host", "127.0.0.1", "--webui-port", str(free_port()), "--cores",
-                                     str(cores), "--memory", memory, url])
-        cluster.pids.append(_pid(folder, WORKER))
+        for instance in range(1, workers + 1):
+            _start(daemon, env, WORKER, ["--host", "127.0.0.1", "--webui-port", str(free_port()), "--cores",
+                                         str(cores), "--memory", memory, url], instance)
+            cluster.pids.append(_pid(folder, WORKER, instance))
+        _wait_for_workers(ui, workers)
     except BaseException:
         cluster.stop()
         raise
     return cluster
 
 
-def _start(daemon: Path, env: dict[str, str], klass: str, args: list[str]) -> None:
-    subprocess.run(["bash", str(daemon), "start", klass, "1", *args], env=env, check=True, capture_output=True,
-                   timeout=60)
+def _start(daemon: Path, env: dict[str, str], klass: str, args: list[str], instance: int = 1) -> None:
+    subprocess.run(["bash", str(daemon), "start", klass, str(instance), *args], env=env, check=True,
+                   capture_output=True, timeout=60)
 
 
-def _pid(folder: Path, klass: str) -> int:
-    path = folder / "pids" / f"spark-brokerspec-{klass}-1.pid"
+def _pid(folder: Path, klass: str, instance: int = 1) -> int:
+    path = folder / "pids" / f"spark-brokerspec-{klass}-{instance}.pid"
     deadline = time.monotonic() + 10
     while not path.exists() and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -109,3 +119,23 @@ def _wait_for_port(port: int, seconds: float = 60) -> None:
                 return
         time.sleep(0.3)
     raise TimeoutError(f"the Spark master did not listen on 127.0.0.1:{port} within {seconds:.0f}s")
+
+
+def _wait_for_workers(ui_port: int, workers: int, seconds: float = 60) -> None:
+    """Wait until the master's status page (``/json``) lists ``workers`` workers alive."""
+    import json
+    import urllib.request
+
+    deadline = time.monotonic() + seconds
+    alive = 0
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{ui_port}/json", timeout=5) as answer:
+                status = json.load(answer)
+            alive = sum(1 for worker in status.get("workers", []) if worker.get("state") == "ALIVE")
+        except OSError:
+            alive = 0
+        if alive >= workers:
+            return
+        time.sleep(0.3)
+    raise TimeoutError(f"{alive} of {workers} Spark workers registered with the master within {seconds:.0f}s")
