@@ -13,6 +13,8 @@ how many requests brokerspec has written ahead of their replies. Modes:
 ``die``            announces pipelining of 8; exits with code 5 when op K arrives (after the replies before it)
 ``error``          announces pipelining of 8; answers op K of each reset with an error reply, then goes on
 ``hang``           announces pipelining of 8; never answers op K
+``close-input``    announces no pipelining; closes its input before it writes the reply to op K, then waits
+                   with its output open
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from brokerspec.conform.serve import Server
 
 MODE = sys.argv[1]
 K = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-WINDOW = {"one-at-a-time": 1, "window": K, "reorder": max(K, 2)}.get(MODE, 8)
+WINDOW = {"one-at-a-time": 1, "close-input": 1, "window": K, "reorder": max(K, 2)}.get(MODE, 8)
 
 
 def lines() -> Any:
@@ -77,6 +79,10 @@ def main() -> None:
             elif MODE == "error":
                 reply = {"v": 1, "type": "error", "seq": request["seq"], "message": "op refused on purpose"}
             elif MODE == "hang":
+                time.sleep(3600)
+            elif MODE == "close-input":
+                os.close(0)
+                os.write(1, (json.dumps(reply) + "\n").encode())
                 time.sleep(3600)
             elif MODE == "reorder":
                 held.append((json.dumps(reply) + "\n").encode())

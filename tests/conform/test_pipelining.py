@@ -9,6 +9,7 @@ import io
 import json
 import shutil
 import sys
+import time
 from importlib.resources import files
 from pathlib import Path
 
@@ -201,3 +202,19 @@ def test_the_node_example_announces_pipelining_and_answers_a_batch_as_the_impl_d
         assert sut.execute_many(SCRIPT) == expected()
     finally:
         sut.close()
+
+
+def test_a_request_that_cannot_be_written_is_a_crash_saying_the_input_is_closed() -> None:
+    """The SUT closed its input after answering op 3 and kept running: op 4 cannot be written, no waiting."""
+    sut = fake("close-input", 3, timeout=30.0)
+    started = time.monotonic()
+    try:
+        with pytest.raises(SutFailure) as raised:
+            sut.execute_many(SCRIPT)
+    finally:
+        sut.close()
+    assert raised.value.kind is FailureKind.CRASHED and raised.value.request == "op 4 (create_address)"
+    assert "its input is closed" in raised.value.message
+    assert time.monotonic() - started < 20, "the failure comes at once, not at the timeout"
+    stop = batch_stop(raised.value)
+    assert stop is not None and stop.index == 3 and list(stop.completed) == expected()[:3]

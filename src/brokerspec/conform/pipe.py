@@ -78,10 +78,10 @@ class Channel:
             line = self._take_line()
             if line is not None or self._ended:
                 return line
-            if self.input_closed and self.written < needs:
-                raise InputClosed()
             if self._pending:
                 self._write()
+            if self.input_closed and self.written < needs:
+                raise InputClosed()
             wanted_out = [self.input_fd] if self._pending else []
             remaining = deadline - time.monotonic()
             if remaining <= 0:
