@@ -13,8 +13,8 @@ share one group. Without ``-n``, or with another ``--dist``, the marks change
 nothing.
 
 xdist hands out the groups first (largest first), then the single tests in
-collection order; the collection is reordered here so that the tests known to
-take tens of seconds (``SLOW``) start early and the run ends on short ones.
+collection order; on the workers the collection is reordered here so that the
+tests known to take tens of seconds start early and the run ends on short ones.
 """
 
 from __future__ import annotations
@@ -27,8 +27,17 @@ import pytest
 
 TESTS = Path(__file__).resolve().parent
 
-SLOW = ("crosshair", "cluster", "artemis", "real_brokers", "slow")
+SLOW_MARKS = ("crosshair", "cluster", "artemis", "real_brokers")
 """Markers of tests that take tens of seconds each: they are queued before the others."""
+
+SLOW_TESTS = frozenset({
+    "test_state_machine_catches_planted_bug", "test_permissive_mode_still_catches_bugs_that_break_a_rule",
+    "test_audit_benchmark_prints_every_part", "test_store_keeps_exactly_a_durable_prefix_under_sigkill",
+    "test_fuzz_reports_a_one_minimal_script_in_every_domain", "test_the_permissive_machine_finds_a_broker_without_turns",
+    "test_the_lockstep_fuzzer_finds_a_star_that_crosses_dots",
+})
+"""Test functions without such a marker that took 20 s or more a case in a fast run (``--durations``): queued
+early too. A stale name only changes the order."""
 
 
 def shared_fixtures(item: pytest.Item) -> list[str]:
@@ -92,7 +101,10 @@ def fixture_groups(items: Iterable[pytest.Item]) -> dict[str, str]:
 
 
 def is_slow(item: pytest.Item) -> bool:
-    return any(item.get_closest_marker(name) is not None for name in SLOW)
+    """Whether ``item`` is known to take tens of seconds (:data:`SLOW_MARKS`, :data:`SLOW_TESTS`)."""
+    if isinstance(item, pytest.Function) and item.originalname in SLOW_TESTS:
+        return True
+    return any(item.get_closest_marker(name) is not None for name in SLOW_MARKS)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -91,22 +91,36 @@ def test_uses_the_engine(engine, n):
 def test_alone(n):
     time.sleep(0.3)
     note("alone")
+
+
+@pytest.mark.crosshair
+def test_slow_by_its_mark():
+    note("slow")
+
+
+def test_store_keeps_exactly_a_durable_prefix_under_sigkill():
+    note("slow")
 '''
 
 
 def test_workers_build_each_shared_fixture_once_and_spread_the_rest(pytester: pytest.Pytester,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Under ``--dist loadgroup`` a module fixture used by six tests, and a session one used by four, are each built
-    once; the tests that use neither run on both workers."""
+    once; the tests that use neither run on both workers, the two known to be slow (by a marker, by name) before
+    the short ones, though the file defines them last."""
     shutil.copy(CONFTEST, pytester.path / "conftest.py")
     pytester.makepyfile(test_shared=SHARED)
     log = pytester.path / "log.txt"
     monkeypatch.setenv("TIERS_LOG", str(log))
     result = pytester.runpytest_subprocess("-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=18)
+    result.assert_outcomes(passed=20)
     lines = [line.split() for line in log.read_text().splitlines()]
     assert [who for what, who in lines if what == "table"] and sum(what == "table" for what, _ in lines) == 1
     assert sum(what == "engine" for what, _ in lines) == 1
     table_workers = {who for what, who in lines if what in ("table", "table-test")}
     assert len(table_workers) == 1, "the table's users ran where it was built"
     assert {who for what, who in lines if what == "alone"} == {"gw0", "gw1"}, "the other tests spread out"
+    for worker in ("gw0", "gw1"):
+        order = [what for what, who in lines if who == worker and what in ("slow", "alone")]
+        assert "alone" not in order[:order.count("slow")], f"{worker} ran a short test before a slow one: {order}"
+    assert sum(what == "slow" for what, _ in lines) == 2
