@@ -32,6 +32,7 @@ given ``--master``.
 from __future__ import annotations
 
 import itertools
+import operator
 import os
 import shutil
 from collections import Counter
@@ -102,18 +103,35 @@ def parquet_batches(paths: Iterable[Path], columns: tuple[str, ...]) -> engine.B
             yield pa.RecordBatch.from_arrays([files, *batch.columns], names=["file", *columns])
 
 
-def _nulls_first(value: Any) -> tuple[bool, Any]:
-    return (value is not None, value if value is not None else 0)
+history_order = operator.itemgetter(0, 1, 2, 3)
+"""HISTORY_ROWS that the keyer could read, in replay order: by history, step, file and line."""
+
+stream_order = operator.itemgetter(0, 1, 6, 7)
+"""STREAM_ROWS with an address and a seq, in replay order: by address, seq, file and line."""
+
+place_order = operator.itemgetter(2, 3)
+"""HISTORY_ROWS by file and line."""
 
 
-def history_order(row: Row) -> tuple[Any, ...]:
-    """HISTORY_ROWS in replay order: by history, then step (unnumbered lines first), file and line."""
-    return (row[0], _nulls_first(row[1]), row[2], row[3])
+def _split_rows(rows: Iterable[Row], ordered: ExternalSort, aside: ExternalSort,
+                goes_aside: Callable[[Row], bool]) -> None:
+    """Rows the replay quarantines wherever they come go ``aside``; the others are ``ordered``.
 
-
-def stream_order(row: Row) -> tuple[Any, ...]:
-    """STREAM_ROWS in replay order: by address, then seq (rows without one first), file and line."""
-    return (_nulls_first(row[0]), _nulls_first(row[1]), row[6], row[7])
+    The replay quarantines a history row the keyer gave a reason (it never reaches the history's
+    auditor), and a stream row without an address or a seq (:func:`.streams.check_values`, before any
+    address's state is touched). Where such rows come changes none of the replay's outcomes, so they
+    need no place in the sort, and the sort's key needs no care for missing values.
+    """
+    batch: list[Row] = []
+    for row in rows:
+        if goes_aside(row):
+            aside.add(row)
+        else:
+            batch.append(row)
+            if len(batch) >= BATCH:
+                ordered.extend(batch)
+                batch = []
+    ordered.extend(batch)
 
 
 class _Found:
@@ -151,25 +169,30 @@ def divergence_order(row: Row) -> tuple[str, int, str, int]:
     return divergence_sort_key(dict(zip(DIVERGENCE_FIELDS, row)))
 
 
-def replay(found: AuditInput, profile: Profile, into: _Found, spill_rows: int = SPILL_ROWS) -> ExternalSort | None:
-    """Replay the input into ``into``; for histories, return its keyed rows sorted (for the listed histories)."""
+def replay(found: AuditInput, profile: Profile, into: _Found, spill_rows: int = SPILL_ROWS) -> tuple[
+        ExternalSort, ...]:
+    """Replay the input into ``into``; for histories, return its keyed rows (for the listed histories' lines)."""
     paths = list(found.files)
     if found.mode == HISTORIES:
         lines = text_lines(paths) if found.format == "jsonl" else engine.history_parquet_lines(
             parquet_batches(paths, engine.HISTORY_PARQUET_COLUMNS))
-        keyed = ExternalSort(history_order, spill_rows)
-        keyed.extend(_tuples(engine.history_keyer(str(found.root) if found.root.is_dir() else "")(lines)))
-        into.take(engine.replay_history_batches(_batches(keyed, engine.arrow_schema(engine.HISTORY_ROWS))))
-        return keyed
+        keyed, unread = ExternalSort(history_order, spill_rows), ExternalSort(place_order, spill_rows)
+        _split_rows(_tuples(engine.history_keyer(str(found.root) if found.root.is_dir() else "")(lines)), keyed,
+                    unread, lambda row: row[5] is not None)
+        in_order = itertools.chain(unread, keyed)
+        into.take(engine.replay_history_batches(_batches(in_order, engine.arrow_schema(engine.HISTORY_ROWS))))
+        return keyed, unread
     if found.format == "jsonl":
         rows = engine.parse_stream_batches(text_lines(paths))
     else:
         rows = engine.number_stream_rows(parquet_batches(paths, engine.STREAM_PARQUET_COLUMNS))
-    with ExternalSort(stream_order, spill_rows) as ordered:
-        ordered.extend(_tuples(rows))
+    with ExternalSort(stream_order, spill_rows) as ordered, ExternalSort(operator.itemgetter(6, 7),
+                                                                      spill_rows) as unplaced:
+        _split_rows(_tuples(rows), ordered, unplaced, lambda row: row[0] is None or row[1] is None)
         replayer = engine.stream_replayer(profile.duplicates.id_cache_size)
-        into.take(replayer(_batches(ordered, engine.arrow_schema(engine.STREAM_ROWS))))
-    return None
+        in_order = itertools.chain(unplaced, ordered)
+        into.take(replayer(_batches(in_order, engine.arrow_schema(engine.STREAM_ROWS))))
+    return ()
 
 
 def judge_commits(facts: Iterable[Row]) -> Iterator[Row]:
@@ -236,7 +259,7 @@ def audit_tables(found: AuditInput, profile: Profile, out: Path, count_input: in
     ``spill_rows`` is how many rows each external sort holds before it spills a run to disk.
     """
     into = _Found(spill_rows)
-    keyed: ExternalSort | None = None
+    keyed: tuple[ExternalSort, ...] = ()
     try:
         keyed = replay(found, profile, into, spill_rows)
         into.divergences.extend(judge_commits(into.commits))
@@ -247,14 +270,14 @@ def audit_tables(found: AuditInput, profile: Profile, out: Path, count_input: in
         _write(_merged_summaries(into.summaries), engine.SUMMARIES, out / "histories", seen.summary)
         wanted = {str(d["history"]) for d in seen.listed}
         lines: HistoryLines = {}
-        if keyed is not None and wanted:
-            for history, step, file, line, text, _ in keyed:
+        if wanted:
+            for history, step, file, line, text, _ in itertools.chain(*keyed):
                 if step is not None and history in wanted:
                     lines.setdefault(history, []).append((step, file, line, text))
     finally:
         into.close()
-        if keyed is not None:
-            keyed.close()
+        for rows in keyed:
+            rows.close()
     return Tables(
         rows_in=count_input, checked=seen.checked, groups=seen.groups, divergent_groups=seen.divergent_groups,
         quarantined=seen.quarantine_count, quarantine_reasons=ranked(seen.reasons, 20),

@@ -62,8 +62,15 @@ class ExternalSort:
 
     def extend(self, rows: Iterable[Row]) -> None:
         """Take every row of ``rows``."""
-        for row in rows:
-            self.add(row)
+        rows = iter(rows)
+        while True:
+            room = self.limit - len(self.held)
+            taken = len(self.held)
+            self.held.extend(itertools.islice(rows, room))
+            self.count += len(self.held) - taken
+            if len(self.held) < self.limit:
+                return
+            self._spill()
 
     @property
     def spilled(self) -> int:
