@@ -138,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with _before(args.no_before) as before_path:
             idle = run_with(None, "memory_bench", "measure_idle", {})
+            print(f"peak of a process that only imported the audit: {_mb(idle['peak_kb'])} MB")
+            print(" | ".join(HEADER), flush=True)
             for size in sizes:
                 for kind in kinds:
                     for fmt in formats:
@@ -150,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
                                 {"kind": kind, "fmt": fmt, "events": size, "out": str(folder / "before")})
                             rows.append({"case": f"generate {kind} {fmt}", "events": after["rows"],
                                          "before": before, "after": after})
+                            _print(rows[-1])
                             shutil.rmtree(folder / "before", ignore_errors=True)
                         if "audit" in cases:
                             data = str(folder / "after" / "data")
@@ -163,10 +166,10 @@ def main(argv: list[str] | None = None) -> int:
                             disagree = disagree or same is False
                             rows.append({"case": f"audit {kind} {fmt}", "events": audited["rows"],
                                          "before": before, "after": audited, "same": same})
+                            _print(rows[-1])
                         shutil.rmtree(folder, ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    _print(rows, idle)
     if args.json is not None:
         for row in rows:  # the divergence lists are for the comparison only
             for side in ("before", "after"):
@@ -200,19 +203,18 @@ class _before:
             self.context.__exit__(*exc)
 
 
-def _print(rows: list[dict[str, Any]], idle: dict[str, Any]) -> None:
-    header = ("case", "events", "before s", "before ev/s", "before peak MB", "after s", "after ev/s",
-              "after peak MB", "peak after/before", "same verdicts")
-    print(f"peak of a process that only imported the audit: {_mb(idle['peak_kb'])} MB")
-    print(" | ".join(header))
-    for row in rows:
-        before, after = row["before"], row["after"]
-        ratio = "n/a" if before is None else f"{after['peak_kb'] / before['peak_kb']:.2f}"
-        print(" | ".join((row["case"], f"{row['events']:,}",
-                          "n/a" if before is None else f"{before['seconds']:.1f}", _rate(before),
-                          _mb(None if before is None else before["peak_kb"]), f"{after['seconds']:.1f}",
-                          _rate(after), _mb(after["peak_kb"]), ratio,
-                          {True: "yes", False: "NO", None: "n/a"}[row["same"]] if "same" in row else "-")))
+HEADER = ("case", "events", "before s", "before ev/s", "before peak MB", "after s", "after ev/s", "after peak MB",
+          "peak after/before", "same verdicts")
+
+
+def _print(row: dict[str, Any]) -> None:
+    """One row of the table, printed as soon as its case is measured (a full run takes hours)."""
+    before, after = row["before"], row["after"]
+    ratio = "n/a" if before is None else f"{after['peak_kb'] / before['peak_kb']:.2f}"
+    print(" | ".join((row["case"], f"{row['events']:,}", "n/a" if before is None else f"{before['seconds']:.1f}",
+                      _rate(before), _mb(None if before is None else before["peak_kb"]), f"{after['seconds']:.1f}",
+                      _rate(after), _mb(after["peak_kb"]), ratio,
+                      {True: "yes", False: "NO", None: "n/a"}[row["same"]] if "same" in row else "-")), flush=True)
 
 
 if __name__ == "__main__":
