@@ -52,6 +52,7 @@ from dataclasses import dataclass
 
 STREAM_VERSION = 1
 STREAM_FIELDS = ("v", "address", "seq", "op", "duplicate_id", "tx", "observed")
+_KNOWN_FIELDS = frozenset(STREAM_FIELDS)
 OPS = ("send", "commit", "rollback")
 VERDICTS = ("accepted", "rejected")
 
@@ -222,8 +223,8 @@ def validate_record(record: object) -> tuple[object, ...] | str:
     """A decoded JSON line as (address, seq, op, duplicate_id, tx, observed), or why it is no stream row."""
     if not isinstance(record, dict):
         return f"expected a JSON object, got {type(record).__name__}"
-    unknown = sorted(set(record) - set(STREAM_FIELDS))
-    if unknown:
+    if not _KNOWN_FIELDS.issuperset(record):
+        unknown = sorted(set(record) - _KNOWN_FIELDS)
         return f"unknown field {unknown[0]!r}; a stream row has {', '.join(STREAM_FIELDS)}"
     version = record.get("v")
     if type(version) is not int or version != STREAM_VERSION:
