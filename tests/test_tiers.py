@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 import shutil
 from pathlib import Path
 
 import pytest
+from _pytest.mark.structures import ParameterSet
 
 import depth
 from depth import CAUGHT_FAST, DEEP, DEEP_REASON, fast_sample
@@ -124,3 +126,35 @@ def test_workers_build_each_shared_fixture_once_and_spread_the_rest(pytester: py
         order = [what for what, who in lines if who == worker and what in ("slow", "alone")]
         assert "alone" not in order[:order.count("slow")], f"{worker} ran a short test before a slow one: {order}"
     assert sum(what == "slow" for what, _ in lines) == 2
+
+
+FAMILIES = [("addressing.test_crosshair", "HUNTS"), ("duplicates.test_crosshair", "HUNTS"),
+            ("balancing.test_crosshair", "HUNTS"), ("topologies.test_crosshair", "HUNTS"),
+            ("addressing.test_planted", "CASES"), ("duplicates.test_planted", "CASES"),
+            ("balancing.test_planted", "CASES"), ("balancing.test_planted", "RULE_BREAKERS"),
+            ("topologies.test_planted", "HUNTS")]
+
+
+@pytest.mark.parametrize(("module", "name"), FAMILIES)
+def test_every_family_of_planted_bug_hunts_keeps_a_fast_sample_and_says_why_the_rest_can_wait(
+        module: str, name: str) -> None:
+    """The fast tier still shows each checker catching planted bugs; what it leaves out names what catches it."""
+    cases = getattr(importlib.import_module(module), name)
+    marks = [list(case.marks) if isinstance(case, ParameterSet) else [] for case in cases]
+    assert any(not any(m.name == "deep" for m in case_marks) for case_marks in marks), f"{module}.{name}: no fast case"
+    for case_marks in marks:
+        skips = [m for m in case_marks if m.name == "skipif"]
+        if any(m.name == "deep" for m in case_marks):
+            assert skips and str(skips[0].kwargs["reason"]).startswith(DEEP_REASON)
+
+
+def test_the_catalogue_check_named_as_the_reason_covers_every_planted_bug() -> None:
+    """CAUGHT_FAST points at a test that counts 32 planted bugs: the four registries hold exactly those."""
+    from brokerspec.planted import addressing_bugs, balancing_bugs, duplicates_bugs, topologies_bugs
+
+    names = [bug.name for registry in (addressing_bugs, duplicates_bugs, balancing_bugs, topologies_bugs)
+             for bug in registry.PLANTED]
+    assert len(names) == len(set(names)) == 32
+    source = (Path(__file__).parent / "conform" / "test_mutation.py").read_text(encoding="utf-8")
+    assert "def test_every_planted_bug_is_killed_by_the_catalogue_alone" in source
+    assert "len(report.planted) == 32 and report.planted_survivors == []" in source
