@@ -291,13 +291,15 @@ def _write_sorted(data: Path, files: int, spill: IO[bytes], offsets: array[int],
         addresses = sorted((address, group) for group in range(len(offsets))
                            for address in group_addresses(group)
                            if _bucket(address, sink.count) == bucket)
-        loaded: tuple[int, list[tuple[Any, ...]]] = (-1, [])
+        loaded: tuple[int, dict[str, list[tuple[int, tuple[Any, ...]]]]] = (-1, {})
         for address, group in addresses:
-            if loaded[0] != group:
+            if loaded[0] != group:  # the group's rows by address, each with its index in the group
                 spill.seek(offsets[group])
-                loaded = (group, pickle.load(spill))
-            for index, row in enumerate(loaded[1]):
-                if row[0] == address:
-                    sink.add(bucket, _row(row, order.seq(group, index)))
+                by_address: dict[str, list[tuple[int, tuple[Any, ...]]]] = {}
+                for index, row in enumerate(pickle.load(spill)):
+                    by_address.setdefault(row[0], []).append((index, row))
+                loaded = (group, by_address)
+            for index, row in loaded[1].get(address, []):
+                sink.add(bucket, _row(row, order.seq(group, index)))
         sink.flush(bucket)
     return sink.close(), sink.rows
