@@ -163,11 +163,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                         key = (domain, mode, side)
                         spread.setdefault(key, []).append(rate)
                         best[key] = max(best.get(key, 0.0), rate)
-        shrink_rows = None
+        _print_rates(args, sides, best, spread)
+        if why_not:
+            print(f"\nbefore: unavailable ({why_not})")
         if args.shrink:
             shrink_rows = {side: run_with(path, "check_bench", "shrunk_lengths",
                                           {"quick": args.quick, "examples": args.shrink_examples, "seed": 7})
                            for side, path in sides.items()}
+            print()
+            print(_shrink_table(shrink_rows, args.shrink_examples))
+    return 0
+
+
+def _print_rates(args: argparse.Namespace, sides: dict[str, Path | None], best: dict[tuple[str, str, str], float],
+                 spread: dict[tuple[str, str, str], list[float]]) -> None:
+    """The steps-per-second table, printed as soon as the timing is done (the shrink table takes minutes)."""
     rows = []
     for domain in args.domains:
         for mode in MODES:
@@ -181,13 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             rows.append([domain, mode, *before_cells[:1], f"{after:,.0f}", f"{median:,.0f}", before_cells[1]])
     print(_table(f"Lockstep steps per CPU second ({args.examples} scenarios a run, best of {args.rounds} "
                  f"interleaved rounds, seeds {args.seed}..{args.seed + args.rounds - 1})",
-                 ["domain", "run", "before", "after", "after median", "after/before"], rows))
-    if why_not:
-        print(f"\nbefore: unavailable ({why_not})")
-    if shrink_rows is not None:
-        print()
-        print(_shrink_table(shrink_rows, args.shrink_examples))
-    return 0
+                 ["domain", "run", "before", "after", "after median", "after/before"], rows), flush=True)
 
 
 def _shrink_table(found: dict[str, list[dict[str, Any]]], examples: int) -> str:
