@@ -173,7 +173,8 @@ def _result(decode: typing.Callable[[], Any]) -> tuple[str, Any]:
         value = decode()
     except CodecError as error:
         return "error", (error.path, error.message)
-    return "value", (type(value), value, getattr(value, "rule", None))
+    fields = list(vars(value).items()) if hasattr(value, "__dict__") else None  # every field set, in order
+    return "value", (type(value), value, getattr(value, "rule", None), fields)
 
 
 COMMAND_CASES = [(domain, op) for domain, ops in COMMANDS.items() for op in sorted(ops)]

@@ -177,6 +177,16 @@ def _compile_class(cls: type[Any]) -> ClassDecoder:
                   _taken_as_is(hints[f.name]), _value_decoder(hints[f.name])) for f in fields)
     known_with_tag = known | {"type"}
     type_is_a_field = "type" in known
+    # A class with nothing to check (no __post_init__, the generated __init__, no slots) is filled in
+    # directly, fields in order and defaults for the ones left out, as its __init__ would.
+    direct = (cls.__dataclass_params__.init and not hasattr(cls, "__post_init__")
+              and "__slots__" not in cls.__dict__ and all(f.init for f in fields))
+    defaults: dict[str, Callable[[], Any]] = {}
+    for f in fields:
+        if f.default is not dataclasses.MISSING:
+            defaults[f.name] = lambda value=f.default: value  # type: ignore[misc]
+        elif f.default_factory is not dataclasses.MISSING:
+            defaults[f.name] = f.default_factory
 
     def decode(data: object, path: str, tagged: bool) -> Any:
         if not isinstance(data, dict):
@@ -194,6 +204,12 @@ def _compile_class(cls: type[Any]) -> ClassDecoder:
                 values[name] = value if type(value) is as_is else decode_value(value, path + suffix)
             elif not has_default:
                 raise CodecError(path + suffix, "missing field")
+            elif direct:
+                values[name] = defaults[name]()
+        if direct:
+            instance = object.__new__(cls)
+            instance.__dict__.update(values)
+            return instance
         try:
             return cls(**values)
         except BrokerspecError as error:  # a value the command itself refuses, e.g. a malformed hex ID
