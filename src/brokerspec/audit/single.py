@@ -73,8 +73,18 @@ def _batches(rows: Iterable[Row], schema: pa.Schema) -> engine.Batches:
 
 
 def _tuples(batches: engine.Batches) -> Iterator[Row]:
+    """The batches' rows as tuples, every row of one file sharing one string for its name.
+
+    A shared name is pickled once per block of a spilled run instead of once per row.
+    """
+    names: dict[str, str] = {}
     for batch in batches:
-        yield from zip(*(column.to_pylist() for column in batch.columns))
+        columns = [column.to_pylist() for column in batch.columns]
+        where = batch.schema.get_field_index("file")
+        if where >= 0:
+            columns[where] = [names.setdefault(name, name) if name is not None else None
+                              for name in columns[where]]
+        yield from zip(*columns)
 
 
 def text_lines(paths: Iterable[Path]) -> engine.Batches:
