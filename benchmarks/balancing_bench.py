@@ -70,10 +70,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-if str(Path(__file__).resolve().parents[1]) not in sys.path:  # so that ``benchmarks.*`` imports when run as a script
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+if str(Path(__file__).resolve().parent) not in sys.path:  # so that the other benchmarks import when this is imported by path
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchmarks.addressing_bench import gc_paused, machine_info  # noqa: E402
+from addressing_bench import gc_paused, machine_info  # noqa: E402
 from brokerspec.impl.balancing import FastBalancingBroker  # noqa: E402
 from brokerspec.spec import PROFILES, Profile, get_profile  # noqa: E402
 from brokerspec.spec.addressing.names import RoutingType  # noqa: E402

@@ -99,12 +99,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-if str(Path(__file__).resolve().parents[1]) not in sys.path:  # so that ``benchmarks.*`` imports when run as a script
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+if str(Path(__file__).resolve().parent) not in sys.path:  # so that the other benchmarks import when this is imported by path
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchmarks.addressing_bench import gc_paused, machine_info  # noqa: E402
-from benchmarks.store_choice import Figure, run_sqlite_default  # noqa: E402
-from benchmarks.store_choice import timed as timed_commits  # noqa: E402
+from addressing_bench import gc_paused, machine_info  # noqa: E402
+from store_choice import Figure, run_sqlite_default  # noqa: E402
+from store_choice import timed as timed_commits  # noqa: E402
 from brokerspec.impl.duplicates import FastDuplicatesBroker, IdCache, SlotLog  # noqa: E402
 from brokerspec.impl.duplicates.samples import ring_seams  # noqa: E402
 from brokerspec.reference.duplicates import DuplicateIDCache, ReferenceDuplicatesBroker, StorageManager  # noqa: E402
