@@ -14,7 +14,8 @@
 #   make artemis-fuzz  fuzzing against every Artemis release, FUZZ_BUDGET (10m) per domain and release
 #   make mutation    the conformance suite's mutation score: every cosmic-ray mutant of impl/ and every planted
 #                    bug (report in brokerspec-mutation/); fails below 90% or when a planted bug survives
-#   make bench       the benchmark (figures only, no timed assertions)
+#   make bench       every benchmark (figures only, no timed assertions; before-vs-after columns time the commit
+#                    before the throughput work in the same run); BENCH_SIZES=1000000 for a shorter audit part
 #   make docs        regenerate the spec-made tables in docs/*.md, docs/sut-author-guide.md and the command
 #                    output shown in the guides (tests check they are current)
 #
@@ -41,6 +42,8 @@ ARTEMIS_SMOKE ?= 2.40.0
 # on one worker by tests/conftest.py, so each such fixture is still built once.
 WORKERS ?= 2
 FUZZ_BUDGET ?= 10m
+# Sizes (events) of the audit and memory benchmarks in make bench; the throughput targets are stated at 5M and 20M.
+BENCH_SIZES ?= 5000000,20000000
 
 .PHONY: install run test test-deep mutation typecheck bench docs clean artemis artemis-fetch artemis-fuzz
 
@@ -99,8 +102,12 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/duplicates_bench.py
 	$(BIN)/python benchmarks/balancing_bench.py
 	$(BIN)/python benchmarks/store_choice.py
-	$(BIN)/python benchmarks/audit_bench.py
 	$(BIN)/python benchmarks/topologies_bench.py
+	$(BIN)/python benchmarks/replay_bench.py
+	$(BIN)/python benchmarks/check_bench.py --examples 100 --rounds 3 --shrink
+	$(BIN)/python benchmarks/pipe_bench.py
+	$(BIN)/python benchmarks/memory_bench.py --sizes $(BENCH_SIZES)
+	$(BIN)/python benchmarks/audit_bench.py --sizes $(BENCH_SIZES) --before
 
 docs: $(STAMP)
 	$(BIN)/python -m brokerspec.sutguide --write
