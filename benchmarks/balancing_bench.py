@@ -74,6 +74,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # so that the other be
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from addressing_bench import gc_paused, machine_info  # noqa: E402
+from bench_tables import render_table  # noqa: E402
 from brokerspec.impl.balancing import FastBalancingBroker  # noqa: E402
 from brokerspec.spec import PROFILES, Profile, get_profile  # noqa: E402
 from brokerspec.spec.addressing.names import RoutingType  # noqa: E402
@@ -337,17 +338,6 @@ def time_layer(layer: Layer, workload: Workload, seconds: float) -> tuple[int, i
 
 
 # -- output --------------------------------------------------------------------------------------------
-
-
-def render_table(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A plain-text table: first column left-aligned, the others right-aligned."""
-    widths = [max(len(header), *(len(row[index]) for row in rows)) for index, header in enumerate(headers)]
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(cell.ljust(widths[0]) if index == 0 else cell.rjust(widths[index])
-                         for index, cell in enumerate(cells)).rstrip()
-    rule = "-" * len(line(headers))
-    return "\n".join([title, rule, line(headers), rule, *(line(row) for row in rows), rule])
 
 
 def _rate(value: float | None) -> str:

@@ -105,6 +105,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # so that the other be
 from addressing_bench import gc_paused, machine_info  # noqa: E402
 from store_choice import Figure, run_sqlite_default  # noqa: E402
 from store_choice import timed as timed_commits  # noqa: E402
+from bench_tables import render_table  # noqa: E402
 from brokerspec.impl.duplicates import FastDuplicatesBroker, IdCache, SlotLog  # noqa: E402
 from brokerspec.impl.duplicates.samples import ring_seams  # noqa: E402
 from brokerspec.reference.duplicates import DuplicateIDCache, ReferenceDuplicatesBroker, StorageManager  # noqa: E402
@@ -479,17 +480,6 @@ def measure_memory(size: int, id_bytes: int) -> dict[str, tuple[int, int]]:
 
 
 # -- output --------------------------------------------------------------------------------------------
-
-
-def render_table(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A plain-text table: first column left-aligned, the others right-aligned."""
-    widths = [max(len(header), *(len(row[index]) for row in rows)) for index, header in enumerate(headers)]
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(cell.ljust(widths[0]) if index == 0 else cell.rjust(widths[index])
-                         for index, cell in enumerate(cells)).rstrip()
-    rule = "-" * len(line(headers))
-    return "\n".join([title, rule, line(headers), rule, *(line(row) for row in rows), rule])
 
 
 def _verdict(ratio: float) -> str:

@@ -45,6 +45,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from baseline import NoBaseline, baseline_package, run_with  # noqa: E402
+from bench_tables import render_table  # noqa: E402
 
 MODES = ("in process", "pipe, one at a time", "pipe, pipelined")
 
@@ -164,18 +165,6 @@ def rate(figure: dict[str, Any] | None, steps: int) -> float | None:
     if "wall_s" in figure:
         return steps / figure["wall_s"] if figure["wall_s"] > 0 else None
     return figure["steps"] / figure["seconds"] if figure["seconds"] > 0 else None
-
-
-def render_table(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A plain-text table: first column left-aligned, the others right-aligned."""
-    widths = [max(len(header), *(len(row[index]) for row in rows)) for index, header in enumerate(headers)]
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(cell.ljust(widths[0]) if index == 0 else cell.rjust(widths[index])
-                         for index, cell in enumerate(cells)).rstrip()
-
-    rule = "-" * len(line(headers))
-    return "\n".join([title, rule, line(headers), rule, *(line(row) for row in rows), rule])
 
 
 def _n(value: float | None) -> str:

@@ -51,6 +51,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from baseline import NoBaseline, baseline_package, run_with  # noqa: E402
+from bench_tables import render_table  # noqa: E402
 
 PROFILE = "artemis-latest"
 CATALOGUE_DOMAINS = ("balancing", "topologies")
@@ -225,18 +226,6 @@ def verdicts(figures: dict[str, Any]) -> dict[str, Any]:
     table = {domain: (f["verdicts"], f["digest"]) for domain, f in figures["histories"].items()}
     table["streams"] = (figures["streams"]["verdicts"], figures["streams"]["digest"])
     return table
-
-
-def render_table(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A plain-text table: first column left-aligned, the others right-aligned."""
-    widths = [max(len(header), *(len(row[index]) for row in rows)) for index, header in enumerate(headers)]
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(cell.ljust(widths[0]) if index == 0 else cell.rjust(widths[index])
-                         for index, cell in enumerate(cells)).rstrip()
-
-    rule = "-" * len(line(headers))
-    return "\n".join([title, rule, line(headers), rule, *(line(row) for row in rows), rule])
 
 
 def _us(seconds: float, count: int) -> float:
