@@ -60,7 +60,7 @@ from ..codec import COMMANDS
 from ..trace import Trace, TraceStep, write_new_trace
 from .fuzz_report import Dropped, DomainRun, FuzzReport, Status
 from .protocol import FailureKind, Hello, SutFailure, Unsupported, batch_stop
-from .sut import Sut, execute_many
+from .sut import Sut, SutSubject, execute_many
 
 __all__ = ["DEFERRED_WINDOW", "DomainRun", "Dropped", "FirstFailure", "FuzzReport", "GuardedSubject", "Status",
            "fuzz"]
@@ -265,20 +265,12 @@ def _run_domain(sut: Sut, profile: Profile, name: str, profile_free: bool, secon
     return run
 
 
-class GuardedSubject:
-    """The guarded SUT reset to one domain and profile, as a lockstep subject: outcomes only, batches allowed."""
+class GuardedSubject(SutSubject):
+    """The guarded SUT as a lockstep subject (:class:`~.sut.SutSubject`), which also judges a failed batch."""
 
     def __init__(self, guard: FirstFailure, domain: str, profile: Profile) -> None:
+        super().__init__(guard, domain, profile)
         self.guard = guard
-        guard.reset(domain, profile)
-
-    def execute(self, command: Any) -> Outcome:
-        """The SUT's outcome for ``command``."""
-        return self.guard.execute(command)
-
-    def execute_many(self, commands: Sequence[Any]) -> list[Outcome]:
-        """The SUT's outcomes for ``commands`` (pipelined when it announced it)."""
-        return self.guard.execute_many(commands)
 
     def failed_at(self, error: BaseException, command: Any) -> None:
         """The guard's judgement of a batch that failed at ``command`` (raises)."""
