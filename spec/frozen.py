@@ -100,14 +100,30 @@ class FrozenMap(Mapping[K, V], Generic[K, V]):
         return FrozenMap(data)
 
 
-_COPIED_AS_IS: dict[type[Any], frozenset[str] | None] = {}
+_PLAIN_FIELDS: dict[type[Any], frozenset[str] | None] = {}
+
+
+def plain_fields(cls: type[Any]) -> frozenset[str] | None:
+    """The field names of dataclass ``cls`` if a value of it may be built by filling in its fields, else None.
+
+    That holds for a class with nothing to check (no ``__post_init__``), the generated ``__init__`` taking
+    every field, and instances with a ``__dict__`` (no slots): its ``__init__`` would only store the fields.
+    :func:`replace` and the codec's decoders build such values directly; any other class goes through its
+    ``__init__``. Looked up once per class.
+    """
+    if cls not in _PLAIN_FIELDS:
+        fields = dataclasses.fields(cls)
+        plain = (cls.__dataclass_params__.init and not hasattr(cls, "__post_init__")
+                 and cls.__dictoffset__ != 0 and all(f.init for f in fields))
+        _PLAIN_FIELDS[cls] = frozenset(f.name for f in fields) if plain else None
+    return _PLAIN_FIELDS[cls]
 
 
 def replace(value: T, /, **changes: Any) -> T:
     """A copy of the frozen dataclass ``value`` with ``changes``: what :func:`dataclasses.replace` returns.
 
-    A class with no ``__post_init__`` (nothing to check) and no slots is copied field by field and the
-    changes written over; any other class goes through :func:`dataclasses.replace`, which runs its checks.
+    A class with :func:`plain_fields` is copied field by field and the changes written over; any other
+    class goes through :func:`dataclasses.replace`, which runs its checks.
 
     >>> from dataclasses import dataclass
     >>> @dataclass(frozen=True)
@@ -122,11 +138,7 @@ def replace(value: T, /, **changes: Any) -> T:
     TypeError: Point has no field 'z'
     """
     cls = type(value)
-    if cls not in _COPIED_AS_IS:
-        plain = not hasattr(cls, "__post_init__") and hasattr(value, "__dict__")
-        fields = dataclasses.fields(value)  # type: ignore[arg-type]
-        _COPIED_AS_IS[cls] = frozenset(f.name for f in fields) if plain and all(f.init for f in fields) else None
-    names = _COPIED_AS_IS[cls]
+    names = plain_fields(cls)
     if names is None:
         return dataclasses.replace(value, **changes)  # type: ignore[type-var]
     if not names.issuperset(changes):

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar, Union
 
 from brokerspec.spec import BrokerspecError, Outcome, Reason, addressing, balancing, duplicates, topologies
+from brokerspec.spec.frozen import plain_fields
 
 T = TypeVar("T")
 
@@ -177,10 +178,9 @@ def _compile_class(cls: type[Any]) -> ClassDecoder:
                   _taken_as_is(hints[f.name]), _value_decoder(hints[f.name])) for f in fields)
     known_with_tag = known | {"type"}
     type_is_a_field = "type" in known
-    # A class with nothing to check (no __post_init__, the generated __init__, no slots) is filled in
-    # directly, fields in order and defaults for the ones left out, as its __init__ would.
-    direct = (cls.__dataclass_params__.init and not hasattr(cls, "__post_init__")
-              and "__slots__" not in cls.__dict__ and all(f.init for f in fields))
+    # A class with nothing to check is filled in directly, fields in order and defaults for the ones left
+    # out, as its __init__ would.
+    direct = plain_fields(cls) is not None
     defaults: dict[str, Callable[[], Any]] = {}
     for f in fields:
         if f.default is not dataclasses.MISSING:
