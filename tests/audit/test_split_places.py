@@ -32,18 +32,10 @@ SPLIT = ("spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes")
 
 @pytest.fixture
 def tiny_splits(spark: SparkSession) -> Iterator[SparkSession]:
-    """The shared session with files cut into ranges of 48 bytes while the test runs."""
-    before = {name: spark.conf.get(name, None) for name in SPLIT}
-    spark.conf.set(SPLIT[0], "48")
-    spark.conf.set(SPLIT[1], "1")
-    try:
+    """The shared session with files cut into ranges of 48 bytes while the test runs (a test may narrow or
+    widen them; every setting is restored afterwards)."""
+    with engine.spark_settings(spark, {SPLIT[0]: "48", SPLIT[1]: "1"}):
         yield spark
-    finally:
-        for name, value in before.items():
-            if value is None:
-                spark.conf.unset(name)
-            else:
-                spark.conf.set(name, value)
 
 
 def row(address: str, seq: int, key: str | None, observed: str = "accepted", **extra: Any) -> str:

@@ -128,28 +128,29 @@ def arrow_schema(ddl: str) -> pa.Schema:
     return pa.schema(fields)
 
 
-_local_path = local_path
-
-
 @contextlib.contextmanager
-def whole_files(spark: SparkSession) -> Iterator[None]:
+def spark_settings(spark: SparkSession, settings: dict[str, str]) -> Iterator[None]:
+    """While inside, the session runs with ``settings``; each is then restored (or unset, if it was unset)."""
+    before = {name: spark.conf.get(name, None) for name in settings}
+    for name, value in settings.items():
+        spark.conf.set(name, value)
+    try:
+        yield
+    finally:
+        for name, old in before.items():
+            if old is None:
+                spark.conf.unset(name)
+            else:
+                spark.conf.set(name, old)
+
+
+def whole_files(spark: SparkSession) -> contextlib.AbstractContextManager[None]:
     """While inside, plan file scans with one whole file per partition, never split (then restore the settings).
 
     For input whose files each hold whole groups (:func:`replay_presorted_streams`):
     a split would cut a group in two.
     """
-    names = ("spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes")
-    before = {name: spark.conf.get(name, None) for name in names}
-    for name in names:
-        spark.conf.set(name, BIG)
-    try:
-        yield
-    finally:
-        for name, value in before.items():
-            if value is None:
-                spark.conf.unset(name)
-            else:
-                spark.conf.set(name, value)
+    return spark_settings(spark, {"spark.sql.files.maxPartitionBytes": BIG, "spark.sql.files.openCostInBytes": BIG})
 
 
 # --- reading (edges) ----------------------------------------------------------------------
@@ -167,7 +168,7 @@ class LineCounter:
         if uri != self.current:
             self.current, self.count = uri, 0
         self.count += 1
-        return _local_path(uri), self.count
+        return local_path(uri), self.count
 
     def columns(self, uris: list[str]) -> tuple[pa.Array, pa.Array]:
         """The file and line columns for a batch's file URIs."""
