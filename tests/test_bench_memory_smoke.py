@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "memory_bench.py"
-
+from bench_scripts import load_script
 
 def load_bench() -> ModuleType:
-    sys.path.insert(0, str(BENCH.parent))
-    spec = importlib.util.spec_from_file_location("memory_bench", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["memory_bench"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("memory_bench")
 
 
 def test_a_small_run_measures_generate_and_the_audit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

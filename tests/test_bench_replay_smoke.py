@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import importlib.util
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -14,17 +12,10 @@ from typing import Any
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "replay_bench.py"
-
+from bench_scripts import load_script
 
 def load_bench() -> ModuleType:
-    sys.path.insert(0, str(BENCH.parent))
-    spec = importlib.util.spec_from_file_location("replay_bench", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["replay_bench"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("replay_bench")
 
 
 def test_the_quick_run_prints_every_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

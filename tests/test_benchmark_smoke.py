@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+from bench_scripts import load_script
+
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "addressing_bench.py"
-
-
-def load_script(name: str, path: Path) -> ModuleType:
-    """Import a benchmark script as module ``name`` (registered, so its dataclasses can find it)."""
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_benchmark_runs_and_writes_figures(tmp_path: Path) -> None:
