@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
@@ -20,8 +18,8 @@ from brokerspec.planted.registry import all_planted
 from brokerspec.spec import PROFILES, get_profile
 from brokerspec.spec.addressing import Lookup
 
-ROOT = Path(__file__).resolve().parents[2]
-NODE_SUT = ROOT / "examples" / "node-sut" / "sut.js"
+from node_example import NODE_SUT, node_or_skip
+
 CASES = all_cases()
 SEEDS = {"addressing": "seed 000", "duplicates": "seed 001", "balancing": "seed 003", "topologies": "seed 002"}
 
@@ -128,11 +126,7 @@ def test_conform_over_the_pipe_passes_for_the_impl(tmp_path: Path) -> None:
 
 
 def test_node_example_passes_the_addressing_catalogue_under_the_seed_and_skips_the_rest() -> None:
-    node = shutil.which("node")
-    if node is None:
-        if os.environ.get("BROKERSPEC_REQUIRE_NODE") == "1":
-            pytest.fail("node is not installed, and BROKERSPEC_REQUIRE_NODE=1 says the example must run")
-        pytest.skip("node is not installed")
+    node = node_or_skip()
     for name in sorted(PROFILES):
         profile = get_profile(name)
         sut = SubprocessSut([node, str(NODE_SUT)])

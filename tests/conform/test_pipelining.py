@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 import sys
 import time
 from importlib.resources import files
@@ -21,6 +20,8 @@ from brokerspec.conform.serve import serve
 from brokerspec.conform.sut import InProcessSut, SubprocessSut
 from brokerspec.spec import Outcome, get_profile
 from brokerspec.spec.addressing import CreateAddress, CreateQueue, Lookup, RoutingType
+
+from node_example import NODE_SUT, node_or_skip
 
 FAKE = Path(__file__).with_name("pipeline_sut.py")
 SEED = get_profile("seed")
@@ -189,12 +190,8 @@ def test_the_protocol_schema_takes_the_announcement_and_refuses_what_the_reader_
             read_hello({**base, "pipelining": wrong})
 
 
-NODE_SUT = Path(__file__).resolve().parents[2] / "examples" / "node-sut" / "sut.js"
-
-
-@pytest.mark.skipif(shutil.which("node") is None, reason="Node is not installed")
 def test_the_node_example_announces_pipelining_and_answers_a_batch_as_the_impl_does() -> None:
-    sut = SubprocessSut(["node", str(NODE_SUT)], timeout=10.0)
+    sut = SubprocessSut([node_or_skip(), str(NODE_SUT)], timeout=10.0)
     try:
         assert sut.hello(SEED, ("addressing",)).pipelining == 64
         assert sut.in_flight == 64
