@@ -108,11 +108,11 @@ def run_cli(argv: Sequence[str], folder: Path, shown: Sequence[str] | None = Non
 
 @functools.cache
 def planted_divergence(name: str) -> Divergence:
-    """The divergence the checker finds in a planted addressing bug under ``seed`` (600 scenarios, seed 7)."""
+    """The divergence the checker finds in a planted addressing bug under ``seed`` (600 scenarios, seed 1)."""
     layer = {"DeleteTakesTwin": DeleteTakesTwin, "FqqnAddressIgnored": FqqnAddressIgnored}[name]
-    found = run_machine(get_profile("seed"), {"impl": layer}, 600, 7)
+    found = run_machine(get_profile("seed"), {"impl": layer}, 600, 1)
     if found is None:
-        raise RuntimeError(f"the checker no longer finds {name} within 600 scenarios (seed 7)")
+        raise RuntimeError(f"the checker no longer finds {name} within 600 scenarios (seed 1)")
     return found
 
 
@@ -134,9 +134,9 @@ def check_passing(quick: bool) -> str:
 
 
 def check_failing_row(quick: bool) -> str:
-    """The row ``brokerspec check`` prints for DeleteTakesTwin (seed 7)."""
+    """The row ``brokerspec check`` prints for DeleteTakesTwin (seed 1)."""
     with tempfile.TemporaryDirectory() as folder:
-        result = check_for(get_profile("seed"), {"impl": DeleteTakesTwin}, 60, Path(folder), run_seed=7)
+        result = check_for(get_profile("seed"), {"impl": DeleteTakesTwin}, 60, Path(folder), run_seed=1)
     result = dataclasses.replace(result, trace_path=Path(TRACE_NAME) if result.trace_path else None)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):

@@ -114,7 +114,8 @@ def test_a_survivor_whose_state_is_wrong_is_told_apart_from_a_gap() -> None:
     shifted = [m for m in candidates.mutants if m.definition == "Rules.priority"]
     assert shifted
     the_plan = Plan(shifted[:1], candidates.sources, {})
-    report = measure(the_plan, SuiteSettings(fuzz_examples=5), jobs=1, planted=False)
+    # 100 scenarios: the state check needs a consumer two hops behind a connector that lowers priorities
+    report = measure(the_plan, SuiteSettings(fuzz_examples=100), jobs=1, planted=False)
     (_, outcome), = report.mutants
     assert outcome.fate == SURVIVED and outcome.detail.startswith("hidden state"), outcome
 

@@ -21,9 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from hypothesis import strategies as st
-from hypothesis.stateful import initialize, rule
-
 from brokerspec.spec import Profile
 from brokerspec.spec.addressing import RoutingType
 from brokerspec.spec.balancing import (
@@ -42,19 +39,21 @@ from brokerspec.spec.balancing import (
 )
 
 from .domains import BALANCING
+from . import draws as d
+from .engine import initialize, issues, rule
 from .lockstep import Lockstep, SubjectFactory
-from .machine import OpsMachine, RunStats, issues
+from .machine import OpsMachine, RunStats
 
 EXTRA_NODES = ("n2", "n3", "n4")
-ADDRESSES = st.sampled_from(["a1", "a1", "a2"])
-QUEUES = st.sampled_from(["a1", "q1", "q2"])
-ROUTING_TYPES = st.sampled_from([RoutingType.ANYCAST, RoutingType.ANYCAST, RoutingType.MULTICAST])
-MESSAGE_ROUTING_TYPES = st.sampled_from([None, None, RoutingType.ANYCAST, RoutingType.MULTICAST])
-COLOURS = st.sampled_from([None, None, "red", "blue"])
-CONSUMERS = st.sampled_from(["c1", "c2", "c3", "c4"])
-LB_TYPES = st.sampled_from(list(LbType))
-DELAYS = st.sampled_from([-1, 0, 0, 2])
-PICK = st.integers(min_value=0, max_value=7)
+ADDRESSES = d.pick("a1", "a1", "a2")
+QUEUES = d.pick("a1", "q1", "q2")
+ROUTING_TYPES = d.pick(RoutingType.ANYCAST, RoutingType.ANYCAST, RoutingType.MULTICAST)
+MESSAGE_ROUTING_TYPES = d.pick(None, None, RoutingType.ANYCAST, RoutingType.MULTICAST)
+COLOURS = d.pick(None, None, "red", "blue")
+CONSUMERS = d.pick("c1", "c2", "c3", "c4")
+LB_TYPES = d.pick(*LbType)
+DELAYS = d.pick(-1, 0, 0, 2)
+PICK = d.integers(0, 7)
 
 
 def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFactory], counts: RunStats,
@@ -90,8 +89,8 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             keys = sorted(self.lockstep.state.queues, key=lambda k: self.lockstep.state.queues[k].serial)
             return keys[pick % len(keys)] if keys else ("n1", "q1")
 
-        @initialize(nodes=st.integers(min_value=0, max_value=3), lb_type=LB_TYPES, delay=DELAYS,
-                    queues=st.lists(st.tuples(PICK, QUEUES, ROUTING_TYPES, COLOURS, st.booleans()), max_size=3))
+        @initialize(nodes=d.integers(0, 3), lb_type=LB_TYPES, delay=DELAYS,
+                    queues=d.lists(d.tuples(PICK, QUEUES, ROUTING_TYPES, COLOURS, d.booleans()), 0, 3))
         def form_cluster(self, nodes: int, lb_type: LbType, delay: int,
                          queues: list[tuple[int, str, RoutingType, str | None, bool]]) -> None:
             """One to four nodes, address a1's settings, and a few queues on a1 (some on every node)."""
@@ -160,7 +159,7 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             self.run(Close(consumer if consumer in open_ones or not open_ones else min(open_ones)))
 
         @issues("pause", "resume")
-        @rule(consumer=CONSUMERS, resume=st.booleans())
+        @rule(consumer=CONSUMERS, resume=d.booleans())
         def pause_or_resume(self, consumer: str, resume: bool) -> None:
             """Stop or start ``consumer``'s session (the first open consumer when it is not open)."""
             open_ones = self.lockstep.state.consumers
@@ -169,15 +168,13 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
 
         @issues("send")
         @rule(pick=PICK, address=ADDRESSES, routing_type=MESSAGE_ROUTING_TYPES, color=COLOURS,
-              grouped=st.sampled_from([False, False, False, True]),
-              fqqn_queue=st.sampled_from([None, None, None, "a1", "q1"]))
+              grouped=d.pick(False, False, False, True), fqqn_queue=d.pick(None, None, None, "a1", "q1"))
         def send(self, pick: int, address: str, routing_type: RoutingType | None, color: str | None,
                  grouped: bool, fqqn_queue: str | None) -> None:
             self.run(Send(self.node(pick), address, routing_type, color, grouped, fqqn_queue))
 
         @issues("send")
-        @rule(pick=PICK, count=st.integers(min_value=2, max_value=4), color=COLOURS,
-              grouped=st.sampled_from([False, False, True]))
+        @rule(pick=PICK, count=d.integers(2, 4), color=COLOURS, grouped=d.pick(False, False, True))
         def send_several(self, pick: int, count: int, color: str | None, grouped: bool) -> None:
             """A burst to a1, so round robin visibly turns."""
             for _ in range(count):
@@ -206,14 +203,14 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             self.run(Configure(address, lb_type, delay))
 
         @issues("set_link")
-        @rule(pick=PICK, hop=st.integers(min_value=1, max_value=3), connected=st.booleans())
+        @rule(pick=PICK, hop=d.integers(1, 3), connected=d.booleans())
         def set_link(self, pick: int, hop: int, connected: bool) -> None:
             nodes: tuple[str, ...] = self.lockstep.state.nodes
             peer = nodes[(pick + hop) % len(nodes)]
             self.run(SetLink(self.node(pick), peer, connected))
 
         @issues("tick")
-        @rule(ticks=st.sampled_from([1, 1, 2]))
+        @rule(ticks=d.pick(1, 1, 2))
         def tick(self, ticks: int) -> None:
             self.run(Tick(ticks))
 

@@ -26,9 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from hypothesis import strategies as st
-from hypothesis.stateful import initialize, rule
-
 from brokerspec.spec import Profile
 from brokerspec.spec.duplicates import (
     Begin,
@@ -47,22 +44,24 @@ from brokerspec.spec.duplicates import (
 )
 
 from .domains import DUPLICATES
+from .draws import booleans, either, lists, pick, tuples
+from .engine import initialize, issues, rule
 from .lockstep import Lockstep, SubjectFactory
-from .machine import OpsMachine, RunStats, issues
+from .machine import OpsMachine, RunStats
 
-SESSIONS = st.sampled_from(["s1", "s2", "s3"])
-ADDRESSES = st.sampled_from(["a1", "a2"])
-QUEUES = st.sampled_from(["q1", "q2", "q3"])
-IDS = st.sampled_from([
+SESSIONS = pick("s1", "s2", "s3")
+ADDRESSES = pick("a1", "a2")
+QUEUES = pick("q1", "q2", "q3")
+IDS = pick(
     DuplicateId(IdKind.STRING, "x"), DuplicateId(IdKind.STRING, "y"), DuplicateId(IdKind.SIMPLE_STRING, "x"),
     DuplicateId(IdKind.BYTES, "7800"), DuplicateId(IdKind.BYTES, "78"), DuplicateId(IdKind.STRING, "z"),
     DuplicateId(IdKind.LONG, "5"),
-])
-BRIDGE_IDS = st.one_of(st.none(), st.none(), st.none(), st.sampled_from(["01", "02"]))
-SIZES = st.sampled_from([0, 1, 2, 3])
+)
+BRIDGE_IDS = pick(None, None, None, None, None, None, "01", "02")
+SIZES = pick(0, 1, 2, 3)
 NUMBERED_IDS = [DuplicateId(IdKind.STRING, f"n{number}") for number in range(16)]
-WIDE_IDS = st.one_of(IDS, st.sampled_from(NUMBERED_IDS))
-WIDE_SIZES = st.sampled_from([0, 1, 2, 3, 5, 8, 13])
+WIDE_IDS = either(IDS, pick(*NUMBERED_IDS))
+WIDE_SIZES = pick(0, 1, 2, 3, 5, 8, 13)
 
 
 def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFactory],
@@ -72,9 +71,9 @@ def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFact
     ``wide`` draws from the wide alphabet: larger caches, more IDs, longer bursts.
     """
     ids = WIDE_IDS if wide else IDS
-    optional_ids = st.one_of(st.none(), ids, ids)
+    optional_ids = either(pick(None), ids, ids)
     sizes = WIDE_SIZES if wide else SIZES
-    start_sizes = st.sampled_from([1, 2, 3, 5, 8, 13] if wide else [1, 2, 3])
+    start_sizes = pick(1, 2, 3, 5, 8, 13) if wide else pick(1, 2, 3)
     burst = 16 if wide else 4
 
     class DuplicatesLockstep(OpsMachine):
@@ -97,7 +96,7 @@ def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             counts.note(command)
             self.lockstep.step(command)
 
-        @initialize(size=start_sizes, queues=st.lists(st.tuples(ADDRESSES, QUEUES), max_size=3))
+        @initialize(size=start_sizes, queues=lists(tuples(ADDRESSES, QUEUES), 0, 3))
         def start_small(self, size: int, queues: list[tuple[str, str]]) -> None:
             """Restart with a tiny cache, then bind a few queues."""
             self.run(Restart(size))
@@ -106,14 +105,13 @@ def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFact
 
         @issues("send")
         @rule(session=SESSIONS, address=ADDRESSES, duplicate_id=optional_ids, bridge_id=BRIDGE_IDS,
-              reject_duplicates=st.sampled_from([True, True, True, False]),
-              address_full=st.sampled_from([False, False, False, False, True]))
+              reject_duplicates=pick(True, True, True, False), address_full=pick(False, False, False, False, True))
         def send(self, session: str, address: str, duplicate_id: DuplicateId | None, bridge_id: str | None,
                  reject_duplicates: bool, address_full: bool) -> None:
             self.run(Send(session, address, duplicate_id, bridge_id, reject_duplicates, address_full))
 
         @issues("send")
-        @rule(session=SESSIONS, address=ADDRESSES, duplicate_ids=st.lists(ids, min_size=2, max_size=burst))
+        @rule(session=SESSIONS, address=ADDRESSES, duplicate_ids=lists(ids, 2, burst))
         def send_several(self, session: str, address: str, duplicate_ids: list[DuplicateId]) -> None:
             """A burst of sends with IDs, so caches fill and wrap (and restarts reload full ones)."""
             for duplicate_id in duplicate_ids:
@@ -173,7 +171,7 @@ def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             self.run(SetIdCacheSize(address, size))
 
         @issues("restart", "crash")
-        @rule(crash=st.booleans(), size=st.one_of(st.none(), sizes))
+        @rule(crash=booleans(), size=either(pick(None), sizes))
         def restart(self, crash: bool, size: int | None) -> None:
             """A clean restart (possibly with a new global cache size) or a crash."""
             self.run(Crash() if crash else Restart(size))

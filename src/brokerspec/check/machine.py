@@ -2,13 +2,13 @@
 
 Introduction
 ------------
-One thin :class:`~hypothesis.stateful.RuleBasedStateMachine` per profile and
-set of subjects. Each rule is named after a broker operation and only builds
-the command; :class:`~brokerspec.check.lockstep.Lockstep` does the rest. When
-a subject parts from the spec, Hypothesis shrinks the run and prints the
-failing script in broker verbs (``state.create_queue(address='a1', ...)``),
-and the :class:`~brokerspec.check.lockstep.DivergenceError` says which step
-and which field differed.
+One thin machine class per profile and set of subjects, run by
+:mod:`.engine` (Hypothesis draws its scenarios). Each rule is named after a
+broker operation and only builds the command;
+:class:`~brokerspec.check.lockstep.Lockstep` does the rest. When a subject
+parts from the spec, Hypothesis shrinks the run, and the
+:class:`~brokerspec.check.lockstep.DivergenceError` says which step and which
+field differed and prints the script in broker verbs.
 
 Machines are made by :func:`make_machine` from a profile and a mapping of
 subject factories, so the reference, the fast implementation and every
@@ -16,7 +16,7 @@ planted-bug variant run through the same rules (choose implementations
 explicitly; never patch one in).
 
 A run can leave operations out (:class:`OpsMachine`): every rule says which
-operations it issues (:func:`issues`), and while a run's ``excluded`` set
+operations it issues (:func:`.engine.issues`), and while a run's ``excluded`` set
 holds all of them the rule is not drawn. The set may grow during the run
 (``brokerspec fuzz`` adds an operation the SUT answers with an ``error``
 reply, ``docs/sut-protocol.md``), so later scenarios stop drawing it at once.
@@ -25,12 +25,9 @@ reply, ``docs/sut-protocol.md``), so later scenarios stop drawing it at once.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from typing import Any, TypeVar, cast
-
-from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
 from brokerspec.spec import Profile
 from brokerspec.spec.addressing import (
@@ -47,9 +44,11 @@ from brokerspec.spec.addressing import (
     SetPrefix,
 )
 
-from . import strategies as s
+from .draws import booleans
 from .domains import ADDRESSING, Domain
+from .engine import initialize, issues, rule
 from .lockstep import Lockstep, SubjectFactory
+from .strategies import Draws as s
 
 
 class RunStats:
@@ -104,27 +103,12 @@ def _field_names(kind: type) -> tuple[str, ...]:
     return names
 
 
-_ISSUED = "_brokerspec_issued_ops"
-_Rule = TypeVar("_Rule", bound=Callable[..., None])
-
-
-def issues(*ops: str) -> Callable[[_Rule], _Rule]:
-    """Mark a rule (put above ``@rule``) as issuing ``ops``: it is drawn only while the run draws one of them."""
-
-    def mark(function: _Rule) -> _Rule:
-        checked = precondition(lambda machine: machine.draws_any(ops))(function)
-        setattr(checked, _ISSUED, ops)
-        return checked
-
-    return mark
-
-
-class OpsMachine(RuleBasedStateMachine):
+class OpsMachine:
     """A lockstep machine whose runs may leave operations out.
 
     ``excluded`` is the run's live set of operation names no longer drawn
     (empty unless :func:`with_excluded` gave one). A rule marked with
-    :func:`issues` is drawn only while one of its operations is not
+    :func:`.engine.issues` is drawn only while one of its operations is not
     excluded; a rule that issues several commands (a burst, a stall) skips
     the excluded ones through :meth:`leaves_out`.
     """
@@ -139,28 +123,8 @@ class OpsMachine(RuleBasedStateMachine):
         """Whether ``command``'s operation is left out of this run (the step is then not taken)."""
         return str(command.op) in self.excluded
 
-
-class _NothingLeft(OpsMachine):
-    """Adds an idle rule for when every rule's operations are excluded (Hypothesis needs one rule it may run)."""
-
-    @precondition(lambda machine: not machine.draws_any(machine.issued_ops()))
-    @rule()
-    def nothing_left(self) -> None:
-        """Every operation the rules issue is left out: take no step (the runner ends a run of idle batches)."""
-
-    @classmethod
-    def issued_ops(cls) -> tuple[str, ...]:
-        """Every operation some rule of this machine issues."""
-        known = _ISSUED_BY_CLASS.get(cls)
-        if known is None:
-            found: list[str] = []
-            for name in dir(cls):
-                found.extend(getattr(getattr(cls, name, None), _ISSUED, ()))
-            known = _ISSUED_BY_CLASS[cls] = tuple(dict.fromkeys(found))
-        return known
-
-
-_ISSUED_BY_CLASS: dict[type, tuple[str, ...]] = {}
+    def teardown(self) -> None:
+        """Called when a scenario ends, however it ends."""
 
 
 _Machine = TypeVar("_Machine", bound=OpsMachine)
@@ -171,7 +135,7 @@ def with_excluded(machine: type[_Machine], excluded: AbstractSet[str] | None) ->
     the operations in ``excluded``, a set its caller may add to while the run goes on."""
     if excluded is None:
         return machine
-    excluding = type(machine.__name__, (machine, _NothingLeft), {"excluded": excluded})
+    excluding = type(machine.__name__, (machine,), {"excluded": excluded})
     excluding.__qualname__ = machine.__qualname__
     return cast(type[_Machine], excluding)
 
@@ -180,7 +144,7 @@ def make_machine(
     profile: Profile, subjects: Mapping[str, SubjectFactory], stats: RunStats | None = None,
     domain: Domain = ADDRESSING, permissive: bool = False, excluded: AbstractSet[str] | None = None,
     wide: bool = False, window: int = 1,
-) -> type[RuleBasedStateMachine]:
+) -> type[OpsMachine]:
     """A state machine class that runs ``subjects`` in lockstep with the spec of ``domain`` under ``profile``.
 
     ``permissive`` accepts any outcome the rules allow (domains with a judge only). ``excluded``, when given,
@@ -238,7 +202,7 @@ def make_machine(
             self.run(CreateAddress(address, routing_types))
 
         @issues("delete_address")
-        @rule(address=s.address_names, force=st.booleans())
+        @rule(address=s.address_names, force=booleans())
         def delete_address(self, address: str, force: bool) -> None:
             self.run(DeleteAddress(address, force))
 
@@ -273,7 +237,7 @@ def make_machine(
             self.run(SetPrefix(prefix, routing_type))
 
         @issues("set_address_settings")
-        @rule(match=s.settings_matches, auto_create_addresses=st.booleans(), auto_create_queues=st.booleans(),
+        @rule(match=s.settings_matches, auto_create_addresses=booleans(), auto_create_queues=booleans(),
               default_address_routing_type=s.routing_types, default_queue_routing_type=s.routing_types)
         def set_address_settings(self, match: str, auto_create_addresses: bool, auto_create_queues: bool,
                                  default_address_routing_type: RoutingType,

@@ -24,20 +24,18 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hypothesis import HealthCheck, Phase, seed, settings
 from hypothesis.errors import Flaky
-from hypothesis.stateful import run_state_machine_as_test
 
 from brokerspec.spec import Profile
 
 from ..trace import Trace, TraceStep, write_new_trace
 from .domains import ADDRESSING, Domain
+from .engine import run_scenarios
 from .lockstep import Divergence, DivergenceError, SubjectFactory
 from .machine import RunStats, make_machine
 from .minimal import lockstep_replay, one_minimal
 
 BATCH_EXAMPLES = 25
-STEPS_PER_EXAMPLE = 40
 
 
 @dataclass(frozen=True)
@@ -55,20 +53,6 @@ class CheckResult:
     """(operation, argument) -> the distinct values the run drew for it (see :class:`.machine.RunStats`)."""
 
 
-def machine_settings(max_examples: int, steps: int = STEPS_PER_EXAMPLE, shrink: bool = True) -> settings:
-    """Hypothesis settings for lockstep runs: no deadline, no database, shrinking on unless told otherwise."""
-    return settings(
-        max_examples=max_examples,
-        stateful_step_count=steps,
-        deadline=None,
-        database=None,
-        suppress_health_check=list(HealthCheck),
-        phases=(Phase.generate, Phase.shrink) if shrink else (Phase.generate,),
-        report_multiple_bugs=False,
-        print_blob=False,
-    )
-
-
 def run_machine(profile: Profile, subjects: Mapping[str, SubjectFactory], max_examples: int,
                 run_seed: int | None = None, stats: RunStats | None = None,
                 domain: Domain = ADDRESSING, permissive: bool = False, shrink: bool = True,
@@ -77,10 +61,8 @@ def run_machine(profile: Profile, subjects: Mapping[str, SubjectFactory], max_ex
     None if none was found. ``excluded``: operations left out; ``wide``: the domain's wide alphabet; ``window``:
     deferred comparison of a single batching subject (see :func:`.machine.make_machine`)."""
     machine = make_machine(profile, subjects, stats, domain, permissive, excluded, wide, window)
-    if run_seed is not None:
-        machine = seed(run_seed)(machine)
     try:
-        run_state_machine_as_test(machine, settings=machine_settings(max_examples, shrink=shrink))
+        run_scenarios(machine, max_examples, run_seed, shrink)
     except DivergenceError as error:
         return error.divergence
     except Flaky as error:  # pragma: no cover - the spec and layers are deterministic

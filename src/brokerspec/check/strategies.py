@@ -10,6 +10,9 @@ that collide often, plus a fixed set of adversarial names: the empty string,
 very long name. Client names (for lookup, delete, send and consume) are drawn
 from bare names, FQQNs built from the alphabets, prefixed names and the
 adversarial set.
+
+The module gives each alphabet twice: as Hypothesis strategies (for tests
+and :func:`commands`) and as :class:`Draws` for the lockstep machine.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from brokerspec.spec.addressing import (
     SetAddressSettings,
     SetPrefix,
 )
+
+from . import draws as d
 
 ADDRESSES = ("a1", "a2", "q1", "a1:")
 QUEUES = ("q1", "q2", "a1")
@@ -83,3 +88,27 @@ def commands() -> st.SearchStrategy[AddressingCommand]:
                   auto_create_queues=st.booleans(), default_address_routing_type=routing_types,
                   default_queue_routing_type=routing_types),
     )
+
+
+class Draws:
+    """The same alphabets as :mod:`.draws` draws, for the lockstep machine (:mod:`.engine`), weighted alike."""
+
+    routing_types = d.pick(RoutingType.ANYCAST, RoutingType.MULTICAST)
+    optional_routing_types = d.optional(routing_types)
+    routing_type_sets = d.either(
+        d.pick(frozenset(RoutingType)),
+        d.pick(frozenset(RoutingType), frozenset({RoutingType.ANYCAST}), frozenset({RoutingType.MULTICAST})),
+        d.pick(frozenset(), frozenset(RoutingType), frozenset({RoutingType.ANYCAST}),
+               frozenset({RoutingType.MULTICAST})),
+    )
+    adversarial_names = d.pick(*ADVERSARIAL)
+    address_names = d.either(*[d.pick(*ADDRESSES)] * 3, adversarial_names)
+    queue_names = d.either(*[d.pick(*QUEUES)] * 3, adversarial_names)
+    fqqns = d.builds(lambda a, q: f"{a}::{q}", d.pick(*ADDRESSES), d.pick(*QUEUES))
+    plain_client_names = d.either(*[d.either(d.pick(*(QUEUES + ADDRESSES)), fqqns)] * 3, adversarial_names)
+    client_names = d.either(plain_client_names, plain_client_names,
+                            d.builds(lambda p, n: p + n, d.pick(*PREFIXES), plain_client_names))
+    prefixes = d.pick(*(PREFIXES + ("",)))
+    settings_matches = d.pick(*(("#",) + ADDRESSES + ("",)))
+    starting_addresses = d.lists(d.pick(*ADDRESSES), 0, 3).map(lambda names: list(dict.fromkeys(names)))
+    starting_queues = d.lists(d.tuples(d.pick(*ADDRESSES), d.pick(*QUEUES), routing_types), 0, 4)

@@ -19,9 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from hypothesis import strategies as st
-from hypothesis.stateful import initialize, rule
-
 from brokerspec.spec import Profile
 from brokerspec.spec.topologies import (
     AddBroker,
@@ -42,30 +39,32 @@ from brokerspec.spec.topologies import (
 )
 
 from .domains import TOPOLOGIES
+from .draws import booleans, builds, integers, lists, pick
+from .engine import initialize, issues, rule
 from .lockstep import Lockstep, SubjectFactory
-from .machine import OpsMachine, RunStats, issues
+from .machine import OpsMachine, RunStats
 
 BROKERS = ("b1", "b2", "b3", "b4", "b5")
-BROKER = st.sampled_from(BROKERS)
-DESTINATIONS = st.sampled_from(["queue://Q", "queue://Q", "queue://R", "topic://T", "queue://Q.A", "queue://Q.A.B",
-                                "topic://T.X"])
+BROKER = pick(*BROKERS)
+DESTINATIONS = pick("queue://Q", "queue://Q", "queue://R", "topic://T", "queue://Q.A", "queue://Q.A.B",
+                                "topic://T.X")
 """Dotted names too, so that a wildcard that matches across a dot (``*`` is one part only) can be told apart."""
-CONSUMERS = st.sampled_from(["c1", "c2", "c3", "c4"])
-PRODUCERS = st.sampled_from(["p1", "p2"])
-TTLS = st.sampled_from([1, 2, 2, 3, -1])
-INDEX = st.integers(min_value=0, max_value=7)
-CONFIGS = st.builds(
+CONSUMERS = pick("c1", "c2", "c3", "c4")
+PRODUCERS = pick("p1", "p2")
+TTLS = pick(1, 2, 2, 3, -1)
+INDEX = integers(0, 7)
+CONFIGS = builds(
     BridgeConfig,
     consumer_ttl=TTLS,
     message_ttl=TTLS,
-    conduit=st.sampled_from([True, True, False]),
-    conduit_network_queues=st.sampled_from([False, False, True]),
-    decrease_priority=st.booleans(),
-    suppress_duplicate_queues=st.sampled_from([False, False, True]),
-    suppress_duplicate_topics=st.sampled_from([True, True, False]),
-    include=st.sampled_from([(), (), (), ("queue://Q",), ("queue://*", "topic://>"), ("queue://Q.*",),
-                             ("queue://Q.>",), ("queue://*.A", "topic://T.*")]),
-    exclude=st.sampled_from([(), (), (), ("queue://R",), ("queue://Q.*",), ("queue://*.*.B",)]),
+    conduit=pick(True, True, False),
+    conduit_network_queues=pick(False, False, True),
+    decrease_priority=booleans(),
+    suppress_duplicate_queues=pick(False, False, True),
+    suppress_duplicate_topics=pick(True, True, False),
+    include=pick((), (), (), ("queue://Q",), ("queue://*", "topic://>"), ("queue://Q.*",),
+                             ("queue://Q.>",), ("queue://*.A", "topic://T.*")),
+    exclude=pick((), (), (), ("queue://R",), ("queue://Q.*",), ("queue://*.*.B",)),
 )
 
 
@@ -93,8 +92,8 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             counts.note(command)
             self.lockstep.step(command)
 
-        @initialize(size=st.integers(min_value=3, max_value=5), parents=st.lists(INDEX, min_size=4, max_size=4),
-                    tree=st.booleans(), ttl=TTLS, message_ttl=TTLS)
+        @initialize(size=integers(3, 5), parents=lists(INDEX, 4, 4),
+                    tree=booleans(), ttl=TTLS, message_ttl=TTLS)
         def start_tree(self, size: int, parents: list[int], tree: bool, ttl: int, message_ttl: int) -> None:
             """A small tree: broker i hangs under one of the brokers before it."""
             names = BROKERS[:size]
@@ -117,7 +116,7 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
 
         @issues("subscribe")
         @rule(consumer=CONSUMERS, broker=BROKER, destination=DESTINATIONS,
-              priority=st.sampled_from([0, 0, 0, 5, -3, 10, 127]))
+              priority=pick(0, 0, 0, 5, -3, 10, 127))
         def subscribe(self, consumer: str, broker: str, destination: str, priority: int) -> None:
             self.run(Subscribe(consumer, broker, destination, priority))
 
@@ -132,7 +131,7 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             self.run(Send(broker, destination))
 
         @issues("send")
-        @rule(brokers=st.lists(BROKER, min_size=2, max_size=4), destination=DESTINATIONS)
+        @rule(brokers=lists(BROKER, 2, 4), destination=DESTINATIONS)
         def send_burst(self, brokers: list[str], destination: str) -> None:
             """Several sends of one destination, so round robin and waiting lists fill."""
             for broker in brokers:
@@ -156,7 +155,7 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             self.run(RemoveProducer(self.existing("producer", index, producer)))
 
         @issues("connect")
-        @rule(source=BROKER, to=BROKER, duplex=st.sampled_from([True, True, False]), config=CONFIGS)
+        @rule(source=BROKER, to=BROKER, duplex=pick(True, True, False), config=CONFIGS)
         def connect(self, source: str, to: str, duplex: bool, config: BridgeConfig) -> None:
             """A further network connector (refused in a tree: one design per broker)."""
             self.run(Connect(source, to, duplex, config))
@@ -171,7 +170,7 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
                 self.run(Disconnect(source, target))
 
         @issues("tree_connect")
-        @rule(source=BROKER, to=BROKER, branch=st.booleans())
+        @rule(source=BROKER, to=BROKER, branch=booleans())
         def tree_connect(self, source: str, to: str, branch: bool) -> None:
             self.run(TreeConnect(source, to, Role.BRANCH if branch else Role.LEAF))
 
@@ -192,7 +191,7 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             self.run(SetTtl(source, target, consumer_ttl, message_ttl))
 
         @issues("set_replay")
-        @rule(broker=BROKER, enabled=st.booleans())
+        @rule(broker=BROKER, enabled=booleans())
         def set_replay(self, broker: str, enabled: bool) -> None:
             self.run(SetReplay(broker, enabled))
 

@@ -1,0 +1,177 @@
+"""The scenario engine: Hypothesis draws a lockstep machine's scenarios as a handful of byte strings.
+
+Introduction
+------------
+A lockstep machine is a class whose methods are marked :func:`rule` (one
+step: build a command and run it) or :func:`initialize` (run once, first),
+with a :mod:`.draws` draw per argument. :func:`run_scenarios` runs it as one
+Hypothesis test of three values: the starting state's bytes, a *swarm* mask,
+and a list of steps, each a string of the same length, so a step costs one
+Hypothesis choice:
+
+* byte 0 of a step picks the rule (0 skips the step, so Hypothesis shrinks an
+  unneeded step away by zeroing it as well as by deleting it), the rest are
+  the rule's arguments, each at a fixed offset (:class:`.draws.Draw`);
+* the swarm mask leaves some rules out of half the scenarios (a scenario of
+  sends without deletes reaches deeper states), as Hypothesis's feature
+  flags did for ``RuleBasedStateMachine``; a step whose rule is left out
+  takes the next rule that is not;
+* a rule whose operations the run no longer draws (:func:`issues`, the
+  machine's ``excluded`` set, which may grow while the run goes on) is left
+  out the same way; when no rule is left, the scenario ends.
+
+Why not ``RuleBasedStateMachine``: Hypothesis makes about twelve choices a
+step there (feature flags, a filtered rule, nested ``one_of``\\s), some 300 µs
+on the 2-core machine, which was 60-80% of a step of ``brokerspec check``
+and of in-process ``fuzz`` (``docs/performance.md``). Shrinking is
+Hypothesis's own: steps are deleted or zeroed, argument bytes lowered to
+simpler values, then :mod:`.minimal` cuts the script to 1-minimal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import strategies as st
+
+from .draws import Draw
+
+MIN_STEPS = 20
+"""Steps drawn per scenario at least (Hypothesis shrinks the unneeded ones to skipped steps)."""
+MAX_STEPS = 40
+"""Steps drawn per scenario at most (as ``stateful_step_count`` was)."""
+
+_RULE = "_brokerspec_rule"
+_ISSUED = "_brokerspec_issued_ops"
+_Function = TypeVar("_Function", bound=Callable[..., None])
+
+
+@dataclass(frozen=True)
+class RuleSpec:
+    """One rule of a machine: its method, its arguments' draws and their offsets in a step."""
+
+    name: str
+    function: Callable[..., None]
+    arguments: tuple[tuple[str, Draw[Any], int], ...]
+    """(name, draw, offset of its first byte in the rule's bytes)."""
+    width: int
+    initial: bool
+    ops: tuple[str, ...] = ()
+    """The operations the rule issues (empty: not marked with :func:`issues`, always drawn)."""
+
+    def call(self, machine: object, data: bytes, offset: int) -> None:
+        """Run the rule on ``machine`` with the arguments read from ``data`` at ``offset``."""
+        self.function(machine, **{name: draw.at(data, offset + shift) for name, draw, shift in self.arguments})
+
+
+def _mark(initial: bool, arguments: dict[str, Draw[Any]]) -> Callable[[_Function], _Function]:
+    def mark(function: _Function) -> _Function:
+        laid_out, width = [], 0
+        for name, draw in arguments.items():
+            laid_out.append((name, draw, width))
+            width += draw.width
+        setattr(function, _RULE, RuleSpec(function.__name__, function, tuple(laid_out), width, initial))
+        return function
+
+    return mark
+
+
+def rule(**arguments: Draw[Any]) -> Callable[[_Function], _Function]:
+    """Mark a method as a step of its machine, with one draw per argument."""
+    return _mark(False, arguments)
+
+
+def initialize(**arguments: Draw[Any]) -> Callable[[_Function], _Function]:
+    """Mark a method as run once at the start of every scenario, before any step."""
+    return _mark(True, arguments)
+
+
+def issues(*ops: str) -> Callable[[_Function], _Function]:
+    """Mark a rule (put above :func:`rule`) as issuing ``ops``: it is drawn only while the run draws one of them."""
+
+    def mark(function: _Function) -> _Function:
+        setattr(function, _ISSUED, ops)
+        return function
+
+    return mark
+
+
+def rules_of(machine: type) -> tuple[tuple[RuleSpec, ...], tuple[RuleSpec, ...]]:
+    """The machine's initialize rules and its step rules, each in the order the class defines them."""
+    found: dict[str, RuleSpec] = {}
+    for kind in reversed(machine.__mro__):
+        for name, value in vars(kind).items():
+            spec = getattr(value, _RULE, None)
+            if isinstance(spec, RuleSpec):
+                found[name] = RuleSpec(spec.name, spec.function, spec.arguments, spec.width, spec.initial,
+                                       tuple(getattr(value, _ISSUED, ())))
+    initial = tuple(spec for spec in found.values() if spec.initial)
+    steps = tuple(spec for spec in found.values() if not spec.initial)
+    if not steps:
+        raise ValueError(f"{machine.__name__} has no rule to draw")
+    return initial, steps
+
+
+def scenario_settings(max_examples: int, shrink: bool = True) -> settings:
+    """Hypothesis settings for lockstep runs: no deadline, no database, shrinking on unless told otherwise."""
+    return settings(
+        max_examples=max_examples,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+        phases=(Phase.generate, Phase.shrink) if shrink else (Phase.generate,),
+        report_multiple_bugs=False,
+        print_blob=False,
+    )
+
+
+def run_scenarios(machine: Callable[[], Any], max_examples: int, run_seed: int | None = None,
+                  shrink: bool = True) -> None:
+    """Run up to ``max_examples`` scenarios of ``machine`` (a class as :mod:`this module <.engine>` describes).
+
+    Whatever a scenario raises ends the run, shrunk by Hypothesis unless ``shrink`` is False, and is raised
+    here. The machine may have ``excluded`` (a set of operation names) and ``draws_any(ops)``; every scenario
+    ends with its ``teardown()``.
+    """
+    initial, steps = rules_of(machine if isinstance(machine, type) else type(machine))
+    start_width = sum(spec.width for spec in initial)
+    step_width = 1 + max(spec.width for spec in steps)
+    count = len(steps)
+
+    @settings(scenario_settings(max_examples, shrink))
+    @given(start=st.binary(min_size=start_width, max_size=start_width),
+           swarm=st.binary(min_size=1 + count, max_size=1 + count),
+           script=st.lists(st.binary(min_size=step_width, max_size=step_width),
+                           min_size=MIN_STEPS, max_size=MAX_STEPS))
+    def scenario(start: bytes, swarm: bytes, script: list[bytes]) -> None:
+        instance = machine()
+        try:
+            offset = 0
+            for spec in initial:
+                spec.call(instance, start, offset)
+                offset += spec.width
+            chosen = [True] * count if swarm[0] < 128 else [byte < 160 for byte in swarm[1:]]
+            if not any(chosen):
+                chosen = [True] * count  # a mask that leaves every rule out leaves none out
+            excluded = getattr(instance, "excluded", None)
+            for step in script:
+                if step[0] == 0:
+                    continue
+                first = (step[0] - 1) * count // 255
+                for turn in range(count):
+                    index = (first + turn) % count
+                    spec = steps[index]
+                    if chosen[index] and (not excluded or not spec.ops or instance.draws_any(spec.ops)):
+                        break
+                else:
+                    return  # every rule's operations are left out: nothing to draw
+                spec.call(instance, step, 1)
+        finally:
+            instance.teardown()
+
+    if run_seed is not None:
+        scenario = seed(run_seed)(scenario)
+    scenario()
