@@ -13,8 +13,8 @@ scenarios, shrinking off) with
   --sut inproc:impl``): behind the fuzzer's guard, outcomes only, load
   balancing judged permissively as ``fuzz`` does by default.
 
-Each figure is CPU seconds of the run alone (imports and process start
-left out), in a child process importing this checkout (*after*) or the
+Each figure is CPU seconds of the run alone (imports, process start and
+a warm-up of :data:`WARM_UP` scenarios left out), in a child process importing this checkout (*after*) or the
 commit before the throughput work (*before*, :mod:`baseline`), the two
 interleaved round by round; the best round counts. Without the git history
 the before column says it is unavailable.
@@ -46,6 +46,9 @@ from baseline import NoBaseline, baseline_package, run_with  # noqa: E402
 
 DOMAINS = ("addressing", "duplicates", "balancing", "topologies")
 MODES = ("check", "fuzz")
+WARM_UP = 5
+"""Scenarios run, untimed, before the timed run (another seed): first-use costs (imports inside functions,
+Hypothesis's set-up, caches filled on first use) belong to a process's start, not to its steps per second."""
 
 
 def _profile_name(domain: str) -> str:
@@ -74,6 +77,7 @@ def measure(domain: str, mode: str, examples: int, seed: int) -> dict[str, Any]:
         make = getattr(fuzzing, "guarded_factory", subject_factory)  # what fuzz itself uses at each commit
         subjects = {"sut": make(guard, domain)}
         permissive = chosen.judge is not None
+    run_machine(profile, subjects, WARM_UP, seed + 1000, RunStats(), chosen, permissive, shrink=False)
     stats = RunStats()
     started = time.process_time()
     found = run_machine(profile, subjects, examples, seed, stats, chosen, permissive, shrink=False)

@@ -108,9 +108,19 @@ class Verdict:
     choices: tuple[ChoicePoint, ...] = ()
 
 
-def judge(state: BalancingState, command: BalancingCommand, observed: BalancingOutcome, mode: Mode) -> Verdict:
-    """Judge ``observed`` as the outcome of ``command`` in ``state``."""
-    strict_state, expected, strict_choices = apply_recording(state, command, STRICT)
+StrictStep = tuple[BalancingState, BalancingOutcome, tuple[ChoicePoint, ...]]
+"""What ``apply_recording(state, command, STRICT)`` returns: the strict next state, outcome and choices."""
+
+
+def judge(state: BalancingState, command: BalancingCommand, observed: BalancingOutcome, mode: Mode,
+          strict: StrictStep | None = None) -> Verdict:
+    """Judge ``observed`` as the outcome of ``command`` in ``state``.
+
+    ``strict`` is ``apply_recording(state, command, STRICT)`` when the caller has it already (the checker
+    applies the strict step for the spec's own state); None computes it here.
+    """
+    strict_state, expected, strict_choices = strict if strict is not None else apply_recording(state, command,
+                                                                                               STRICT)
     if observed == expected:
         return Verdict(True, strict_state, expected, 1, strict_choices)
     if mode is Mode.STRICT:

@@ -6,8 +6,8 @@ A lockstep machine is a class whose methods are marked :func:`rule` (one
 step: build a command and run it) or :func:`initialize` (run once, first),
 with a :mod:`.draws` draw per argument. :func:`run_scenarios` runs it as one
 Hypothesis test of three values: the starting state's bytes, a *swarm* mask,
-and a list of steps, each a string of the same length, so a step costs one
-Hypothesis choice:
+and a list of byte strings of :data:`GROUP` steps each, every step the same
+length, so a step costs a quarter of one Hypothesis choice:
 
 * byte 0 of a step picks the rule (0 skips the step, so Hypothesis shrinks an
   unneeded step away by zeroing it as well as by deleting it), the rest are
@@ -43,6 +43,9 @@ MIN_STEPS = 20
 """Steps drawn per scenario at least (Hypothesis shrinks the unneeded ones to skipped steps)."""
 MAX_STEPS = 40
 """Steps drawn per scenario at most (as ``stateful_step_count`` was)."""
+GROUP = 4
+"""Steps per drawn byte string: Hypothesis's cost is per list element more than per byte, so four steps
+share one (a scenario is 5 to 10 of them); a step is still zeroed on its own, a group deleted at once."""
 
 _RULE = "_brokerspec_rule"
 _ISSUED = "_brokerspec_issued_ops"
@@ -144,8 +147,8 @@ def run_scenarios(machine: Callable[[], Any], max_examples: int, run_seed: int |
     @settings(scenario_settings(max_examples, shrink))
     @given(start=st.binary(min_size=start_width, max_size=start_width),
            swarm=st.binary(min_size=1 + count, max_size=1 + count),
-           script=st.lists(st.binary(min_size=step_width, max_size=step_width),
-                           min_size=MIN_STEPS, max_size=MAX_STEPS))
+           script=st.lists(st.binary(min_size=GROUP * step_width, max_size=GROUP * step_width),
+                           min_size=MIN_STEPS // GROUP, max_size=MAX_STEPS // GROUP))
     def scenario(start: bytes, swarm: bytes, script: list[bytes]) -> None:
         instance = machine()
         try:
@@ -157,10 +160,10 @@ def run_scenarios(machine: Callable[[], Any], max_examples: int, run_seed: int |
             if not any(chosen):
                 chosen = [True] * count  # a mask that leaves every rule out leaves none out
             excluded = getattr(instance, "excluded", None)
-            for step in script:
-                if step[0] == 0:
+            for group, at in ((group, at) for group in script for at in range(0, len(group), step_width)):
+                if group[at] == 0:
                     continue
-                first = (step[0] - 1) * count // 255
+                first = (group[at] - 1) * count // 255
                 for turn in range(count):
                     index = (first + turn) % count
                     spec = steps[index]
@@ -168,7 +171,7 @@ def run_scenarios(machine: Callable[[], Any], max_examples: int, run_seed: int |
                         break
                 else:
                     return  # every rule's operations are left out: nothing to draw
-                spec.call(instance, step, 1)
+                spec.call(instance, group, at + 1)
         finally:
             instance.teardown()
 
