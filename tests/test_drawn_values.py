@@ -24,6 +24,21 @@ def test_stats_keep_distinct_values_up_to_a_limit_and_count_the_rest() -> None:
     assert stats.more[("lookup", "name")] == 5
 
 
+def test_a_repeated_command_is_counted_exactly_as_without_the_shortcut() -> None:
+    from brokerspec.spec.addressing import Send, RoutingType
+
+    commands = [Lookup(f"q{n % 50}") for n in range(200)] + [Send("a1", RoutingType.ANYCAST)] * 3 + \
+        [Send(f"x{n}", None) for n in range(45)] + [Send("x44", None), Send("a1", RoutingType.ANYCAST)]
+    fast, plain = RunStats(), RunStats()
+    plain.KEPT_LIMIT = 0  # never takes the shortcut
+    for command in commands:
+        fast.note(command)
+        plain.note(command)
+    assert fast.steps == plain.steps == len(commands)
+    assert fast.drawn == plain.drawn and fast.more == plain.more
+    assert fast.more[("lookup", "name")] == 40  # q40..q49, four times each, beyond the limit
+
+
 def test_a_topology_run_reports_dotted_names_wildcard_filters_and_several_priorities(tmp_path: Path) -> None:
     domain = get_domain("topologies")
     result = check_for(get_profile("artemis-latest"), {"impl": domain.layers["impl"]}, 1.0, tmp_path, 4,

@@ -25,7 +25,6 @@ This module reads the broker's private fields; it belongs to the broker.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -48,6 +47,7 @@ def _queue_problems(broker: FastBalancingBroker) -> list[str]:
     if serials != sorted(set(serials)):
         found.append("the queue table is not in increasing serial order")
     by_address: dict[str, list[QueueRecord]] = {}
+    every_node = sorted(nodes)
     for key, queue in broker._queues.items():
         if key != queue.key or queue.key != (queue.node, queue.name):
             found.append(f"queue {queue.name} on {queue.node} is filed under {key}")
@@ -55,7 +55,7 @@ def _queue_problems(broker: FastBalancingBroker) -> list[str]:
             found.append(f"queue {queue.name} is on unknown node {queue.node}")
         if queue.serial >= broker._next_serial:
             found.append(f"queue {queue.name} on {queue.node} has a serial not yet issued")
-        if sorted(queue.bindings) != sorted(nodes):
+        if sorted(queue.bindings) != every_node:
             found.append(f"queue {queue.name} on {queue.node} has bindings on {sorted(queue.bindings)}, "
                          f"not on every node")
         by_address.setdefault(queue.address, []).append(queue)
@@ -117,8 +117,11 @@ def _consumer_problems(broker: FastBalancingBroker) -> list[str]:
             if broker._consumers.get(consumer.name) is not consumer or consumer.queue is not queue:
                 found.append(f"{where} lists consumer {consumer.name} that is not its own")
         filters = [c.filter for c in queue.consumers]
-        counts = Counter(f for f in filters if f is not None)
-        if queue.unfiltered != filters.count(None) or queue.by_filter != dict(counts):
+        counts: dict[str, int] = {}
+        for text in filters:
+            if text is not None:
+                counts[text] = counts.get(text, 0) + 1
+        if queue.unfiltered != filters.count(None) or queue.by_filter != counts:
             found.append(f"{where} counts {queue.unfiltered} unfiltered and {queue.by_filter}, "
                          f"its consumers' filters are {filters}")
         if queue.consumer_position < 0 or (not queue.consumer_position_kept and queue.consumer_position != 0):

@@ -56,6 +56,8 @@ class RunStats:
 
     DISTINCT_LIMIT = 40
     """Distinct values kept per operation argument (more are counted, not kept)."""
+    KEPT_LIMIT = 10_000
+    """Distinct whole commands remembered as fully noted (a shortcut only; memory stays bounded)."""
 
     def __init__(self) -> None:
         self.examples = 0
@@ -64,32 +66,45 @@ class RunStats:
         """(operation, argument) -> the distinct values drawn for it, up to :data:`DISTINCT_LIMIT`."""
         self.more: dict[tuple[str, str], int] = {}
         """(operation, argument) -> draws of values beyond the limit (not all of them new)."""
+        self._kept: set[object] = set()
+        """Commands all of whose values are kept: noting one again changes nothing but the step count."""
 
     def note(self, command: object) -> None:
         """Count one step and remember the values of its arguments."""
         self.steps += 1
+        try:
+            if command in self._kept:
+                return  # every value of this very command is kept already: nothing to add or count
+        except TypeError:
+            command_kept = False
+        else:
+            command_kept = True
         op = str(getattr(command, "op", type(command).__name__))
         for name in _field_names(type(command)):
             value = getattr(command, name)
             inner = _field_names(type(value))
             if inner:  # a configuration object: its fields one by one, e.g. connect.config.include
                 for part in inner:
-                    self._remember(op, f"{name}.{part}", getattr(value, part))
+                    command_kept &= self._remember(op, f"{name}.{part}", getattr(value, part))
             else:
-                self._remember(op, name, value)
+                command_kept &= self._remember(op, name, value)
+        if command_kept and len(self._kept) < self.KEPT_LIMIT:
+            self._kept.add(command)
 
-    def _remember(self, op: str, name: str, value: object) -> None:
+    def _remember(self, op: str, name: str, value: object) -> bool:
+        """Keep ``value`` if there is room; whether it is kept (now or before)."""
         try:
             hash(value)
         except TypeError:
             value = repr(value)
         values = self.drawn.setdefault((op, name), set())
         if value in values:
-            return
+            return True
         if len(values) < self.DISTINCT_LIMIT:
             values.add(value)
-        else:
-            self.more[(op, name)] = self.more.get((op, name), 0) + 1
+            return True
+        self.more[(op, name)] = self.more.get((op, name), 0) + 1
+        return False
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
