@@ -38,6 +38,19 @@ def test_one_minimal_keeps_only_the_steps_the_difference_needs() -> None:
     assert is_one_minimal(cut, needs_three_then_seven) and not is_one_minimal(found, needs_three_then_seven)
 
 
+def paired(commands: Sequence[Any]) -> Divergence | None:
+    """A difference shows at a 9 when the script holds both a 1 and a 2 or neither (a shifted pick)."""
+    if 9 in commands and (1 in commands) == (2 in commands):
+        return divergence_of(list(commands[:list(commands).index(9) + 1]))
+    return None
+
+
+def test_two_steps_that_can_only_go_together_are_cut_together() -> None:
+    found = divergence_of([1, 5, 2, 9])
+    assert is_one_minimal(divergence_of([1, 2, 9]), paired)  # one at a time, neither 1 nor 2 can go
+    assert list(one_minimal(found, paired).commands) == [9]
+
+
 def test_steps_after_the_diverging_one_are_dropped_and_a_capped_search_stops() -> None:
     found = Divergence(2, 7, "x", "differs", (), (3, 7, 1, 1))
     assert list(one_minimal(found, needs_three_then_seven).commands) == [3, 7]

@@ -1,4 +1,5 @@
-"""Making a found script 1-minimal: no single step can be left out and still show a difference.
+"""Making a found script 1-minimal: no single step (nor two steps together) can be left out and still show a
+difference.
 
 Introduction
 ------------
@@ -10,6 +11,8 @@ after every divergence the checker, ``fuzz`` and ``diff`` find,
 :func:`one_minimal` replays the script with one step left out at a time;
 whenever some difference remains it keeps the shorter script and starts
 again, until leaving out any single step makes every difference go away.
+Then it tries leaving out two steps together, and starts over if that
+keeps a difference.
 
 The replay is the same :class:`~.lockstep.Lockstep` the search used, so the
 difference that remains is one the search itself would report, though it
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
+from itertools import combinations
 from typing import Any
 
 from hypothesis.errors import UnsatisfiedAssumption
@@ -56,25 +60,41 @@ def lockstep_replay(profile: Profile, subjects: Mapping[str, SubjectFactory], do
 
 
 def one_minimal(divergence: Divergence, replay: Replay, max_replays: int = 500) -> Divergence:
-    """``divergence`` with its script cut until no single step can go; at most ``max_replays`` replays.
+    """``divergence`` with its script cut until no single step, and no two steps together, can go; at most
+    ``max_replays`` replays.
 
-    The steps after the diverging one are dropped first (they cannot matter).
+    The steps after the diverging one are dropped first (they cannot matter). Two steps at a time catch
+    what one at a time cannot: a rule that picks its target by position among what exists (``pick %
+    len(queues)``) re-aims every later step when one step goes, so a step may only be removable together
+    with the step it re-aims.
     """
     best = dataclasses.replace(divergence, commands=divergence.commands[:divergence.step],
                                observed=divergence.observed[:divergence.step])
     commands = list(best.commands)
     replays = 0
-    index = 0
-    while index < len(commands) and replays < max_replays:
-        replays += 1
-        found = replay(commands[:index] + commands[index + 1:])
-        if found is None:
-            index += 1  # this step is needed; try the next
-            continue
-        best = found
-        commands = list(found.commands[:found.step])
-        index = 0  # a removal can make an earlier step removable: start over
-    return best
+    while True:
+        index = 0
+        while index < len(commands) and replays < max_replays:
+            replays += 1
+            found = replay(commands[:index] + commands[index + 1:])
+            if found is None:
+                index += 1  # this step is needed; try the next
+                continue
+            best = found
+            commands = list(found.commands[:found.step])
+            index = 0  # a removal can make an earlier step removable: start over
+        pair = None
+        for first, second in combinations(range(len(commands)), 2):
+            if replays >= max_replays:
+                break
+            replays += 1
+            pair = replay(commands[:first] + commands[first + 1:second] + commands[second + 1:])
+            if pair is not None:
+                break
+        if pair is None:
+            return best
+        best = pair
+        commands = list(pair.commands[:pair.step])
 
 
 def is_one_minimal(divergence: Divergence, replay: Replay) -> bool:
