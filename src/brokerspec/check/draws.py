@@ -27,6 +27,7 @@ four.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
@@ -35,14 +36,14 @@ U = TypeVar("U")
 T_co = TypeVar("T_co", covariant=True)
 
 
-class Draw(Generic[T_co]):
+class Draw(ABC, Generic[T_co]):
     """Reads one value from ``width`` bytes at a given offset."""
 
     width = 1
 
+    @abstractmethod
     def at(self, data: bytes, offset: int) -> T_co:
         """The value the ``width`` bytes of ``data`` from ``offset`` stand for."""
-        raise NotImplementedError
 
     def map(self, function: Callable[[T_co], U]) -> Draw[U]:
         """This draw with ``function`` applied to its value."""

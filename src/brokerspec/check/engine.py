@@ -30,6 +30,7 @@ simpler values, then :mod:`.minimal` cuts the script to 1-minimal.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -109,8 +110,7 @@ def rules_of(machine: type) -> tuple[tuple[RuleSpec, ...], tuple[RuleSpec, ...]]
         for name, value in vars(kind).items():
             spec = getattr(value, _RULE, None)
             if isinstance(spec, RuleSpec):
-                found[name] = RuleSpec(spec.name, spec.function, spec.arguments, spec.width, spec.initial,
-                                       tuple(getattr(value, _ISSUED, ())))
+                found[name] = dataclasses.replace(spec, ops=tuple(getattr(value, _ISSUED, ())))
     initial = tuple(spec for spec in found.values() if spec.initial)
     steps = tuple(spec for spec in found.values() if not spec.initial)
     if not steps:
@@ -131,15 +131,28 @@ def scenario_settings(max_examples: int, shrink: bool = True) -> settings:
     )
 
 
-def run_scenarios(machine: Callable[[], Any], max_examples: int, run_seed: int | None = None,
-                  shrink: bool = True) -> None:
+def _rule_for(byte: int, steps: tuple[RuleSpec, ...], chosen: list[bool], instance: Any) -> RuleSpec | None:
+    """The rule a step's first byte (1-255) names, or the next one the swarm and the run still draw; None when
+    no rule is left."""
+    count = len(steps)
+    first = (byte - 1) * count // 255
+    excluded = getattr(instance, "excluded", None)
+    for turn in range(count):
+        index = (first + turn) % count
+        spec = steps[index]
+        if chosen[index] and (not excluded or not spec.ops or instance.draws_any(spec.ops)):
+            return spec
+    return None
+
+
+def run_scenarios(machine: type, max_examples: int, run_seed: int | None = None, shrink: bool = True) -> None:
     """Run up to ``max_examples`` scenarios of ``machine`` (a class as :mod:`this module <.engine>` describes).
 
     Whatever a scenario raises ends the run, shrunk by Hypothesis unless ``shrink`` is False, and is raised
     here. The machine may have ``excluded`` (a set of operation names) and ``draws_any(ops)``; every scenario
     ends with its ``teardown()``.
     """
-    initial, steps = rules_of(machine if isinstance(machine, type) else type(machine))
+    initial, steps = rules_of(machine)
     start_width = sum(spec.width for spec in initial)
     step_width = 1 + max(spec.width for spec in steps)
     count = len(steps)
@@ -159,19 +172,14 @@ def run_scenarios(machine: Callable[[], Any], max_examples: int, run_seed: int |
             chosen = [True] * count if swarm[0] < 128 else [byte < 160 for byte in swarm[1:]]
             if not any(chosen):
                 chosen = [True] * count  # a mask that leaves every rule out leaves none out
-            excluded = getattr(instance, "excluded", None)
-            for group, at in ((group, at) for group in script for at in range(0, len(group), step_width)):
-                if group[at] == 0:
-                    continue
-                first = (group[at] - 1) * count // 255
-                for turn in range(count):
-                    index = (first + turn) % count
-                    spec = steps[index]
-                    if chosen[index] and (not excluded or not spec.ops or instance.draws_any(spec.ops)):
-                        break
-                else:
-                    return  # every rule's operations are left out: nothing to draw
-                spec.call(instance, group, at + 1)
+            for group in script:
+                for at in range(0, len(group), step_width):
+                    if group[at] == 0:
+                        continue  # a skipped step
+                    drawn = _rule_for(group[at], steps, chosen, instance)
+                    if drawn is None:
+                        return  # every rule's operations are left out: nothing to draw
+                    drawn.call(instance, group, at + 1)
         finally:
             instance.teardown()
 
