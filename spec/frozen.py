@@ -18,6 +18,7 @@ its cost.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from typing import Any, Generic, TypeVar, overload
 
@@ -100,22 +101,38 @@ class FrozenMap(Mapping[K, V], Generic[K, V]):
         return FrozenMap(data)
 
 
+_FILLABLE: dict[type[Any], bool] = {}
+
+
+def fillable(cls: type[Any]) -> bool:
+    """Whether a value of dataclass ``cls`` may be built by filling in its fields, then running its
+    ``__post_init__`` if it has one: exactly what its generated ``__init__`` does.
+
+    That holds when the generated ``__init__`` takes every field and nothing else (no init-only
+    pseudo-field, no hand-written ``__init__``) and instances have a ``__dict__`` (no slots). Looked up
+    once per class.
+    """
+    if cls not in _FILLABLE:
+        fields = dataclasses.fields(cls)
+        parameters = list(inspect.signature(cls.__init__).parameters)[1:]
+        _FILLABLE[cls] = (cls.__dataclass_params__.init and cls.__dictoffset__ != 0 and all(f.init for f in fields)
+                          and parameters == [f.name for f in fields])
+    return _FILLABLE[cls]
+
+
 _PLAIN_FIELDS: dict[type[Any], frozenset[str] | None] = {}
 
 
 def plain_fields(cls: type[Any]) -> frozenset[str] | None:
     """The field names of dataclass ``cls`` if a value of it may be built by filling in its fields, else None.
 
-    That holds for a class with nothing to check (no ``__post_init__``), the generated ``__init__`` taking
-    every field, and instances with a ``__dict__`` (no slots): its ``__init__`` would only store the fields.
-    :func:`replace` and the codec's decoders build such values directly; any other class goes through its
-    ``__init__``. Looked up once per class.
+    That holds for a :func:`fillable` class with nothing to check (no ``__post_init__``): its ``__init__``
+    would only store the fields. :func:`replace` and the codec's decoders build such values directly; any
+    other class goes through its ``__init__``. Looked up once per class.
     """
     if cls not in _PLAIN_FIELDS:
-        fields = dataclasses.fields(cls)
-        plain = (cls.__dataclass_params__.init and not hasattr(cls, "__post_init__")
-                 and cls.__dictoffset__ != 0 and all(f.init for f in fields))
-        _PLAIN_FIELDS[cls] = frozenset(f.name for f in fields) if plain else None
+        plain = fillable(cls) and not hasattr(cls, "__post_init__")
+        _PLAIN_FIELDS[cls] = frozenset(f.name for f in dataclasses.fields(cls)) if plain else None
     return _PLAIN_FIELDS[cls]
 
 

@@ -58,3 +58,46 @@ def test_a_frozen_map_reads_as_its_dict() -> None:
     assert list(frozen.keys()) == ["a", "b"] and list(frozen.values()) == [1, 2]
     assert list(frozen.items()) == [("a", 1), ("b", 2)] and frozen.keys() == {"a", "b"}
     assert frozen.set("c", 3).items() == {("a", 1), ("b", 2), ("c", 3)} and "c" not in frozen
+
+
+@dataclasses.dataclass(frozen=True)
+class _Checked:
+    value: int
+
+    def __post_init__(self) -> None:
+        if self.value < 0:
+            raise InvalidCommand("negative", "value")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Plain:
+    value: int
+
+
+@dataclasses.dataclass(frozen=True)
+class _WithInitVar:
+    value: int
+    scale: dataclasses.InitVar[int] = 1
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Slotted:
+    value: int
+
+
+@dataclasses.dataclass(frozen=True)
+class _HandWritten:
+    value: int
+
+    def __init__(self, text: str) -> None:
+        object.__setattr__(self, "value", int(text))
+
+
+def test_only_a_class_whose_init_just_stores_its_fields_is_fillable() -> None:
+    from brokerspec.spec.frozen import fillable, plain_fields
+
+    assert fillable(_Checked) and plain_fields(_Checked) is None, "fillable, but its check must run"
+    assert fillable(_Plain) and plain_fields(_Plain) == frozenset({"value"})
+    assert not fillable(_WithInitVar), "__init__ takes an init-only argument that is no field"
+    assert not fillable(_Slotted), "no __dict__ to fill"
+    assert not fillable(_HandWritten), "its own __init__ does more than store"

@@ -24,7 +24,7 @@ Rules kept here (see :mod:`brokerspec.spec.addressing.rules`):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 from enum import Enum
 
 from ..profiles import PrefixMatch
@@ -42,13 +42,14 @@ class RoutingType(Enum):
     MULTICAST = "MULTICAST"
 
 
-@dataclass(frozen=True, slots=True)
-class ParsedName:
+class ParsedName(NamedTuple):
     """A client-supplied queue or address name taken apart.
 
     For a bare name ``address`` and ``queue`` are both the name itself, as
     Artemis's ``extractAddressName`` / ``extractQueueName`` return their input
-    unchanged when there is no separator.
+    unchanged when there is no separator. A named tuple, not a frozen
+    dataclass: every name a command carries is parsed, and a tuple is made
+    several times faster.
     """
 
     is_fqqn: bool

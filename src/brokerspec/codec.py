@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar, Union
 
 from brokerspec.spec import BrokerspecError, Outcome, Reason, addressing, balancing, duplicates, topologies
-from brokerspec.spec.frozen import plain_fields
+from brokerspec.spec.frozen import fillable
 
 T = TypeVar("T")
 
@@ -178,9 +178,11 @@ def _compile_class(cls: type[Any]) -> ClassDecoder:
                   _taken_as_is(hints[f.name]), _value_decoder(hints[f.name])) for f in fields)
     known_with_tag = known | {"type"}
     type_is_a_field = "type" in known
-    # A class with nothing to check is filled in directly, fields in order and defaults for the ones left
-    # out, as its __init__ would.
-    direct = plain_fields(cls) is not None
+    # A class whose generated __init__ only stores its fields (and then runs __post_init__) is filled in
+    # directly, defaults for the fields left out, and its __post_init__ run on the result: what its
+    # __init__ would do, without the frozen class's one object.__setattr__ call per field.
+    direct = fillable(cls)
+    post_init = getattr(cls, "__post_init__", None)
     defaults: dict[str, Callable[[], Any]] = {}
     for f in fields:
         if f.default is not dataclasses.MISSING:
@@ -206,12 +208,14 @@ def _compile_class(cls: type[Any]) -> ClassDecoder:
                 raise CodecError(path + suffix, "missing field")
             elif direct:
                 values[name] = defaults[name]()
-        if direct:
+        try:
+            if not direct:
+                return cls(**values)
             instance = object.__new__(cls)
             instance.__dict__.update(values)
+            if post_init is not None:
+                post_init(instance)
             return instance
-        try:
-            return cls(**values)
         except BrokerspecError as error:  # a value the command itself refuses, e.g. a malformed hex ID
             field = getattr(error, "field", "")
             raise CodecError(f"{path}.{field}" if field else path, str(error)) from None
