@@ -34,6 +34,7 @@ import pyarrow as pa
 
 from .. import jsonin
 from . import histories, streams
+from .lines import ReadOnce
 from .places import TextBlocks, count_text_blocks, local_path, numbered_parquet, numbered_text
 
 if TYPE_CHECKING:
@@ -408,12 +409,13 @@ def history_keyer(root: str = "") -> Callable[[Batches], Batches]:
     schema = arrow_schema(HISTORY_ROWS)
 
     def key(batches: Batches) -> Batches:
+        seen: ReadOnce[bool] = ReadOnce()
         for batch in batches:
             out = []
             for file, line, text in zip(*(c.to_pylist() for c in batch.columns)):
                 if not text.strip():
                     continue
-                history, step, reason = histories.step_key(text)
+                history, step, reason = histories.step_key(text, seen)
                 if history is None:
                     history = os.path.relpath(file, root) if root else file
                 out.append({"history": history, "step": step, "file": file, "line": line, "text": text,

@@ -28,7 +28,8 @@ from brokerspec.spec import BrokerspecError
 from .. import jsonin
 from ..check.domains import get_domain
 from ..codec import encode_outcome
-from ..trace import TraceError, load_line, read_header, read_step
+from ..trace import TraceError, TraceStep, load_line, read_header, read_step
+from .lines import ReadOnce, split_step
 
 DIVERGENCE = "divergence"
 QUARANTINE = "quarantine"
@@ -41,12 +42,24 @@ HistoryRow = tuple[str, int, str, int, str]
 """One line of a history as the replay takes it: history, step (0 for the header), file, line, text."""
 
 
-def step_key(text: str) -> tuple[str | None, int | None, str | None]:
+def step_key(text: str, seen: ReadOnce[bool] | None = None) -> tuple[str | None, int | None, str | None]:
     """A line's ``history`` field, its step number (0 for a header) and a reason when it has neither.
 
     This is the cheap first look used to route lines to their history; the
-    full check happens in :func:`audit_history_rows`.
+    full check happens in :func:`audit_history_rows`. With ``seen``, a step
+    line whose rest an earlier line had without a reason is not read again
+    (:mod:`.lines`).
     """
+    split = split_step(text) if seen is not None and seen.useful else None
+    if split is not None and seen is not None and seen.get("key", split[2]):
+        return split[0], split[1], None
+    found = _read_key(text)
+    if split is not None and seen is not None and found == (split[0], split[1], None):
+        seen.keep("key", split[2], True)
+    return found
+
+
+def _read_key(text: str) -> tuple[str | None, int | None, str | None]:
     try:
         record = jsonin.loads(text)
     except jsonin.JsonInputError as error:
@@ -86,8 +99,9 @@ def _outcome_text(outcome: Any) -> str:
 class HistoryAuditor:
     """Replays the lines of one history in step order against the spec."""
 
-    def __init__(self, history: str) -> None:
+    def __init__(self, history: str, seen: ReadOnce[TraceStep] | None = None) -> None:
         self.history = history
+        self.seen = seen
         self.domain_name = ""
         self.profile_name = ""
         self.domain: Any = None
@@ -103,11 +117,10 @@ class HistoryAuditor:
         if self.broken is not None:
             return (QUARANTINE, history, step, "", file, line, self.broken)
         try:
-            record = load_line(text, file, line)
             if self.next_step == 0:
-                self._header(record, row)
+                self._header(load_line(text, file, line), row)
                 return None
-            return self._step(record, row)
+            return self._step(self._read(row), row)
         except (TraceError, BrokerspecError) as error:
             reason = error.message if isinstance(error, TraceError) else str(error)
             field = f"{error.field}: " if isinstance(error, TraceError) and error.field else ""
@@ -125,9 +138,20 @@ class HistoryAuditor:
         self.next_step = 1
         self.checked += 1
 
-    def _step(self, record: dict[str, Any], row: HistoryRow) -> tuple[object, ...] | None:
+    def _read(self, row: HistoryRow) -> TraceStep:
+        """The step line's command and outcome; a rest read before in this domain is not read again."""
+        history, _, file, line, text = row
+        split = split_step(text) if self.seen is not None and self.seen.useful else None
+        if split is None or self.seen is None or split[0] != history or split[1] != self.next_step:
+            return read_step(load_line(text, file, line), file, line, self.next_step, self.domain_name)
+        traced = self.seen.get(self.domain_name, split[2])
+        if traced is None:
+            traced = read_step(load_line(text, file, line), file, line, self.next_step, self.domain_name)
+            self.seen.keep(self.domain_name, split[2], traced)
+        return traced
+
+    def _step(self, traced: TraceStep, row: HistoryRow) -> tuple[object, ...] | None:
         history, step, file, line, _ = row
-        traced = read_step(record, file, line, self.next_step, self.domain_name)
         self.next_step += 1
         self.checked += 1
         self.state, expected = self.domain.apply(self.state, traced.command)
@@ -152,11 +176,12 @@ def audit_history_rows(rows: Iterable[HistoryRow]) -> Iterator[tuple[object, ...
     * ``summary``: history, lines checked, divergences, domain, profile
     """
     auditor: HistoryAuditor | None = None
+    seen: ReadOnce[TraceStep] = ReadOnce()
     for row in rows:
         if auditor is None or row[0] != auditor.history:
             if auditor is not None:
                 yield auditor.summary()
-            auditor = HistoryAuditor(row[0])
+            auditor = HistoryAuditor(row[0], seen)
         result = auditor.feed(row)
         if result is not None:
             yield result
