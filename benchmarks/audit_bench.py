@@ -242,12 +242,14 @@ def bench_size(size: int, kinds: list[str], scratch: Path, args: argparse.Namesp
                              f"{kind}, {planted} were planted")
     ways: dict[str, list[dict[str, Any]] | None] = {}
     ways["local[2]"] = run_with(None, "audit_bench", "measure", {"engine": "spark", "jobs": jobs("local"),
-                                                                   "rounds": args.rounds})
+                                                                   "rounds": args.rounds,
+                                                                   "partitions": args.partitions})
     if args.before:
         try:
             with baseline_package() as path:
                 ways["before"] = run_with(path, "audit_bench", "measure", {
-                    "engine": "spark", "jobs": jobs("before"), "rounds": args.rounds})
+                    "engine": "spark", "jobs": jobs("before"), "rounds": args.rounds,
+                    "partitions": args.partitions})
         except NoBaseline as error:
             print(f"before: unavailable ({error})")
             ways["before"] = None
@@ -259,6 +261,7 @@ def bench_size(size: int, kinds: list[str], scratch: Path, args: argparse.Namesp
             try:
                 ways[f"{workers} worker"] = run_with(None, "audit_bench", "measure", {
                     "engine": "spark", "jobs": jobs(f"standalone-{workers}"), "rounds": args.rounds,
+                    "partitions": args.partitions,
                     "master": cluster.url})
             finally:
                 cluster.stop()
@@ -311,12 +314,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kinds", default="streams,histories", help="streams, histories or both")
     parser.add_argument("--per-address", type=int, default=1000, help="stream events per address")
     parser.add_argument("--rounds", type=int, default=2, help="Spark runs per session (the first warms up)")
+    parser.add_argument("--partitions", type=int, default=2,
+                        help="Spark partitions of every stage (default 2, one per core of the 2-core machine)")
     parser.add_argument("--before", action="store_true", help="also time the commit before the throughput work")
     parser.add_argument("--no-standalone", dest="standalone", action="store_false",
                         help="skip the standalone cluster (one worker vs two)")
     parser.add_argument("--quick", action="store_true", help="5,000 events, one Spark round, no standalone")
     args = parser.parse_args(argv)
     kinds = [k for k in args.kinds.split(",") if k]
+    if args.partitions < 1:
+        parser.error(f"--partitions must be at least 1, got {args.partitions}")
     if not kinds or set(kinds) - {"streams", "histories"}:
         parser.error(f"--kinds: expected streams, histories or both, got {args.kinds!r}")
     sizes = [5_000] if args.quick else [int(s) for s in args.sizes.split(",")]

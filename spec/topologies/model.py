@@ -34,6 +34,7 @@ seed 002 for the tree connector.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from enum import Enum
@@ -238,8 +239,15 @@ def get_bridges(state: TopologyState) -> tuple[Bridge, ...]:
     config). A tree connector makes a link both ways: demand must be able
     to move up and down (seed 002 rules 3-5).
     """
+    return _bridges_of(state.connectors)
+
+
+@functools.lru_cache(maxsize=64)
+def _bridges_of(connectors: FrozenMap[tuple[str, str], Connector]) -> tuple[Bridge, ...]:
+    """:func:`get_bridges` of the connectors alone, kept for the last few sets of connectors: every message
+    routed and every settling asks for them, and they change only when a connector does."""
     bridges: dict[tuple[str, str], Bridge] = {}
-    for connector in state.connectors.values():
+    for connector in connectors.values():
         if isinstance(connector, TreeConnector):
             tree_config = TREE_BRIDGE_CONFIG
             bridges[(connector.source, connector.target)] = Bridge(connector.source, connector.target, tree_config, True)
