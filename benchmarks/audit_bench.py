@@ -33,7 +33,8 @@ session start reported apart:
   file as one partition and numbered lines in Python;
 * **standalone**: a master on 127.0.0.1 with one single-core worker, then
   with two (``--no-standalone`` skips it), warm runs, and the ratio of two
-  workers to one.
+  workers to one (``--pin`` binds each worker to a CPU of its own: unbound,
+  one "single-core" worker keeps nearly two CPUs busy).
 
 Targets (the issue's): local[2] at least 1.0x the single process at 5M and
 20M events, and two single-core workers at least 1.7x one. Usage::
@@ -257,7 +258,8 @@ def bench_size(size: int, kinds: list[str], scratch: Path, args: argparse.Namesp
         from brokerspec.audit.cluster import start_standalone
 
         for workers in (1, 2):
-            cluster = start_standalone(scratch / f"cluster-{workers}", cores=1, memory="2g", workers=workers)
+            cluster = start_standalone(scratch / f"cluster-{workers}", cores=1, memory="2g", workers=workers,
+                                       pin=args.pin)
             try:
                 ways[f"{workers} worker"] = run_with(None, "audit_bench", "measure", {
                     "engine": "spark", "jobs": jobs(f"standalone-{workers}"), "rounds": args.rounds,
@@ -266,11 +268,12 @@ def bench_size(size: int, kinds: list[str], scratch: Path, args: argparse.Namesp
             finally:
                 cluster.stop()
     for index, kind in enumerate(kinds):
-        report(kind, size, single[index], {w: (f[index] if f else None) for w, f in ways.items()}, summary)
+        report(kind, size, single[index], {w: (f[index] if f else None) for w, f in ways.items()}, summary,
+               args.pin)
 
 
 def report(kind: str, size: int, single: dict[str, Any], ways: dict[str, dict[str, Any] | None],
-           summary: list[tuple[str, int, str, float]]) -> None:
+           summary: list[tuple[str, int, str, float]], pinned: bool = False) -> None:
     """The table of one input, checking first that every way found what the single process found."""
     for name, figures in ways.items():
         if figures is not None:
@@ -304,7 +307,9 @@ def report(kind: str, size: int, single: dict[str, Any], ways: dict[str, dict[st
         summary.append((kind, size, "local[2] / before", best(before) / best(local)))
     one, two = ways.get("1 worker"), ways.get("2 worker")
     if one is not None and two is not None:
-        print(f"two workers / one worker: {best(one) / best(two):.2f}x")
+        replay_one, replay_two = (min(f["replay"][1:] or f["replay"]) for f in (one, two))
+        print(f"two workers / one worker: {best(one) / best(two):.2f}x (replay phase {replay_one / replay_two:.2f}x; "
+              f"workers {'pinned to a CPU each' if pinned else 'not pinned'})")
         summary.append((kind, size, "2 workers / 1 worker", best(one) / best(two)))
 
 
@@ -316,6 +321,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2, help="Spark runs per session (the first warms up)")
     parser.add_argument("--partitions", type=int, default=2,
                         help="Spark partitions of every stage (default 2, one per core of the 2-core machine)")
+    parser.add_argument("--pin", action="store_true",
+                        help="bind each standalone worker to its own CPU (a single-core worker otherwise keeps nearly "
+                             "two CPUs busy: its JVM task thread and its Python worker)")
     parser.add_argument("--before", action="store_true", help="also time the commit before the throughput work")
     parser.add_argument("--no-standalone", dest="standalone", action="store_false",
                         help="skip the standalone cluster (one worker vs two)")

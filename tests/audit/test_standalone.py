@@ -32,3 +32,26 @@ def test_the_audit_on_a_standalone_cluster_finds_what_local_spark_finds(tmp_path
     assert f"on {cluster.url}" in done.stdout
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["divergences"] == len(faults) == 4 and summary["balanced"]
+
+
+def test_pinning_more_workers_than_cpus_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    import os
+
+    cpus = len(os.sched_getaffinity(0))
+    with pytest.raises(ValueError, match=f"may use {cpus} CPU"):
+        start_standalone(tmp_path / "spark", cores=1, workers=cpus + 1, pin=True)
+    assert not (tmp_path / "spark" / "pids").exists(), "no daemon was started"
+
+
+@pytest.mark.cluster
+def test_a_pinned_worker_runs_on_its_own_cpu(tmp_path: Path) -> None:
+    import os
+
+    first = min(os.sched_getaffinity(0))
+    cluster = start_standalone(tmp_path / "spark", cores=1, memory="1g", workers=1, pin=True)
+    try:
+        master, worker = cluster.pids
+        assert os.sched_getaffinity(worker) == {first}
+        assert os.sched_getaffinity(master) == os.sched_getaffinity(0), "the master is not bound"
+    finally:
+        cluster.stop()

@@ -8,6 +8,13 @@ those processes (and waits for them), also when the caller failed. Several
 workers are instances 1, 2, ... of the worker daemon, as ``start-workers.sh``
 numbers them on one host; the benchmark compares one single-core worker
 with two.
+
+A worker's ``--cores`` is how many tasks it runs at once, not how much of
+the machine it uses: each task's JVM thread reads and serialises while a
+Python worker process replays, so a "single-core" worker keeps nearly two
+CPUs busy. With ``pin`` each worker daemon starts bound to its own CPUs
+(``os.sched_setaffinity``); its executors and their Python workers inherit
+the binding, so a single-core worker really is one core of the machine.
 """
 
 from __future__ import annotations
@@ -65,12 +72,19 @@ def is_running(pid: int) -> bool:
     return True
 
 
-def start_standalone(folder: Path, cores: int = 2, memory: str = "3g", workers: int = 1) -> Standalone:
+def start_standalone(folder: Path, cores: int = 2, memory: str = "3g", workers: int = 1,
+                     pin: bool = False) -> Standalone:
     """Start a master and ``workers`` workers of ``cores`` cores each on 127.0.0.1, files under ``folder``.
 
     Returns once every worker has registered with the master, so a job
-    started right after sees all their cores.
+    started right after sees all their cores. With ``pin`` worker N runs on
+    CPUs ``(N-1)*cores`` to ``N*cores - 1`` of those this process may use
+    (ValueError when there are fewer).
     """
+    allowed = sorted(os.sched_getaffinity(0))
+    if pin and workers * cores > len(allowed):
+        raise ValueError(f"cannot pin {workers} worker(s) of {cores} core(s) each to their own CPUs: this process "
+                         f"may use {len(allowed)} CPU(s)")
     import pyspark
 
     home = Path(pyspark.__file__).parent
@@ -88,8 +102,9 @@ def start_standalone(folder: Path, cores: int = 2, memory: str = "3g", workers: 
         cluster.pids.append(_pid(folder, MASTER))
         _wait_for_port(port)
         for instance in range(1, workers + 1):
+            cpus = set(allowed[(instance - 1) * cores:instance * cores]) if pin else None
             _start(daemon, env, WORKER, ["--host", "127.0.0.1", "--webui-port", str(free_port()), "--cores",
-                                         str(cores), "--memory", memory, url], instance)
+                                         str(cores), "--memory", memory, url], instance, cpus)
             cluster.pids.append(_pid(folder, WORKER, instance))
         _wait_for_workers(ui, workers)
     except BaseException:
@@ -98,9 +113,12 @@ def start_standalone(folder: Path, cores: int = 2, memory: str = "3g", workers: 
     return cluster
 
 
-def _start(daemon: Path, env: dict[str, str], klass: str, args: list[str], instance: int = 1) -> None:
+def _start(daemon: Path, env: dict[str, str], klass: str, args: list[str], instance: int = 1,
+           cpus: set[int] | None = None) -> None:
+    """Run the daemon script (bound to ``cpus`` when given: the JVM it starts, and that JVM's children, inherit it)."""
     subprocess.run(["bash", str(daemon), "start", klass, str(instance), *args], env=env, check=True,
-                   capture_output=True, timeout=60)
+                   capture_output=True, timeout=60,
+                   preexec_fn=None if cpus is None else lambda: os.sched_setaffinity(0, cpus))
 
 
 def _pid(folder: Path, klass: str, instance: int = 1) -> int:
