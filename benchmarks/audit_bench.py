@@ -141,8 +141,7 @@ def measure(engine: str, jobs: list[list[str]], rounds: int = 2, master: str = "
     seconds of each run, its phases, what it found, and the process's peak
     memory so far.
     """
-    import resource
-
+    from baseline import peak_rss_kb
     from brokerspec.audit.run import run_audit
     from brokerspec.spec import get_profile
 
@@ -167,7 +166,7 @@ def measure(engine: str, jobs: list[list[str]], rounds: int = 2, master: str = "
                 figures["phases"].append(dict(result.seconds))
             figures.update(rows_in=result.rows_in, checked=result.checked, quarantined=result.quarantined,
                            divergences=result.divergences,
-                           max_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+                           max_rss_mb=peak_rss_kb() / 1024)
             out.append(figures)
     finally:
         if spark is not None:

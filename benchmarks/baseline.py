@@ -90,3 +90,24 @@ def run_with(path: Path | None, module: str, function: str, arguments: dict[str,
     if done.returncode != 0:
         raise RuntimeError(f"{module}.{function} failed ({'before' if path else 'after'}):\n{done.stderr[-4000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def peak_rss_kb() -> int:
+    """This process's peak resident memory in KB: ``VmHWM`` of ``/proc/self/status``.
+
+    Not ``getrusage``'s ``ru_maxrss``: Linux carries that across ``fork`` and
+    ``execve``, so a child started by :func:`run_with` would report its
+    parent's peak whenever the parent had been larger (the audit benchmark's
+    parent builds its inputs in memory, and its children reported 850 MB for
+    an audit that peaked at 330). ``ru_maxrss`` only where there is no ``/proc``.
+    """
+    import resource
+
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import shutil
 import sys
 import tempfile
@@ -46,14 +45,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from baseline import NoBaseline, baseline_package, run_with  # noqa: E402
+from baseline import NoBaseline, baseline_package, peak_rss_kb, run_with  # noqa: E402
 
 STEPS = 40
 GROUP_ROWS = 200
 
 
 def _peak_kb() -> int:
-    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    return peak_rss_kb()
 
 
 def measure_idle() -> dict[str, Any]:
