@@ -155,7 +155,8 @@ def test_the_traces_of_listed_histories_hold_the_lines_the_one_process_audit_giv
     """The JVM filter that picks the listed histories' lines keeps every one of them.
 
     One history is named by its file (its lines carry no ``history``), one spells its name with a JSON
-    escape in one line, so neither shows its name as plain text on every line.
+    escape in one line, so neither shows its name as plain text on every line, and one is written without
+    spaces after its colons, as other writers do.
     """
     rows, faults = generate_histories(PROFILE, 4, 4, seed=8, steps=10)
     names = sorted({str(r["history"]) for r in rows})
@@ -164,7 +165,8 @@ def test_the_traces_of_listed_histories_hold_the_lines_the_one_process_audit_giv
     solo = [json.dumps({k: v for k, v in r.items() if k != "history"}) for r in rows if r["history"] == names[0]]
     (data / "solo.jsonl").write_text("\n".join(solo) + "\n")
     escaped = names[1][:-1] + "\\u%04x" % ord(names[1][-1])
-    rest = [json.dumps(r) for r in rows if r["history"] != names[0]]
+    rest = [json.dumps(r, separators=(",", ":") if r["history"] == names[2] else None)
+            for r in rows if r["history"] != names[0]]
     rest = [line.replace(f'"{names[1]}"', f'"{escaped}"') if '"step": 3,' in line else line for line in rest]
     assert sum(escaped in line for line in rest) == 1
     (data / "corpus.jsonl").write_text("\n".join(rest) + "\n")
@@ -173,4 +175,4 @@ def test_the_traces_of_listed_histories_hold_the_lines_the_one_process_audit_giv
     assert on_spark.divergent_groups == 4
     traces = {p.name: p.read_text() for p in (tmp_path / "spark" / "traces").iterdir()}
     assert traces == {p.name: p.read_text() for p in (tmp_path / "alone" / "traces").iterdir()}
-    assert {"solo.jsonl.jsonl", f"{names[1]}.jsonl"} <= set(traces)
+    assert {"solo.jsonl.jsonl", f"{names[1]}.jsonl", f"{names[2]}.jsonl"} <= set(traces)

@@ -42,6 +42,9 @@ from .tables import LISTED, Tables
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
+HISTORY_MEMBER = r'"history"[ \t\r\n]*:[ \t\r\n]*"([^"\\]*)"'
+"""A ``"history": "NAME"`` member with an unescaped name, as a Java regular expression; group 1 is NAME."""
+
 
 @dataclass
 class AuditResult:
@@ -238,10 +241,14 @@ def _candidate_lines(lines: DataFrame, found: AuditInput, wanted: list[str]) -> 
     """LINES that may belong to the ``wanted`` histories: a cheap JVM filter before the exact Python keying.
 
     A line belongs to a history named in its ``history`` field, else to the one its
-    file names. Every line of a wanted history passes: it holds the name as JSON
-    writes it without escapes, or holds a backslash (an escape may spell the name
-    otherwise), or sits in a file whose name is a wanted history. The keying then
-    keeps exactly the wanted ones, as it would have from all lines.
+    file names. Every line of a wanted history passes: it holds a backslash (an
+    escape may spell the name otherwise), or sits in a file whose name is a wanted
+    history, or one of its ``"history": "..."`` members names a wanted history
+    (a line without a backslash has its own ``history`` member among them). The
+    members are found with one regular expression a line, whatever the number of
+    histories wanted (a substring search per wanted name took 72 s of 154 at 5M
+    lines and 50 names). The keying then keeps exactly the wanted ones, as it
+    would have from all lines.
     """
     import os
 
@@ -250,9 +257,9 @@ def _candidate_lines(lines: DataFrame, found: AuditInput, wanted: list[str]) -> 
     root = str(found.root) if found.root.is_dir() else ""
     files = [os.path.abspath(p) for p in found.files
              if (os.path.relpath(os.path.abspath(p), root) if root else os.path.abspath(p)) in wanted]
-    keep = F.col("text").contains("\\") | F.col("file").isin(files)
-    for name in wanted:
-        keep = keep | F.col("text").contains(json.dumps(name, ensure_ascii=False)[1:-1])
+    named = F.regexp_extract_all(F.col("text"), F.lit(HISTORY_MEMBER), F.lit(1))
+    keep = (F.col("text").contains("\\") | F.col("file").isin(files)
+            | F.arrays_overlap(named, F.array(*(F.lit(name) for name in wanted))))
     return lines.where(keep)
 
 
