@@ -131,12 +131,12 @@ def scenario_settings(max_examples: int, shrink: bool = True) -> settings:
     )
 
 
-def _rule_for(byte: int, steps: tuple[RuleSpec, ...], chosen: list[bool], instance: Any) -> RuleSpec | None:
+def _rule_for(byte: int, steps: tuple[RuleSpec, ...], chosen: list[bool], instance: Any,
+              excluded: set[str] | None) -> RuleSpec | None:
     """The rule a step's first byte (1-255) names, or the next one the swarm and the run still draw; None when
-    no rule is left."""
+    no rule is left. ``excluded`` is the machine's live set of left-out operations (None when it has none)."""
     count = len(steps)
     first = (byte - 1) * count // 255
-    excluded = getattr(instance, "excluded", None)
     for turn in range(count):
         index = (first + turn) % count
         spec = steps[index]
@@ -172,11 +172,12 @@ def run_scenarios(machine: type, max_examples: int, run_seed: int | None = None,
             chosen = [True] * count if swarm[0] < 128 else [byte < 160 for byte in swarm[1:]]
             if not any(chosen):
                 chosen = [True] * count  # a mask that leaves every rule out leaves none out
+            excluded = getattr(instance, "excluded", None)  # the same set all scenario long, though it may grow
             for group in script:
                 for at in range(0, len(group), step_width):
                     if group[at] == 0:
                         continue  # a skipped step
-                    drawn = _rule_for(group[at], steps, chosen, instance)
+                    drawn = _rule_for(group[at], steps, chosen, instance, excluded)
                     if drawn is None:
                         return  # every rule's operations are left out: nothing to draw
                     drawn.call(instance, group, at + 1)
