@@ -22,13 +22,12 @@ test). A candidate is described by :class:`Member` (for routing) or
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .model import LbType
 
 
-@dataclass(frozen=True)
-class Member:
+class Member(NamedTuple):
     """A binding of a routing-name group, as ``getNextBinding`` sees it (LB-ELIGIBLE, LB-PREFERRED, LB-DISCONNECTED).
 
     ``eligible``: ``matchBinding`` holds (queue filter, routing type, the OFF
@@ -43,8 +42,7 @@ class Member:
     local: bool
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """A group member as ``BindingsImpl.redistribute`` sees it (RD-TARGET)."""
 
     preferred: bool
@@ -178,8 +176,7 @@ def allowed_consumers(matching: tuple[bool, ...]) -> tuple[int, ...]:
     return tuple(i for i, ok in enumerate(matching) if ok)
 
 
-@dataclass(frozen=True)
-class ChoicePoint:
+class ChoicePoint(NamedTuple):
     """One choice an operation made: which round robin, among whom, what was allowed, what was taken.
 
     ``kind`` is ``"binding"`` (first routing in a routing-name group,

@@ -173,13 +173,18 @@ def get_group(state: BalancingState, address: str, routing_name: str) -> tuple[Q
     return tuple(q for q in get_bindings(state, address) if q.routing_name == routing_name)
 
 
+def get_groups(bindings: tuple[QueueState, ...]) -> dict[str, tuple[QueueState, ...]]:
+    """An address's bindings (:func:`get_bindings`) by routing name: each name's :func:`get_group`,
+    the names in order of their first member."""
+    groups: dict[str, list[QueueState]] = {}
+    for queue in bindings:
+        groups.setdefault(queue.routing_name, []).append(queue)
+    return {name: tuple(members) for name, members in groups.items()}
+
+
 def get_routing_names(state: BalancingState, address: str) -> tuple[str, ...]:
     """The routing names of ``address``'s groups, in order of their first member."""
-    names: list[str] = []
-    for queue in get_bindings(state, address):
-        if queue.routing_name not in names:
-            names.append(queue.routing_name)
-    return tuple(names)
+    return tuple(get_groups(get_bindings(state, address)))
 
 
 def is_connected(state: BalancingState, node: str, queue: QueueState) -> bool:

@@ -75,7 +75,7 @@ from .model import (
     can_take,
     get_bindings,
     get_group,
-    get_routing_names,
+    get_groups,
     get_settings,
     refused_by_every_filter,
     is_connected,
@@ -191,7 +191,8 @@ def is_eligible(state: BalancingState, node: str, queue: QueueState, message: Me
 def route(step: Step, node: str, message: Message) -> tuple[RoutingStatus, str]:
     """Route a new message from ``node``; return its status and the deciding rule."""
     state = step.state
-    if not get_bindings(state, message.address):
+    bindings = get_bindings(state, message.address)
+    if not bindings:
         return RoutingStatus.NO_BINDINGS, "LB-NO-BINDINGS"
     landed: list[QueueKey] = []
     fqqn_mode = state.options.fqqn_send
@@ -204,8 +205,7 @@ def route(step: Step, node: str, message: Message) -> tuple[RoutingStatus, str]:
         rule = "LB-FQQN-LOCAL"
     else:
         lb_type = get_settings(state, message.address).lb_type
-        for routing_name in get_routing_names(state, message.address):
-            group = get_group(state, message.address, routing_name)
+        for routing_name, group in get_groups(bindings).items():
             members = tuple(
                 Member(is_eligible(state, node, q, message, lb_type), is_preferred(state, node, q, message, lb_type),
                        is_connected(state, node, q), q.node == node)
@@ -315,7 +315,8 @@ def deliver(step: Step) -> None:
     on its queue. A remote consumer closing, for one, prompts nothing, even
     where it makes a target acceptable (found fuzzing Artemis 2.40.0).
     """
-    for queue in sorted(step.state.queues.values(), key=lambda q: q.serial):
+    with_redistributor = [q for q in step.state.queues.values() if q.redistributor is not None]
+    for queue in sorted(with_redistributor, key=lambda q: q.serial):
         if queue.redistributor is None or queue.redistributor > step.state.clock:
             continue
         if (queue.node, queue.name) not in step.prompted and queue.redistributor <= step.start_clock:

@@ -180,14 +180,23 @@ class _Building:
     conduit: bool
     members: dict[str, tuple[int, tuple[str, ...], int, frozenset[str]]] = field(default_factory=dict)
     """Remote registration key -> (arrival rank of its consumer, candidate path, candidate priority, origins)."""
+    frozen: Registration | None = None
+    """What :meth:`freeze` last returned; :meth:`add` forgets it."""
+
+    def add(self, key: str, member: tuple[int, tuple[str, ...], int, frozenset[str]]) -> None:
+        """Merge one more remote registration into this (conduit) subscription."""
+        self.members[key] = member
+        self.frozen = None
 
     def freeze(self) -> Registration:
         """The registration as it stands: path and priority from the lead member, origins from all."""
-        lead = min(self.members, key=lambda k: (self.members[k][0], len(self.members[k][1]), k))
-        _, path, priority, _ = self.members[lead]
-        origins = frozenset().union(*(member[3] for member in self.members.values()))
-        return Registration(self.broker, self.destination, self.key, self.via, path, origins, priority,
-                            True, self.conduit)
+        if self.frozen is None:
+            lead = min(self.members, key=lambda k: (self.members[k][0], len(self.members[k][1]), k))
+            _, path, priority, _ = self.members[lead]
+            origins = frozenset().union(*(member[3] for member in self.members.values()))
+            self.frozen = Registration(self.broker, self.destination, self.key, self.via, path, origins, priority,
+                                       True, self.conduit)
+        return self.frozen
 
 
 def client_registration(consumer: Consumer) -> Registration:
@@ -269,7 +278,7 @@ def _offer(state: TopologyState, bridge: Bridge, remote: Registration, building:
     if ident in barred:
         return None
     if conduit and ident in building:
-        building[ident].members[remote.key] = member
+        building[ident].add(remote.key, member)
         return None
     if is_suppressing(config, remote.destination):
         for other_ident, other in list(building.items()):
