@@ -54,11 +54,25 @@ CONSUMERS = d.pick("c1", "c2", "c3", "c4")
 LB_TYPES = d.pick(*LbType)
 DELAYS = d.pick(-1, 0, 0, 2)
 PICK = d.integers(0, 7)
+WIDE_ADDRESSES = d.pick("a1", "a1", "a2", "a3")
+WIDE_QUEUES = d.pick("a1", "q1", "q2", "q3", "q4", "a2")
+WIDE_COLOURS = d.pick(None, None, "red", "blue", "green")
+WIDE_CONSUMERS = d.pick("c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8")
+WIDE_DELAYS = d.pick(-1, 0, 0, 2, 5)
+"""The wide alphabet (``wide=True``): more addresses, queues, consumers and filters, longer delays, so that a
+group, a node's bindings and a consumer list grow past the sizes the narrow alphabet reaches."""
 
 
 def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFactory], counts: RunStats,
-                           permissive: bool = False, window: int = 1) -> type[OpsMachine]:
-    """A state machine class running ``subjects`` in lockstep with the load-balancing spec."""
+                           permissive: bool = False, window: int = 1, wide: bool = False) -> type[OpsMachine]:
+    """A state machine class running ``subjects`` in lockstep with the load-balancing spec (``wide``: the
+    wide alphabet)."""
+    addresses = WIDE_ADDRESSES if wide else ADDRESSES
+    queue_names = WIDE_QUEUES if wide else QUEUES
+    colours = WIDE_COLOURS if wide else COLOURS
+    consumers = WIDE_CONSUMERS if wide else CONSUMERS
+    delays = WIDE_DELAYS if wide else DELAYS
+    initial_queues = 6 if wide else 3
 
     class BalancingLockstep(OpsMachine):
         """Spec and subjects in lockstep over a small cluster."""
@@ -89,8 +103,9 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             keys = sorted(self.lockstep.state.queues, key=lambda k: self.lockstep.state.queues[k].serial)
             return keys[pick % len(keys)] if keys else ("n1", "q1")
 
-        @initialize(nodes=d.integers(0, 3), lb_type=LB_TYPES, delay=DELAYS,
-                    queues=d.lists(d.tuples(PICK, QUEUES, ROUTING_TYPES, COLOURS, d.booleans()), 0, 3))
+        @initialize(nodes=d.integers(0, 3), lb_type=LB_TYPES, delay=delays,
+                    queues=d.lists(d.tuples(PICK, queue_names, ROUTING_TYPES, colours, d.booleans()), 0,
+                                   initial_queues))
         def form_cluster(self, nodes: int, lb_type: LbType, delay: int,
                          queues: list[tuple[int, str, RoutingType, str | None, bool]]) -> None:
             """One to four nodes, address a1's settings, and a few queues on a1 (some on every node)."""
@@ -104,7 +119,7 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
                     self.run(CreateQueue(self.node(pick), "a1", name, routing_type))
 
         @issues("create_queue")
-        @rule(queue=QUEUES, routing_type=ROUTING_TYPES, queue_filter=COLOURS)
+        @rule(queue=queue_names, routing_type=ROUTING_TYPES, queue_filter=colours)
         def create_everywhere(self, queue: str, routing_type: RoutingType, queue_filter: str | None) -> None:
             """The same queue of a1 on every node, the usual clustered deployment: groups span the nodes.
 
@@ -114,7 +129,7 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
                 self.run(CreateQueue(node, "a1", queue, routing_type, queue_filter if index == 0 else None))
 
         @issues("create_queue")
-        @rule(pick=PICK, address=ADDRESSES, queue=QUEUES, routing_type=ROUTING_TYPES, queue_filter=COLOURS)
+        @rule(pick=PICK, address=addresses, queue=queue_names, routing_type=ROUTING_TYPES, queue_filter=colours)
         def create_queue(self, pick: int, address: str, queue: str, routing_type: RoutingType,
                          queue_filter: str | None) -> None:
             self.run(CreateQueue(self.node(pick), address, queue, routing_type, queue_filter))
@@ -126,13 +141,13 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             self.run(DeleteQueue(node, name))
 
         @issues("attach")
-        @rule(consumer=CONSUMERS, pick=PICK, consumer_filter=COLOURS)
+        @rule(consumer=consumers, pick=PICK, consumer_filter=colours)
         def attach(self, consumer: str, pick: int, consumer_filter: str | None) -> None:
             node, name = self.queue(pick)
             self.run(Attach(consumer, node, name, consumer_filter))
 
         @issues("attach")
-        @rule(consumer=CONSUMERS, pick=PICK, consumer_filter=COLOURS)
+        @rule(consumer=consumers, pick=PICK, consumer_filter=colours)
         def attach_where_messages_wait(self, consumer: str, pick: int, consumer_filter: str | None) -> None:
             """Attach on another node's member of a group in which messages wait: remote demand appears.
 
@@ -152,14 +167,14 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             self.run(Attach(consumer, node, name, consumer_filter))
 
         @issues("close")
-        @rule(consumer=CONSUMERS)
+        @rule(consumer=consumers)
         def close(self, consumer: str) -> None:
             """Close ``consumer``, or the first open one when it is not open."""
             open_ones = self.lockstep.state.consumers
             self.run(Close(consumer if consumer in open_ones or not open_ones else min(open_ones)))
 
         @issues("pause", "resume")
-        @rule(consumer=CONSUMERS, resume=d.booleans())
+        @rule(consumer=consumers, resume=d.booleans())
         def pause_or_resume(self, consumer: str, resume: bool) -> None:
             """Stop or start ``consumer``'s session (the first open consumer when it is not open)."""
             open_ones = self.lockstep.state.consumers
@@ -167,14 +182,14 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             self.run(Resume(name) if resume else Pause(name))
 
         @issues("send")
-        @rule(pick=PICK, address=ADDRESSES, routing_type=MESSAGE_ROUTING_TYPES, color=COLOURS,
+        @rule(pick=PICK, address=addresses, routing_type=MESSAGE_ROUTING_TYPES, color=colours,
               grouped=d.pick(False, False, False, True), fqqn_queue=d.pick(None, None, None, "a1", "q1"))
         def send(self, pick: int, address: str, routing_type: RoutingType | None, color: str | None,
                  grouped: bool, fqqn_queue: str | None) -> None:
             self.run(Send(self.node(pick), address, routing_type, color, grouped, fqqn_queue))
 
         @issues("send")
-        @rule(pick=PICK, count=d.integers(2, 4), color=COLOURS, grouped=d.pick(False, False, True))
+        @rule(pick=PICK, count=d.integers(2, 4), color=colours, grouped=d.pick(False, False, True))
         def send_several(self, pick: int, count: int, color: str | None, grouped: bool) -> None:
             """A burst to a1, so round robin visibly turns."""
             for _ in range(count):
@@ -198,7 +213,7 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             self.run(Send(node, address, None, "blue" if color != "blue" else "red"))
 
         @issues("configure")
-        @rule(address=ADDRESSES, lb_type=LB_TYPES, delay=DELAYS)
+        @rule(address=addresses, lb_type=LB_TYPES, delay=delays)
         def configure(self, address: str, lb_type: LbType, delay: int) -> None:
             self.run(Configure(address, lb_type, delay))
 
@@ -215,6 +230,6 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             self.run(Tick(ticks))
 
     kind = "Permissive" if permissive else ""
-    BalancingLockstep.__name__ = f"Balancing{kind}Lockstep[{profile.label}]"
+    BalancingLockstep.__name__ = f"Balancing{kind}Lockstep[{profile.label}{', wide' if wide else ''}]"
     BalancingLockstep.__qualname__ = BalancingLockstep.__name__
     return BalancingLockstep

@@ -164,14 +164,15 @@ def make_machine(
 
     ``permissive`` accepts any outcome the rules allow (domains with a judge only). ``excluded``, when given,
     holds the operations the run leaves out (see :class:`OpsMachine`); the caller may add to it as it goes.
-    ``wide`` asks for the domain's wide alphabet where it has one (duplicate detection: larger caches, more IDs).
+    ``wide`` asks for the domain's wide alphabet where it has one (duplicate detection: larger caches, more IDs;
+    load balancing: more addresses, queues and consumers; topologies: more brokers, destinations and consumers).
     ``window`` above 1 defers the comparison of a single batching subject (see :class:`.lockstep.Lockstep`).
     """
     counts = stats if stats is not None else RunStats()
     if domain.name == "balancing":
         from .balancing_machine import make_balancing_machine
 
-        return with_excluded(make_balancing_machine(profile, subjects, counts, permissive, window), excluded)
+        return with_excluded(make_balancing_machine(profile, subjects, counts, permissive, window, wide), excluded)
     if permissive:
         raise ValueError(f"the {domain.name} domain allows exactly one outcome per step; it has no permissive mode")
     if domain.name == "duplicates":
@@ -181,7 +182,7 @@ def make_machine(
     if domain.name == "topologies":
         from .topologies_machine import make_topologies_machine
 
-        return with_excluded(make_topologies_machine(profile, subjects, counts, window), excluded)
+        return with_excluded(make_topologies_machine(profile, subjects, counts, window, wide), excluded)
 
     class AddressingLockstep(OpsMachine):
         """Spec and subjects in lockstep over the address model."""

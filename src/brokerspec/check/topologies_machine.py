@@ -39,7 +39,7 @@ from brokerspec.spec.topologies import (
 )
 
 from .domains import TOPOLOGIES
-from .draws import booleans, builds, integers, lists, pick
+from .draws import Draw, booleans, builds, integers, lists, pick
 from .engine import initialize, issues, rule
 from .lockstep import Lockstep, SubjectFactory
 from .machine import OpsMachine, RunStats
@@ -53,24 +53,47 @@ CONSUMERS = pick("c1", "c2", "c3", "c4")
 PRODUCERS = pick("p1", "p2")
 TTLS = pick(1, 2, 2, 3, -1)
 INDEX = integers(0, 7)
-CONFIGS = builds(
-    BridgeConfig,
-    consumer_ttl=TTLS,
-    message_ttl=TTLS,
-    conduit=pick(True, True, False),
-    conduit_network_queues=pick(False, False, True),
-    decrease_priority=booleans(),
-    suppress_duplicate_queues=pick(False, False, True),
-    suppress_duplicate_topics=pick(True, True, False),
-    include=pick((), (), (), ("queue://Q",), ("queue://*", "topic://>"), ("queue://Q.*",),
-                             ("queue://Q.>",), ("queue://*.A", "topic://T.*")),
-    exclude=pick((), (), (), ("queue://R",), ("queue://Q.*",), ("queue://*.*.B",)),
-)
+
+
+def configs(ttls: Draw[int]) -> Draw[BridgeConfig]:
+    """Bridge settings with TTLs drawn from ``ttls``."""
+    return builds(
+        BridgeConfig,
+        consumer_ttl=ttls,
+        message_ttl=ttls,
+        conduit=pick(True, True, False),
+        conduit_network_queues=pick(False, False, True),
+        decrease_priority=booleans(),
+        suppress_duplicate_queues=pick(False, False, True),
+        suppress_duplicate_topics=pick(True, True, False),
+        include=pick((), (), (), ("queue://Q",), ("queue://*", "topic://>"), ("queue://Q.*",),
+                     ("queue://Q.>",), ("queue://*.A", "topic://T.*")),
+        exclude=pick((), (), (), ("queue://R",), ("queue://Q.*",), ("queue://*.*.B",)),
+    )
+
+
+CONFIGS = configs(TTLS)
+WIDE_BROKERS = (*BROKERS, "b6", "b7")
+WIDE_DESTINATIONS = pick("queue://Q", "queue://Q", "queue://R", "queue://S", "topic://T", "queue://Q.A",
+                         "queue://Q.A.B", "topic://T.X", "topic://T.X.Y")
+WIDE_CONSUMERS = pick("c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8")
+WIDE_PRODUCERS = pick("p1", "p2", "p3")
+WIDE_TTLS = pick(1, 2, 2, 3, 4, -1)
+"""The wide alphabet (``wide=True``): networks of up to seven brokers, more destinations, consumers and
+producers, longer TTLs, so that paths, levels and subscription lists grow past what the narrow one reaches."""
 
 
 def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFactory],
-                            counts: RunStats, window: int = 1) -> type[OpsMachine]:
-    """A state machine class running ``subjects`` in lockstep with the topology spec."""
+                            counts: RunStats, window: int = 1, wide: bool = False) -> type[OpsMachine]:
+    """A state machine class running ``subjects`` in lockstep with the topology spec (``wide``: the wide
+    alphabet)."""
+    brokers = WIDE_BROKERS if wide else BROKERS
+    broker = pick(*brokers)
+    destinations = WIDE_DESTINATIONS if wide else DESTINATIONS
+    consumers = WIDE_CONSUMERS if wide else CONSUMERS
+    producers = WIDE_PRODUCERS if wide else PRODUCERS
+    ttls = WIDE_TTLS if wide else TTLS
+    bridge_configs = configs(WIDE_TTLS) if wide else CONFIGS
 
     class TopologiesLockstep(OpsMachine):
         """Spec and subjects in lockstep over a small network of brokers."""
@@ -92,11 +115,11 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             counts.note(command)
             self.lockstep.step(command)
 
-        @initialize(size=integers(3, 5), parents=lists(INDEX, 4, 4),
-                    tree=booleans(), ttl=TTLS, message_ttl=TTLS)
+        @initialize(size=integers(3, len(brokers)), parents=lists(INDEX, len(brokers) - 1, len(brokers) - 1),
+                    tree=booleans(), ttl=ttls, message_ttl=ttls)
         def start_tree(self, size: int, parents: list[int], tree: bool, ttl: int, message_ttl: int) -> None:
             """A small tree: broker i hangs under one of the brokers before it."""
-            names = BROKERS[:size]
+            names = brokers[:size]
             for name in names:
                 self.run(AddBroker(name))
             edges = [(names[i], names[parents[i - 1] % i]) for i in range(1, size)]
@@ -115,47 +138,47 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             return names[index % len(names)] if names else fallback
 
         @issues("subscribe")
-        @rule(consumer=CONSUMERS, broker=BROKER, destination=DESTINATIONS,
+        @rule(consumer=consumers, broker=broker, destination=destinations,
               priority=pick(0, 0, 0, 5, -3, 10, 127))
         def subscribe(self, consumer: str, broker: str, destination: str, priority: int) -> None:
             self.run(Subscribe(consumer, broker, destination, priority))
 
         @issues("unsubscribe")
-        @rule(index=INDEX, consumer=CONSUMERS)
+        @rule(index=INDEX, consumer=consumers)
         def unsubscribe(self, index: int, consumer: str) -> None:
             self.run(Unsubscribe(self.existing("consumer", index, consumer)))
 
         @issues("send")
-        @rule(broker=BROKER, destination=DESTINATIONS)
+        @rule(broker=broker, destination=destinations)
         def send(self, broker: str, destination: str) -> None:
             self.run(Send(broker, destination))
 
         @issues("send")
-        @rule(brokers=lists(BROKER, 2, 4), destination=DESTINATIONS)
+        @rule(brokers=lists(broker, 2, 4), destination=destinations)
         def send_burst(self, brokers: list[str], destination: str) -> None:
             """Several sends of one destination, so round robin and waiting lists fill."""
             for broker in brokers:
                 self.run(Send(broker, destination))
 
         @issues("send")
-        @rule(destination=DESTINATIONS)
+        @rule(destination=destinations)
         def send_everywhere(self, destination: str) -> None:
             """One message from every broker: shows at once which brokers demand reaches and how far messages go."""
             for broker in self.lockstep.state.brokers:
                 self.run(Send(broker, destination))
 
         @issues("add_producer")
-        @rule(producer=PRODUCERS, broker=BROKER, destination=DESTINATIONS)
+        @rule(producer=producers, broker=broker, destination=destinations)
         def add_producer(self, producer: str, broker: str, destination: str) -> None:
             self.run(AddProducer(producer, broker, destination))
 
         @issues("remove_producer")
-        @rule(index=INDEX, producer=PRODUCERS)
+        @rule(index=INDEX, producer=producers)
         def remove_producer(self, index: int, producer: str) -> None:
             self.run(RemoveProducer(self.existing("producer", index, producer)))
 
         @issues("connect")
-        @rule(source=BROKER, to=BROKER, duplex=pick(True, True, False), config=CONFIGS)
+        @rule(source=broker, to=broker, duplex=pick(True, True, False), config=bridge_configs)
         def connect(self, source: str, to: str, duplex: bool, config: BridgeConfig) -> None:
             """A further network connector (refused in a tree: one design per broker)."""
             self.run(Connect(source, to, duplex, config))
@@ -170,12 +193,12 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
                 self.run(Disconnect(source, target))
 
         @issues("tree_connect")
-        @rule(source=BROKER, to=BROKER, branch=booleans())
+        @rule(source=broker, to=broker, branch=booleans())
         def tree_connect(self, source: str, to: str, branch: bool) -> None:
             self.run(TreeConnect(source, to, Role.BRANCH if branch else Role.LEAF))
 
         @issues("move")
-        @rule(index=INDEX, parent=BROKER)
+        @rule(index=INDEX, parent=broker)
         def move(self, index: int, parent: str) -> None:
             """Move a tree broker (chosen by index) under another parent."""
             state = self.lockstep.state
@@ -183,7 +206,7 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             self.run(Move(movable[index % len(movable)] if movable else "b2", parent))
 
         @issues("set_ttl")
-        @rule(index=INDEX, consumer_ttl=TTLS, message_ttl=TTLS)
+        @rule(index=INDEX, consumer_ttl=ttls, message_ttl=ttls)
         def set_ttl(self, index: int, consumer_ttl: int, message_ttl: int) -> None:
             """Retune an existing connector, chosen by index."""
             keys = sorted(self.lockstep.state.connectors)
@@ -191,10 +214,10 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             self.run(SetTtl(source, target, consumer_ttl, message_ttl))
 
         @issues("set_replay")
-        @rule(broker=BROKER, enabled=booleans())
+        @rule(broker=broker, enabled=booleans())
         def set_replay(self, broker: str, enabled: bool) -> None:
             self.run(SetReplay(broker, enabled))
 
-    TopologiesLockstep.__name__ = f"TopologiesLockstep[{profile.label}]"
+    TopologiesLockstep.__name__ = f"TopologiesLockstep[{profile.label}{', wide' if wide else ''}]"
     TopologiesLockstep.__qualname__ = TopologiesLockstep.__name__
     return TopologiesLockstep

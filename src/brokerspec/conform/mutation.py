@@ -63,7 +63,6 @@ import importlib.util
 import json
 import multiprocessing
 import os
-import re
 import sys
 import tempfile
 import time
@@ -75,12 +74,26 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from brokerspec.spec import PROFILES, Profile
-
 from ..check.domains import DOMAINS, get_domain
 from ..check.lockstep import SubjectFactory
 from ..check.runner import run_machine
 from .catalogue import Case, all_cases, select
+from .equivalence import (
+    BROKEN,
+    CHECK,
+    HELD,
+    SAMPLE,
+    SCRIPTS,
+    UNCHECKED,
+    DeclarationVerdict,
+    declaration_for,
+    declaration_lines,
+    declaration_verdicts,
+    equivalence_verdict,
+    file_declarations,
+    profiles_of,
+    sample_of,
+)
 from .runner import Verdict, run_case
 from .sut import InProcessSut, subject_factory
 
@@ -104,11 +117,6 @@ KILLED = ("case", "fuzz", "crash", "timeout")
 STRICT = "strict"
 SURVIVED = "survived"
 EQUIVALENT = "equivalent"
-IDENTITY_SWAPS = ("_Eq_Is", "_NotEq_IsNot", "_Is_Eq", "_IsNot_NotEq")
-"""Operators that swap equality and identity: on enum members, small ints and interned names they agree."""
-PRAGMA = re.compile(r"# equivalent mutants(?: \(([^)]*)\))?: (.+)$")
-"""Marks a line whose surviving mutants are equivalent: ``# equivalent mutants: REASON``, or
-``# equivalent mutants (BitXor, Add): REASON`` for the mutants of those operators only."""
 
 MutantKey = tuple[str, str, int, int]
 """A mutant's file, operator, occurrence and line: its name in a report."""
@@ -159,6 +167,9 @@ class Outcome:
     seconds: float = 0.0
     before: str = ""
     after: str = ""
+    equivalence: str = ""
+    """For a mutant a declaration covers that survived the suite: ``held``, ``broken`` or ``unchecked``
+    (:mod:`.equivalence`); empty otherwise."""
 
     @property
     def killed(self) -> bool:
@@ -174,6 +185,10 @@ class SuiteSettings:
     seed: int = FUZZ_SEED
     case_pattern: str | None = None
     timeout: float = TIMEOUT
+    equivalents: str = CHECK
+    """``check`` every declared-equivalent survivor, the fast tier's fixed ``sample``, or ``trust`` them."""
+    equivalence_scripts: int = SCRIPTS
+    """Scripts per alphabet and profile a declared-equivalent survivor must pass (:mod:`.equivalence`)."""
 
 
 @dataclass
@@ -186,6 +201,8 @@ class MutationReport:
     left_out: dict[str, int] = field(default_factory=dict)
     """Mutants not run, by reason (see :data:`LEFT_OUT_FILES`, :data:`LEFT_OUT_DEFINITIONS`)."""
     seconds: float = 0.0
+    declarations: list[DeclarationVerdict] = field(default_factory=list)
+    """Every equivalence declaration of the files run, with its verdict (:mod:`.equivalence`)."""
 
     def count(self, *fates: str) -> int:
         """How many mutants met one of ``fates``."""
@@ -202,6 +219,13 @@ class MutationReport:
         """Killed in default (permissive) mode alone over the mutants that are not equivalent, in percent."""
         total = len(self.mutants) - self.count(EQUIVALENT)
         return 100.0 * self.count(*KILLED) / total if total else 100.0
+
+    @property
+    def checked_score(self) -> float:
+        """Like :attr:`score`, but only equivalents whose check held leave the denominator: declared ones
+        not checked count as survivors."""
+        total = len(self.mutants) - sum(1 for _, o in self.mutants if o.fate == EQUIVALENT and o.equivalence == HELD)
+        return 100.0 * self.count(*KILLED, STRICT) / total if total else 100.0
 
     @property
     def raw_score(self) -> float:
@@ -237,6 +261,7 @@ class MutationReport:
         return {
             "score": round(self.score, 2),
             "default_score": round(self.default_score, 2),
+            "checked_score": round(self.checked_score, 2),
             "raw_score": round(self.raw_score, 2),
             "mutants": len(self.mutants),
             "fates": {fate: self.count(fate) for fate in (*KILLED, STRICT, EQUIVALENT, SURVIVED)},
@@ -246,6 +271,9 @@ class MutationReport:
             "settings": asdict(self.settings),
             "seconds": round(self.seconds, 1),
             "planted": [{"domain": d, "bug": n, **asdict(o)} for d, n, o in self.planted],
+            "declarations": [{**asdict(v.declaration), "verdict": v.verdict, "covered": v.covered, "held": v.held,
+                              "unchecked": v.unchecked, "broken": [list(b) for b in v.broken]}
+                             for v in self.declarations],
             "results": [{**asdict(m), **asdict(o)} for m, o in self.mutants],
         }
 
@@ -436,11 +464,6 @@ def load_mutant(module: str, source: str, path: Path) -> None:
     sys.meta_path.insert(0, _MutantFinder(module, source, path))
 
 
-def _profiles(domain: str) -> list[Profile]:
-    spec = get_domain(domain)
-    return [PROFILES["seed"]] if spec.profile_free else list(PROFILES.values())
-
-
 def suite_verdict(layer: str, domain: str, cases: Sequence[Case], settings: SuiteSettings,
                   strict: bool = False) -> Kill:
     """Run the suite (the domain's cases under every profile, then the fuzz budget) against ``layer``.
@@ -449,7 +472,7 @@ def suite_verdict(layer: str, domain: str, cases: Sequence[Case], settings: Suit
     An exception the layer raises propagates (the caller counts it as a crash).
     """
     sut = InProcessSut(layer)
-    for profile in _profiles(domain):
+    for profile in profiles_of(domain):
         for case in select(cases, profile, (domain,), settings.case_pattern):
             result = run_case(sut, case, profile, strict)
             if result.verdict is not Verdict.PASSED:
@@ -462,7 +485,7 @@ def _fuzz_verdict(subjects: dict[str, SubjectFactory], domain: str, settings: Su
                   permissive: bool) -> Kill:
     if settings.fuzz_examples <= 0:
         return None
-    for profile in _profiles(domain):
+    for profile in profiles_of(domain):
         divergence = run_machine(profile, subjects, settings.fuzz_examples, settings.seed, None,
                                  get_domain(domain), permissive, shrink=False)
         if divergence is not None:
@@ -492,11 +515,16 @@ def _quietly(work: Callable[[], Kill]) -> Kill:
 
 def mutant_trial(mutant: Mutant, source: str, path: Path, cases: Sequence[Case], settings: SuiteSettings,
                  mode: str) -> Trial:
-    """In a child process: load ``mutant`` and run the suite (``mode`` suite), the strict suite (``strict``)
-    or brokerspec's own state-comparing check (``state``) against it; the verdict and the changed line."""
+    """In a child process: load ``mutant`` and run the suite (``mode`` suite), the strict suite (``strict``),
+    brokerspec's own state-comparing check (``state``) or the check of its equivalence declaration
+    (``equivalence``) against it; the verdict and the changed line."""
     mutated = mutated_source(source, mutant)
     before, after = changed_line(source, mutated, mutant.line)
+    unmutated = get_domain(mutant.domain).layers["impl"]  # the class from before the mutant is loaded
     load_mutant(mutant.module, mutated, path)
+    if mode == "equivalence":
+        return _quietly(lambda: equivalence_verdict(mutant.domain, unmutated, settings.equivalence_scripts,
+                                                    settings.seed)), before, after
     if mode == "state":
         return _quietly(lambda: _state_verdict(mutant.domain, settings)), before, after
     return _quietly(lambda: suite_verdict("impl", mutant.domain, cases, settings, strict=mode == "strict")), before, after
@@ -607,20 +635,29 @@ def plan(only: Sequence[str] = (), domains: Sequence[str] = (), operator_filter:
     return Plan(thin(mutants, sample), sources, {k: v for k, v in left_out.items() if v})
 
 
-def survivor_fate(mutant: Mutant, source: str, state: Kill) -> tuple[str, str]:
-    """A survivor's fate and reason: hidden state if brokerspec's state check kills it, else equivalent
-    (an identity swap, or a line declared so with :data:`PRAGMA`), else a gap."""
+def survivor_fate(mutant: Mutant, source: str, state: Kill, equivalence: Kill | str = UNCHECKED
+                  ) -> tuple[str, str, str]:
+    """A survivor's fate, reason and equivalence verdict: hidden state if brokerspec's state check kills it,
+    else equivalent if a declaration covers it (an identity swap, or its line's :data:`.equivalence.PRAGMA`)
+    and its check (``equivalence``: None when it held, the kill when it parted, :data:`UNCHECKED` when not run)
+    did not break it, else a gap. A declaration that a state check or its own check breaks is named as wrong."""
+    declared = declaration_for(mutant, source)
     if state is not None:
-        return SURVIVED, f"hidden state: brokerspec's state-comparing check kills it ({state[0]}: {state[1]})"
-    if mutant.operator.endswith(IDENTITY_SWAPS):
-        return EQUIVALENT, (f"{EQUIVALENT}: identity swap: == and is agree on enum members, small ints and "
-                            "interned names, and a SUT's JSON has no identity")
-    declared = PRAGMA.search(source.splitlines()[mutant.line - 1])
-    if declared is not None:
-        only = [name.strip() for name in (declared.group(1) or "").split(",") if name.strip()]
-        if not only or any(name in mutant.operator for name in only):
-            return EQUIVALENT, f"{EQUIVALENT}: declared: {declared.group(2).strip()}"
-    return SURVIVED, "gap: no case or fuzzed script tells it apart from the spec"
+        return SURVIVED, (f"hidden state: brokerspec's state-comparing check kills it ({state[0]}: {state[1]})"
+                          + (f"; the declaration '{declared.reason}' is wrong" if declared is not None else "")
+                          ), BROKEN if declared is not None else ""
+    if declared is None:
+        return SURVIVED, "gap: no case or fuzzed script tells it apart from the spec", ""
+    kind = "identity swap" if declared.reason.startswith("identity swap") else "declared"
+    reason = declared.reason.removeprefix("identity swap: ")
+    if equivalence == UNCHECKED:
+        return EQUIVALENT, f"{EQUIVALENT}: {kind}: {reason} (not checked)", UNCHECKED
+    if equivalence is None:
+        return EQUIVALENT, f"{EQUIVALENT}: {kind}: {reason} (held over its check)", HELD
+    assert not isinstance(equivalence, str)
+    if equivalence[0] in (BROKEN, "timeout"):
+        return SURVIVED, f"broken declaration: '{reason}' is wrong: {equivalence[1]}", BROKEN
+    return EQUIVALENT, f"{EQUIVALENT}: {kind}: {reason} (the check could not run: {equivalence[1]})", UNCHECKED
 
 
 def baseline_problems(cases: Sequence[Case], settings: SuiteSettings, domains: Sequence[str]) -> list[str]:
@@ -690,6 +727,10 @@ def measure(the_plan: Plan, settings: SuiteSettings, jobs: int, planted: bool = 
     still = [i for i in alive if strict_of.get(i) is None]
     state_of = _rerun(still, lambda i: task(mutants[i], "state"), "survivors, state check", jobs,
                       settings.timeout * 4, progress)
+    sources = {name: text for name, (text, _) in the_plan.sources.items()}
+    wanted = _to_check(mutants, [i for i in still if state_of.get(i) is None], sources, settings.equivalents)
+    equivalence_of = _rerun(wanted, lambda i: task(mutants[i], "equivalence"), "declared equivalents, checked",
+                            jobs, settings.timeout * 4, progress)
     for index, mutant in enumerate(mutants):
         (verdict, before, after), seconds = first.trials[index]
         if not before:
@@ -701,11 +742,25 @@ def measure(the_plan: Plan, settings: SuiteSettings, jobs: int, planted: bool = 
         elif how is not None:
             outcome = Outcome(STRICT, _strict_only(how), seconds, before, after)
         else:
-            fate, why = survivor_fate(mutant, the_plan.sources[mutant.file][0], state_of.get(index))
-            outcome = Outcome(fate, why, seconds, before, after)
+            checked = equivalence_of[index] if index in equivalence_of else UNCHECKED
+            fate, why, equivalence = survivor_fate(mutant, sources[mutant.file], state_of.get(index), checked)
+            outcome = Outcome(fate, why, seconds, before, after, equivalence)
         report.mutants.append((mutant, outcome))
+    report.declarations = declaration_verdicts(report.mutants, sources)
     report.seconds = time.monotonic() - started
     return report
+
+
+def _to_check(mutants: Sequence[Mutant], survivors: Sequence[int], sources: dict[str, str], how: str) -> list[int]:
+    """The survivors whose equivalence declaration a run checks: every declared one (``check``), those on the
+    fixed sample of declared lines (``sample``), or none (``trust``)."""
+    declared = [i for i in survivors if declaration_for(mutants[i], sources[mutants[i].file]) is not None]
+    if how == CHECK:
+        return declared
+    if how != SAMPLE:
+        return []
+    lines = sample_of([d for name, text in sources.items() for d in file_declarations(name, text)])
+    return [i for i in declared if (mutants[i].file, mutants[i].line) in lines]
 
 
 def _run_planted(cases: Sequence[Case], settings: SuiteSettings, jobs: int,
@@ -734,12 +789,15 @@ def _run_planted(cases: Sequence[Case], settings: SuiteSettings, jobs: int,
 
 
 def write_report(report: MutationReport, out_dir: Path) -> tuple[Path, Path]:
-    """Write ``mutation-score.json`` and ``survivors.txt`` (every survivor, readable) into ``out_dir``."""
+    """Write ``mutation-score.json``, ``survivors.txt`` (every survivor, readable) and ``declarations.txt``
+    (every equivalence declaration with its verdict) into ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     data = out_dir / "mutation-score.json"
     data.write_text(json.dumps(report.to_json(), indent=1) + "\n", encoding="utf-8")
     text = out_dir / "survivors.txt"
     text.write_text("".join(f"{line}\n" for line in survivor_lines(report)), encoding="utf-8")
+    lines = declaration_lines(report.declarations, report.settings.equivalence_scripts)
+    (out_dir / "declarations.txt").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
     return data, text
 
 

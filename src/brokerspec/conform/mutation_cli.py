@@ -4,8 +4,11 @@ Introduction
 ------------
 Prints the planted bugs and how each was killed, a table per file (mutants,
 killed, killed only by ``--strict``, survived, score), the survivors with
-their reasons, and the totals; writes ``mutation-score.json`` and
-``survivors.txt`` (every survivor: where, the change, the reason) into
+their reasons, the equivalence declarations by verdict (every broken one with
+the mutant and script that broke it), and the three scores (declared
+equivalents left out; only those whose check held left out; raw); writes
+``mutation-score.json``, ``survivors.txt`` (every survivor: where, the change,
+the reason) and ``declarations.txt`` (every declaration with its verdict) into
 ``--out``. Exit code 0 when every planted bug is killed and the score
 reaches ``--target``, 1 when not, 2 for a usage error. See
 :mod:`.mutation` for what is measured.
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +29,7 @@ from rich.table import Table
 from ..clitools import at_least, output_folder, parse_timeout
 from ..render import make_console
 from .catalogue import DOMAIN_ORDER, all_cases
+from .equivalence import BROKEN, CHECK, SAMPLE, SCRIPTS, TRUST
 from .mutation import (
     FUZZ_EXAMPLES,
     FUZZ_SEED,
@@ -75,6 +80,11 @@ def add_command(commands: Any) -> None:
                      help="mutants run at once (default: cores)")
     cmd.add_argument("--timeout", type=parse_timeout, default=TIMEOUT, metavar="SECONDS",
                      help=f"a mutant still running after this is killed (default {TIMEOUT:g})")
+    cmd.add_argument("--equivalents", choices=(CHECK, SAMPLE, TRUST), default=CHECK,
+                     help="declared-equivalent survivors: check each one in strict lockstep beside the unmutated "
+                          "impl (default), only those on a fixed sample of declared lines, or trust them")
+    cmd.add_argument("--equivalence-scripts", type=at_least(1), default=SCRIPTS, metavar="N",
+                     help=f"scripts per alphabet and profile each checked declaration must pass (default {SCRIPTS})")
     cmd.add_argument("--no-planted", action="store_true", help="skip the planted-bug brokers")
     cmd.add_argument("--target", type=float, default=90.0, metavar="PERCENT",
                      help="the score to reach (default 90)")
@@ -92,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         console.print(f"mutation-score: {error}", markup=False)
         return EXIT_USAGE
-    settings = SuiteSettings(args.fuzz_examples, args.seed, args.case, args.timeout)
+    settings = SuiteSettings(args.fuzz_examples, args.seed, args.case, args.timeout, args.equivalents,
+                             args.equivalence_scripts)
     domains = sorted({m.domain for m in the_plan.mutants}, key=DOMAIN_ORDER.index) or list(DOMAIN_ORDER)
     console.print(f"{len(the_plan.mutants)} mutants of {len(the_plan.sources)} files; {args.jobs} at a time; "
                   f"suite: catalogue{'' if args.case is None else f' cases matching {args.case!r}'} + "
@@ -172,6 +183,30 @@ def print_report(console: Console, report: MutationReport) -> None:
     killed_planted = sum(1 for *_, o in report.planted if o.killed)
     if report.planted:
         console.print(f"planted bugs killed: {killed_planted} / {len(report.planted)}", markup=False)
-    console.print(f"mutation score {report.score:.1f}% ({report.default_score:.1f}% without --strict; "
-                  f"{report.raw_score:.1f}% counting equivalent mutants as survivors); {report.seconds:.0f} s",
-                  markup=False)
+    print_declarations(console, report)
+    console.print(f"mutation score {report.score:.1f}% ({report.default_score:.1f}% without --strict); "
+                  f"{report.checked_score:.1f}% counting declared equivalents not checked as survivors; "
+                  f"{report.raw_score:.1f}% raw, counting every equivalent mutant as a survivor; "
+                  f"{report.seconds:.0f} s", markup=False)
+
+
+def print_declarations(console: Console, report: MutationReport) -> None:
+    """The declarations by verdict, and a table of the broken ones (each mutant and what showed it)."""
+    if not report.declarations:
+        return
+    counts = Counter(entry.verdict for entry in report.declarations)
+    checked = sum(entry.held for entry in report.declarations)
+    console.print(f"equivalence declarations: {len(report.declarations)} ("
+                  + ", ".join(f"{n} {verdict}" for verdict, n in counts.most_common())
+                  + f"); {checked} mutants held over {report.settings.equivalence_scripts} scripts per alphabet "
+                  "and profile; all in declarations.txt", markup=False)
+    broken = [(entry, label, detail) for entry in report.declarations if entry.verdict == BROKEN
+              for label, detail in entry.broken]
+    if broken:
+        table = Table(title=f"broken declarations ({counts[BROKEN]}): their mutants are survivors")
+        for column in ("where", "declared", "mutant", "what told it apart"):
+            table.add_column(column)
+        for entry, label, detail in broken[:SHOWN_SURVIVORS]:
+            table.add_row(entry.declaration.label, entry.declaration.reason[:60], label.split(" ", 1)[1],
+                          detail[:200])
+        console.print(table)

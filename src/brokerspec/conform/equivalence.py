@@ -1,0 +1,226 @@
+"""Declared-equivalent mutants, checked rather than trusted.
+
+Introduction
+------------
+A mutant that survives the suite leaves the mutation score's denominator when
+it is *declared* equivalent: it swaps ``==`` and ``is`` (:data:`IDENTITY_SWAPS`),
+or its line carries ``# equivalent mutants: REASON`` (:data:`PRAGMA`), optionally
+for named operators only. Each declaration rests on an invariant the code keeps
+today, and nothing in the suite would notice the day an edit breaks it. This
+module checks each one.
+
+In the mutant's own child process, before the mutated file is loaded, the
+unmutated impl's broker class is kept; then the mutated impl and the unmutated
+one run side by side, in lockstep with the spec in *strict* mode, over a fixed
+seeded budget of scripts per profile (:data:`SCRIPTS` by default) drawn by the
+domain's state machine from its narrow alphabet and from its wide one (larger
+caches and more IDs; more addresses, queues and consumers; more brokers,
+destinations and longer TTLs), which reach the sizes most declarations argue
+about. After every step each must give the spec's outcome, show the spec's
+whole state, private parts included (round-robin positions, say), and pass its
+own self-check (``check_valid``). The unmutated impl passing the same scripts
+is what makes the comparison one with the unmutated impl: a mutant that parts
+anywhere differs from it on something the spec sees or breaks an invariant the
+unmutated impl keeps. Its declaration is then wrong for it: the mutant counts
+as a survivor, with the shrunk script that shows it.
+
+A declaration's verdict over a run (:class:`DeclarationVerdict`): ``broken``
+(some mutant it covers parted, or brokerspec's state check told it apart),
+``held`` (every covered survivor was checked and none parted), ``unchecked``
+(covered survivors not checked: ``--equivalents trust``, or outside the
+sample), ``unused`` (the suite kills every covered mutant: the declaration is
+not needed today) or ``not run`` (no covered mutant was in the plan).
+
+The fast test tier checks the fixed sample :func:`sample_of` picks (each
+file's first declaration and every :data:`SAMPLE_EVERY`-th one); the deep
+tier (``make mutation``) checks them all. The issue that asked for this:
+"The mutation score's equivalent mutants are checked, not declared".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from brokerspec.spec import PROFILES, Profile
+
+from ..check.domains import get_domain
+from ..check.lockstep import Divergence, SubjectFactory, format_command
+from ..check.runner import run_machine
+
+if TYPE_CHECKING:
+    from .mutation import Mutant, Outcome
+
+IDENTITY_SWAPS = ("_Eq_Is", "_NotEq_IsNot", "_Is_Eq", "_IsNot_NotEq")
+"""Operators that swap equality and identity: on enum members, small ints and interned names they agree."""
+IDENTITY_REASON = ("identity swap: == and is agree on enum members, small ints and interned names, and a SUT's "
+                   "JSON has no identity")
+PRAGMA = re.compile(r"# equivalent mutants(?: \(([^)]*)\))?: (.+)$")
+"""Marks a line whose surviving mutants are equivalent: ``# equivalent mutants: REASON``, or
+``# equivalent mutants (BitXor, Add): REASON`` for the mutants of those operators only."""
+
+CHECK, SAMPLE, TRUST = "check", "sample", "trust"
+"""What a run does with declared-equivalent survivors: check every one, check the fixed sample, or trust them."""
+SCRIPTS = 100
+"""Scripts per alphabet (narrow, wide) and profile that a declared-equivalent mutant must pass."""
+SEED = 22
+SAMPLE_EVERY = 6
+
+HELD, BROKEN, UNCHECKED, UNUSED, NOT_RUN = "held", "broken", "unchecked", "unused", "not run"
+UNMUTATED = "unmutated impl"
+MUTANT = "mutant"
+
+Kill = tuple[str, str] | None
+
+
+class EquivalenceCheckError(RuntimeError):
+    """The check could not judge: the unmutated impl itself parted from the spec on a script."""
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """One line's claim that its surviving mutants (of ``operators``, or all) are equivalent, and why."""
+
+    file: str
+    line: int
+    reason: str
+    operators: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """``file:line``."""
+        return f"{self.file}:{self.line}"
+
+    def covers(self, operator: str) -> bool:
+        """Whether the claim is about mutants of ``operator`` (a cosmic-ray operator name)."""
+        return not self.operators or any(name in operator for name in self.operators)
+
+
+def line_declaration(file: str, line: int, text: str) -> Declaration | None:
+    """The :data:`PRAGMA` declaration on source line ``text`` (number ``line`` of ``file``), if any."""
+    found = PRAGMA.search(text)
+    if found is None:
+        return None
+    only = tuple(name.strip() for name in (found.group(1) or "").split(",") if name.strip())
+    return Declaration(file, line, found.group(2).strip(), only)
+
+
+def declaration_for(mutant: Mutant, source: str) -> Declaration | None:
+    """What declares ``mutant`` equivalent: an identity swap (a rule for every line) or its line's pragma."""
+    if mutant.operator.endswith(IDENTITY_SWAPS):
+        return Declaration(mutant.file, mutant.line, IDENTITY_REASON, IDENTITY_SWAPS)
+    declared = line_declaration(mutant.file, mutant.line, source.splitlines()[mutant.line - 1])
+    return declared if declared is not None and declared.covers(mutant.operator) else None
+
+
+def file_declarations(file: str, source: str) -> list[Declaration]:
+    """Every pragma declaration in one file, in line order."""
+    found = (line_declaration(file, number, text) for number, text in enumerate(source.splitlines(), start=1))
+    return [declaration for declaration in found if declaration is not None]
+
+
+def sample_of(declarations: Sequence[Declaration], every: int = SAMPLE_EVERY) -> set[tuple[str, int]]:
+    """The fixed sample of declared lines the fast tier checks: each file's first and every ``every``-th one."""
+    picked: set[tuple[str, int]] = set()
+    files: set[str] = set()
+    for index, declaration in enumerate(sorted(declarations, key=lambda d: (d.file, d.line))):
+        if declaration.file not in files or index % every == 0:
+            picked.add((declaration.file, declaration.line))
+            files.add(declaration.file)
+    return picked
+
+
+def profiles_of(domain: str) -> list[Profile]:
+    """The profiles a domain's suite runs under (one for a domain without profile options)."""
+    return [PROFILES["seed"]] if get_domain(domain).profile_free else list(PROFILES.values())
+
+
+def script_text(divergence: Divergence) -> str:
+    """The script up to where it parted, one numbered command after another, on one line."""
+    return "; ".join(f"{n}. {format_command(c)}" for n, c in enumerate(divergence.commands, start=1))
+
+
+def equivalence_verdict(domain: str, unmutated: SubjectFactory, scripts: int = SCRIPTS, seed: int = SEED) -> Kill:
+    """In a mutant's child, once the mutant is loaded: the mutated impl beside ``unmutated`` (the impl's class
+    kept from before the mutant was loaded), in strict lockstep with the spec.
+
+    None when the mutant passed every script; else ``("broken", what)`` with the profile, the alphabet, the
+    step, what parted and the shrunk script. Raises :class:`EquivalenceCheckError` if the unmutated impl parts.
+    """
+    spec = get_domain(domain)
+    subjects = {UNMUTATED: unmutated, MUTANT: spec.layers["impl"]}
+    for profile in profiles_of(domain):
+        for wide in (False, True):
+            divergence = run_machine(profile, subjects, scripts, seed, None, spec, permissive=False, shrink=True,
+                                     wide=wide)
+            if divergence is None:
+                continue
+            where = f"{profile.name}, {'wide' if wide else 'narrow'} alphabet"
+            if divergence.layer == UNMUTATED:
+                raise EquivalenceCheckError(f"the unmutated impl parted from the spec ({where}): "
+                                            f"{divergence.explain()}")
+            details = "; ".join(divergence.details)
+            return BROKEN, (f"{where}: step {divergence.step}: {divergence.what} ({details}); script: "
+                            f"{script_text(divergence)}")
+    return None
+
+
+@dataclass
+class DeclarationVerdict:
+    """What one run found of one declaration."""
+
+    declaration: Declaration
+    covered: int = 0
+    """Planned mutants the declaration covers."""
+    held: int = 0
+    unchecked: int = 0
+    broken: list[tuple[str, str]] = field(default_factory=list)
+    """(mutant label, what told it apart) for every covered mutant that parted."""
+
+    @property
+    def verdict(self) -> str:
+        """``broken``, ``unchecked``, ``held``, ``unused`` or ``not run`` (see the module's introduction)."""
+        if self.broken:
+            return BROKEN
+        if self.unchecked:
+            return UNCHECKED
+        if self.held:
+            return HELD
+        return UNUSED if self.covered else NOT_RUN
+
+
+def declaration_verdicts(results: Iterable[tuple[Mutant, Outcome]], sources: Mapping[str, str]
+                         ) -> list[DeclarationVerdict]:
+    """Every declaration in ``sources`` (file name to text) and every identity-swap line that had a covered
+    mutant, with what ``results`` found of it, by file and line."""
+    verdicts: dict[tuple[str, int, str], DeclarationVerdict] = {}
+    for file, source in sources.items():
+        for declaration in file_declarations(file, source):
+            verdicts[(file, declaration.line, declaration.reason)] = DeclarationVerdict(declaration)
+    for mutant, outcome in results:
+        text = sources.get(mutant.file)
+        claim = declaration_for(mutant, text) if text is not None else None
+        if claim is None or (claim.reason == IDENTITY_REASON and not outcome.equivalence):
+            continue  # an identity swap the suite kills is no claim of anything
+        entry = verdicts.setdefault((mutant.file, mutant.line, claim.reason), DeclarationVerdict(claim))
+        entry.covered += 1
+        if outcome.equivalence == HELD:
+            entry.held += 1
+        elif outcome.equivalence == UNCHECKED:
+            entry.unchecked += 1
+        elif outcome.equivalence == BROKEN:
+            entry.broken.append((mutant.label, outcome.detail))
+    return sorted(verdicts.values(), key=lambda v: (v.declaration.file, v.declaration.line, v.declaration.reason))
+
+
+def declaration_lines(verdicts: Iterable[DeclarationVerdict], scripts: int) -> Iterator[str]:
+    """Every declaration, readable: where, its verdict and counts, its reason, and each mutant that broke it."""
+    for entry in verdicts:
+        claim = entry.declaration
+        yield (f"{claim.label} [{entry.verdict}] covers {entry.covered} mutants: {entry.held} held over {scripts} "
+               f"scripts per alphabet and profile, {entry.unchecked} unchecked, {len(entry.broken)} broken")
+        yield f"    {claim.reason}" + (f" (operators: {', '.join(claim.operators)})" if claim.operators else "")
+        for label, detail in entry.broken:
+            yield f"    broken by {label}: {detail}"
