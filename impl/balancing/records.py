@@ -88,7 +88,7 @@ class QueueRecord:
         """Per colour, how many consumers, paused or not, filter on it (never a zero count)."""
         self.pending: list[Waiting] = []
         self.consumer_position = 0
-        self.consumer_position_kept = False  # equivalent mutants: only the snapshot reads the flag (whether it lists the position); no operation does
+        self.consumer_position_kept = False  # state view: only the snapshot reads the flag (whether it lists the position); no operation does
         self.redistributor: int | None = None
         self.unmatched = False
         """``QueueImpl.hasUnMatchedPending``: set by a message every consumer refused, cleared with the redistributor."""
@@ -155,5 +155,5 @@ class Group:
         self.routing_name = routing_name
         self.members: list[Binding] = []
         self.position = 0
-        self.kept = False  # equivalent mutants: only the snapshot reads the flag (whether it lists the position); no operation does
+        self.kept = False  # state view: only the snapshot reads the flag (whether it lists the position); no operation does
         """Whether a choice has stored the position, so the spec lists it."""

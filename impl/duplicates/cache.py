@@ -134,7 +134,7 @@ class IdCache:
 
     def is_durable(self, slot: int) -> bool:
         """Whether ``slot`` holds an ID whose record belongs in the store (not a hole, not pending)."""
-        return self.slots[slot] is not None and slot not in self.pending  # equivalent mutants: only the self-check (validity.py) calls it
+        return self.slots[slot] is not None and slot not in self.pending
 
     def to_ring(self) -> IdRing:
         """This cache as the spec's value."""

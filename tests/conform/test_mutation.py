@@ -165,8 +165,8 @@ def test_a_survivor_is_equivalent_only_for_a_stated_reason() -> None:
     source = ("x = 1\n"
               "LIMIT = 1 << 16  # equivalent mutants: allocation only\n")
     flagged = "x = 1\nFLAGS = A | B  # equivalent mutants (BitXor, Add): distinct bits\n"
-    fate, why = survivor_fate(mutant("core/ReplaceBinaryOperator_LShift_Add"), source, None)
-    assert (fate, why) == (EQUIVALENT, "equivalent: declared: allocation only")
+    fate, why, _ = survivor_fate(mutant("core/ReplaceBinaryOperator_LShift_Add"), source, None, None)
+    assert (fate, why) == (EQUIVALENT, "equivalent: declared: allocation only (held over its check)")
     assert survivor_fate(mutant("core/ReplaceBinaryOperator_BitOr_BitXor"), flagged, None)[0] == EQUIVALENT
     assert survivor_fate(mutant("core/ReplaceBinaryOperator_BitOr_Sub"), flagged, None)[0] == SURVIVED
     assert survivor_fate(mutant("core/ReplaceComparisonOperator_Eq_Is"), "x\ny\n", None)[1].startswith(

@@ -57,7 +57,8 @@ PICK = d.integers(0, 7)
 WIDE_ADDRESSES = d.pick("a1", "a1", "a2", "a3")
 WIDE_QUEUES = d.pick("a1", "q1", "q2", "q3", "q4", "a2")
 WIDE_COLOURS = d.pick(None, None, "red", "blue", "green")
-WIDE_CONSUMERS = d.pick("c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8")
+WIDE_CONSUMER_NAMES = ("c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8")
+WIDE_CONSUMERS = d.pick(*WIDE_CONSUMER_NAMES)
 WIDE_DELAYS = d.pick(-1, 0, 0, 2, 5)
 """The wide alphabet (``wide=True``): more addresses, queues, consumers and filters, longer delays, so that a
 group, a node's bindings and a consumer list grow past the sizes the narrow alphabet reaches."""
@@ -165,6 +166,16 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             )
             node, name = targets[pick % len(targets)] if targets else self.queue(pick)
             self.run(Attach(consumer, node, name, consumer_filter))
+
+        if wide:
+            @issues("attach")
+            @rule(pick=PICK, count=d.integers(2, 6), consumer_filter=colours)
+            def attach_several(self, pick: int, count: int, consumer_filter: str | None) -> None:
+                """Several new consumers on one queue (wide alphabet only), so a consumer list grows long."""
+                node, name = self.queue(pick)
+                fresh = [c for c in WIDE_CONSUMER_NAMES if c not in self.lockstep.state.consumers]
+                for index, consumer in enumerate(fresh[:count]):
+                    self.run(Attach(consumer, node, name, consumer_filter if index == 0 else None))
 
         @issues("close")
         @rule(consumer=consumers)

@@ -9,20 +9,23 @@ for named operators only. Each declaration rests on an invariant the code keeps
 today, and nothing in the suite would notice the day an edit breaks it. This
 module checks each one.
 
-In the mutant's own child process, before the mutated file is loaded, the
-unmutated impl's broker class is kept; then the mutated impl and the unmutated
-one run side by side, in lockstep with the spec in *strict* mode, over a fixed
-seeded budget of scripts per profile (:data:`SCRIPTS` by default) drawn by the
-domain's state machine from its narrow alphabet and from its wide one (larger
-caches and more IDs; more addresses, queues and consumers; more brokers,
-destinations and longer TTLs), which reach the sizes most declarations argue
-about. After every step each must give the spec's outcome, show the spec's
-whole state, private parts included (round-robin positions, say), and pass its
-own self-check (``check_valid``). The unmutated impl passing the same scripts
-is what makes the comparison one with the unmutated impl: a mutant that parts
-anywhere differs from it on something the spec sees or breaks an invariant the
-unmutated impl keeps. Its declaration is then wrong for it: the mutant counts
-as a survivor, with the shrunk script that shows it.
+In the mutant's own child process, the mutated impl runs in lockstep with the
+spec in *strict* mode over a fixed seeded budget of scripts per profile
+(:data:`SCRIPTS` by default), drawn by the domain's state machine from its
+narrow alphabet and from its wide one (larger caches and more IDs; more
+addresses, queues and consumers; more brokers, destinations and longer TTLs),
+which reach the sizes most declarations argue about. After every step it must
+give the spec's outcome, show the spec's whole state, private parts included
+(round-robin positions, say), and pass its own self-check (``check_valid``).
+Before any mutant is checked, the unmutated impl runs the very same scripts
+(:func:`baseline_problem`; the scripts depend on the seed and the spec's state
+only, never on a subject's replies) and must pass them all, or the check
+refuses to judge. So a mutant that parts anywhere differs from the unmutated
+impl on something the spec sees, or breaks an invariant the unmutated impl
+keeps: its declaration is wrong for it, and the mutant counts as a survivor,
+with the shrunk script that shows it. (Running the unmutated impl beside the
+mutant in the same process is not sound: once the mutated module is loaded, an
+unmutated class that imports a sibling at run time gets the new one.)
 
 A declaration's verdict over a run (:class:`DeclarationVerdict`): ``broken``
 (some mutant it covers parted, or brokerspec's state check told it apart),
@@ -42,7 +45,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from brokerspec.spec import PROFILES, Profile
 
@@ -57,9 +60,11 @@ IDENTITY_SWAPS = ("_Eq_Is", "_NotEq_IsNot", "_Is_Eq", "_IsNot_NotEq")
 """Operators that swap equality and identity: on enum members, small ints and interned names they agree."""
 IDENTITY_REASON = ("identity swap: == and is agree on enum members, small ints and interned names, and a SUT's "
                    "JSON has no identity")
-PRAGMA = re.compile(r"# equivalent mutants(?: \(([^)]*)\))?: (.+)$")
+PRAGMA = re.compile(r"# (equivalent mutants|state view)(?: \(([^)]*)\))?: (.+)$")
 """Marks a line whose surviving mutants are equivalent: ``# equivalent mutants: REASON``, or
-``# equivalent mutants (BitXor, Add): REASON`` for the mutants of those operators only."""
+``# equivalent mutants (BitXor, Add): REASON`` for the mutants of those operators only; ``# state view: REASON``
+for a line whose mutants change only what ``snapshot()`` shows (bookkeeping no operation reads)."""
+EQUIVALENT_KIND, STATE_VIEW_KIND = "equivalent mutants", "state view"
 
 CHECK, SAMPLE, TRUST = "check", "sample", "trust"
 """What a run does with declared-equivalent survivors: check every one, check the fixed sample, or trust them."""
@@ -69,8 +74,6 @@ SEED = 22
 SAMPLE_EVERY = 6
 
 HELD, BROKEN, UNCHECKED, UNUSED, NOT_RUN = "held", "broken", "unchecked", "unused", "not run"
-UNMUTATED = "unmutated impl"
-MUTANT = "mutant"
 
 Kill = tuple[str, str] | None
 
@@ -87,6 +90,9 @@ class Declaration:
     line: int
     reason: str
     operators: tuple[str, ...] = ()
+    kind: str = EQUIVALENT_KIND
+    """:data:`EQUIVALENT_KIND`, checked on outcomes, whole state and self-checks, or :data:`STATE_VIEW_KIND`,
+    checked on outcomes and self-checks only (the claim is that only the snapshot differs)."""
 
     @property
     def label(self) -> str:
@@ -103,8 +109,8 @@ def line_declaration(file: str, line: int, text: str) -> Declaration | None:
     found = PRAGMA.search(text)
     if found is None:
         return None
-    only = tuple(name.strip() for name in (found.group(1) or "").split(",") if name.strip())
-    return Declaration(file, line, found.group(2).strip(), only)
+    only = tuple(name.strip() for name in (found.group(2) or "").split(",") if name.strip())
+    return Declaration(file, line, found.group(3).strip(), only, found.group(1))
 
 
 def declaration_for(mutant: Mutant, source: str) -> Declaration | None:
@@ -142,29 +148,67 @@ def script_text(divergence: Divergence) -> str:
     return "; ".join(f"{n}. {format_command(c)}" for n, c in enumerate(divergence.commands, start=1))
 
 
-def equivalence_verdict(domain: str, unmutated: SubjectFactory, scripts: int = SCRIPTS, seed: int = SEED) -> Kill:
-    """In a mutant's child, once the mutant is loaded: the mutated impl beside ``unmutated`` (the impl's class
-    kept from before the mutant was loaded), in strict lockstep with the spec.
+class _OutcomesAndSelfCheck:
+    """A subject with its snapshot hidden: the lockstep compares its outcomes and runs its self-check only."""
 
-    None when the mutant passed every script; else ``("broken", what)`` with the profile, the alphabet, the
-    step, what parted and the shrunk script. Raises :class:`EquivalenceCheckError` if the unmutated impl parts.
-    """
+    def __init__(self, subject: Any) -> None:
+        self.subject = subject
+
+    def execute(self, command: Any) -> Any:
+        return self.subject.execute(command)
+
+    def check_valid(self) -> None:
+        check = getattr(self.subject, "check_valid", None)
+        if check is not None:
+            check()
+
+    def close(self) -> None:
+        close = getattr(self.subject, "close", None)
+        if close is not None:
+            close()
+
+
+def _lockstep(domain: str, subject: SubjectFactory, scripts: int, seed: int,
+              hide_state: bool = False) -> tuple[str, Divergence] | None:
+    """Where ``subject`` first parts from the spec in strict lockstep over the check's scripts, if anywhere
+    (``hide_state``: its snapshot is not compared)."""
+    if hide_state:
+        shown = subject
+        subject = lambda profile: _OutcomesAndSelfCheck(shown(profile))  # noqa: E731
     spec = get_domain(domain)
-    subjects = {UNMUTATED: unmutated, MUTANT: spec.layers["impl"]}
     for profile in profiles_of(domain):
         for wide in (False, True):
-            divergence = run_machine(profile, subjects, scripts, seed, None, spec, permissive=False, shrink=True,
-                                     wide=wide)
-            if divergence is None:
-                continue
-            where = f"{profile.name}, {'wide' if wide else 'narrow'} alphabet"
-            if divergence.layer == UNMUTATED:
-                raise EquivalenceCheckError(f"the unmutated impl parted from the spec ({where}): "
-                                            f"{divergence.explain()}")
-            details = "; ".join(divergence.details)
-            return BROKEN, (f"{where}: step {divergence.step}: {divergence.what} ({details}); script: "
-                            f"{script_text(divergence)}")
+            divergence = run_machine(profile, {"impl": subject}, scripts, seed, None, spec, permissive=False,
+                                     shrink=True, wide=wide)
+            if divergence is not None:
+                return f"{profile.name}, {'wide' if wide else 'narrow'} alphabet", divergence
     return None
+
+
+def equivalence_verdict(domain: str, scripts: int = SCRIPTS, seed: int = SEED, hide_state: bool = False) -> Kill:
+    """In a mutant's child, once the mutant is loaded: the (mutated) impl in strict lockstep with the spec
+    (``hide_state`` for a :data:`STATE_VIEW_KIND` declaration: outcomes and self-checks only).
+
+    None when it passed every script; else ``("broken", what)`` with the profile, the alphabet, the step,
+    what parted and the shrunk script.
+    """
+    parted = _lockstep(domain, get_domain(domain).layers["impl"], scripts, seed, hide_state)
+    if parted is None:
+        return None
+    where, divergence = parted
+    details = "; ".join(divergence.details)
+    return BROKEN, f"{where}: step {divergence.step}: {divergence.what} ({details}); script: {script_text(divergence)}"
+
+
+def baseline_problem(domain: str, scripts: int = SCRIPTS, seed: int = SEED,
+                     subject: SubjectFactory | None = None) -> str | None:
+    """What the unmutated impl (or ``subject``) gets wrong on the check's scripts (None: it passes them all, so
+    the check may judge)."""
+    parted = _lockstep(domain, subject or get_domain(domain).layers["impl"], scripts, seed)
+    if parted is None:
+        return None
+    where, divergence = parted
+    return f"the unmutated impl parted from the spec ({where}): {divergence.explain()}"
 
 
 @dataclass

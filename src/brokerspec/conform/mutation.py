@@ -44,7 +44,7 @@ evaluated (every module uses ``from __future__ import annotations``). What
 is left out is counted by reason and reported, never dropped silently:
 
 * self-checks: ``validity.py`` files and the ``check_valid`` methods and
-  helpers (``problems``, ``_Checker``, ``read_ids``);
+  helpers (``problems``, ``_Checker``, ``read_ids``, ``is_durable``);
 * state views: ``snapshot`` and the conversions only it calls (``to_ring``,
   ``to_spec``);
 * solver entry points: ``samples.py``, ``lookup.py``, ``choose_from_bits``
@@ -84,8 +84,11 @@ from .equivalence import (
     HELD,
     SAMPLE,
     SCRIPTS,
+    STATE_VIEW_KIND,
     UNCHECKED,
     DeclarationVerdict,
+    EquivalenceCheckError,
+    baseline_problem,
     declaration_for,
     declaration_lines,
     declaration_verdicts,
@@ -105,7 +108,7 @@ ANNOTATION = "type annotation"
 LEFT_OUT_FILES = {"validity.py": SELF_CHECK, "samples.py": SOLVER, "lookup.py": SOLVER}
 """Files left out by default, by name, with the reason: no system under test could show them wrong."""
 LEFT_OUT_DEFINITIONS = {"check_valid": SELF_CHECK, "problems": SELF_CHECK, "_Checker": SELF_CHECK,
-                        "read_ids": SELF_CHECK,
+                        "read_ids": SELF_CHECK, "is_durable": SELF_CHECK,
                         "snapshot": STATE_VIEW, "to_ring": STATE_VIEW, "to_spec": STATE_VIEW,
                         "choose_from_bits": SOLVER, "choose_from_bits_on": SOLVER}
 """Functions and classes left out by default (a mutant anywhere inside them), with the reason."""
@@ -520,11 +523,12 @@ def mutant_trial(mutant: Mutant, source: str, path: Path, cases: Sequence[Case],
     (``equivalence``) against it; the verdict and the changed line."""
     mutated = mutated_source(source, mutant)
     before, after = changed_line(source, mutated, mutant.line)
-    unmutated = get_domain(mutant.domain).layers["impl"]  # the class from before the mutant is loaded
     load_mutant(mutant.module, mutated, path)
     if mode == "equivalence":
-        return _quietly(lambda: equivalence_verdict(mutant.domain, unmutated, settings.equivalence_scripts,
-                                                    settings.seed)), before, after
+        claim = declaration_for(mutant, source)
+        hide = claim is not None and claim.kind == STATE_VIEW_KIND
+        return _quietly(lambda: equivalence_verdict(mutant.domain, settings.equivalence_scripts, settings.seed,
+                                                    hide)), before, after
     if mode == "state":
         return _quietly(lambda: _state_verdict(mutant.domain, settings)), before, after
     return _quietly(lambda: suite_verdict("impl", mutant.domain, cases, settings, strict=mode == "strict")), before, after
@@ -642,13 +646,16 @@ def survivor_fate(mutant: Mutant, source: str, state: Kill, equivalence: Kill | 
     and its check (``equivalence``: None when it held, the kill when it parted, :data:`UNCHECKED` when not run)
     did not break it, else a gap. A declaration that a state check or its own check breaks is named as wrong."""
     declared = declaration_for(mutant, source)
+    if state is not None and declared is not None and declared.kind == STATE_VIEW_KIND:
+        state = None  # the claim is that only the state view differs: its own check judges it
     if state is not None:
         return SURVIVED, (f"hidden state: brokerspec's state-comparing check kills it ({state[0]}: {state[1]})"
                           + (f"; the declaration '{declared.reason}' is wrong" if declared is not None else "")
                           ), BROKEN if declared is not None else ""
     if declared is None:
         return SURVIVED, "gap: no case or fuzzed script tells it apart from the spec", ""
-    kind = "identity swap" if declared.reason.startswith("identity swap") else "declared"
+    kind = "identity swap" if declared.reason.startswith("identity swap") else (
+        "state view" if declared.kind == STATE_VIEW_KIND else "declared")
     reason = declared.reason.removeprefix("identity swap: ")
     if equivalence == UNCHECKED:
         return EQUIVALENT, f"{EQUIVALENT}: {kind}: {reason} (not checked)", UNCHECKED
@@ -729,6 +736,7 @@ def measure(the_plan: Plan, settings: SuiteSettings, jobs: int, planted: bool = 
                       settings.timeout * 4, progress)
     sources = {name: text for name, (text, _) in the_plan.sources.items()}
     wanted = _to_check(mutants, [i for i in still if state_of.get(i) is None], sources, settings.equivalents)
+    _equivalence_baseline(sorted({mutants[i].domain for i in wanted}), settings, jobs)
     equivalence_of = _rerun(wanted, lambda i: task(mutants[i], "equivalence"), "declared equivalents, checked",
                             jobs, settings.timeout * 4, progress)
     for index, mutant in enumerate(mutants):
@@ -749,6 +757,22 @@ def measure(the_plan: Plan, settings: SuiteSettings, jobs: int, planted: bool = 
     report.declarations = declaration_verdicts(report.mutants, sources)
     report.seconds = time.monotonic() - started
     return report
+
+
+def _equivalence_baseline(domains: list[str], settings: SuiteSettings, jobs: int) -> None:
+    """Raise :class:`EquivalenceCheckError` unless the unmutated impl passes the equivalence check's scripts."""
+    results: dict[int, Trial] = {}
+
+    def task(domain: str) -> Task:
+        def baseline() -> Trial:
+            problem = baseline_problem(domain, settings.equivalence_scripts, settings.seed)
+            return (None if problem is None else ("baseline", problem)), "", ""
+        return baseline
+
+    run_forked([task(d) for d in domains], jobs, settings.timeout * 8, lambda i, t, s: results.__setitem__(i, t))
+    problems = [kill[1] for i in range(len(domains)) if (kill := results[i][0]) is not None]
+    if problems:
+        raise EquivalenceCheckError("the equivalence check cannot judge: " + "\n".join(problems))
 
 
 def _to_check(mutants: Sequence[Mutant], survivors: Sequence[int], sources: dict[str, str], how: str) -> list[int]:

@@ -29,7 +29,7 @@ from rich.table import Table
 from ..clitools import at_least, output_folder, parse_timeout
 from ..render import make_console
 from .catalogue import DOMAIN_ORDER, all_cases
-from .equivalence import BROKEN, CHECK, SAMPLE, SCRIPTS, TRUST
+from .equivalence import BROKEN, CHECK, SAMPLE, SCRIPTS, TRUST, EquivalenceCheckError
 from .mutation import (
     FUZZ_EXAMPLES,
     FUZZ_SEED,
@@ -126,7 +126,11 @@ def run(args: argparse.Namespace) -> int:
             if not console.is_terminal and (done == total or done % max(total // 10, 1) == 0):
                 console.print(f"{phase}: {done} / {total}", markup=False)  # a log has no live bar
 
-        report = measure(the_plan, settings, args.jobs, not args.no_planted, show)
+        try:
+            report = measure(the_plan, settings, args.jobs, not args.no_planted, show)
+        except EquivalenceCheckError as error:
+            console.print(f"mutation-score: {error}", markup=False)
+            return EXIT_CONFORMANCE_FAILURE
     print_report(console, report)
     data, text = write_report(report, args.out)
     console.print(f"written: {data} and {text}", markup=False)
