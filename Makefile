@@ -13,7 +13,8 @@
 #                    expressible, case by case, written into docs/artemis-fidelity.md
 #   make artemis-fuzz  fuzzing against every Artemis release, FUZZ_BUDGET (10m) per domain and release
 #   make mutation    the conformance suite's mutation score: every cosmic-ray mutant of impl/ and every planted
-#                    bug (report in brokerspec-mutation/); fails below 90% or when a planted bug survives
+#                    bug, every declared-equivalent survivor checked (report in brokerspec-mutation/); fails
+#                    below 90% or when a planted bug survives
 #   make bench       every benchmark (figures only, no timed assertions; before-vs-after columns time the commit
 #                    before the throughput work in the same run); BENCH_SIZES=1000000 for a shorter audit part
 #   make docs        regenerate the spec-made tables in docs/*.md, docs/sut-author-guide.md and the command

@@ -394,7 +394,7 @@ class FastBalancingBroker(BindingChoice):
         if index < 0:
             return False
         following = index + 1
-        group.position = following if following < len(members) else 0  # equivalent mutants (NumberReplacer, Lt_IsNot, Lt_NotEq): index < len(members), so != (and is not, on small ints) agrees with <; a stored -1 is out of range, so the next scan starts at 0 as from 0 (only the snapshot differs); else 1 is killed by a case
+        group.position = following if following < len(members) else 0  # equivalent mutants (Lt_IsNot, Lt_NotEq): index < len(members), so != (and is not, on small ints) agrees with <  # state view (NumberReplacer): a stored -1 is out of range, so the next scan starts at 0 as from 0; else 1 is killed by a case
         group.kept = True
         origin.pending.remove(message)
         if number < 0:  # equivalent mutants (NumberReplacer, Lt_LtE): number is -1 or a message ID, and IDs start at 1

@@ -81,7 +81,7 @@ class FastTopologyBroker(Rules):
         self._children: dict[str, set[str]] = {}
         self._links: dict[tuple[str, str], Link] = {}
         self._connector_count: dict[str, int] = {}
-        self._suppressing = {False: 0, True: 0}  # equivalent mutants (NumberReplacer): a count started at +1 stays nonzero, which only forces rebuilds (-1 starts break the self-check)
+        self._suppressing = {False: 0, True: 0}
         self._replay: set[str] = set()
         self._consumers: dict[str, Consumer] = {}
         self._producers: dict[str, Producer] = {}

@@ -29,6 +29,7 @@ from brokerspec.conform.equivalence import (
     declaration_verdicts,
     file_declarations,
     line_declaration,
+    line_declarations,
     sample_of,
 )
 from brokerspec.conform import mutation
@@ -79,6 +80,15 @@ def test_a_declaration_names_its_line_reason_and_operators() -> None:
     assert [d.line for d in file_declarations("impl/x.py", source * 2)] == [2, 4]
     view = line_declaration("impl/x.py", 7, "self.kept = False  # state view: only the snapshot reads it")
     assert view == Declaration("impl/x.py", 7, "only the snapshot reads it", (), STATE_VIEW_KIND)
+    both = "p = n if n < size else 0  # equivalent mutants (Lt_NotEq): n <= size  # state view (NumberReplacer): -1 reads as 0"
+    first, second = line_declarations("impl/x.py", 8, both)
+    assert (first.reason, first.operators, first.kind) == ("n <= size", ("Lt_NotEq",), "equivalent mutants")
+    assert (second.reason, second.operators, second.kind) == ("-1 reads as 0", ("NumberReplacer",), STATE_VIEW_KIND)
+    two = f"x = 1\n{both}\n"
+    assert declaration_for(_mutant("core/NumberReplacer"), two) == second, "each mutant gets the claim about it"
+    assert declaration_for(_mutant("core/ReplaceComparisonOperator_Lt_NotEq"), two) == first
+    assert declaration_for(_mutant("core/ReplaceComparisonOperator_Lt_Gt"), two) is None
+    assert len(file_declarations("impl/x.py", two)) == 2
 
 
 def test_the_sample_takes_each_files_first_declaration_and_every_sixth() -> None:

@@ -60,10 +60,12 @@ IDENTITY_SWAPS = ("_Eq_Is", "_NotEq_IsNot", "_Is_Eq", "_IsNot_NotEq")
 """Operators that swap equality and identity: on enum members, small ints and interned names they agree."""
 IDENTITY_REASON = ("identity swap: == and is agree on enum members, small ints and interned names, and a SUT's "
                    "JSON has no identity")
-PRAGMA = re.compile(r"# (equivalent mutants|state view)(?: \(([^)]*)\))?: (.+)$")
+PRAGMA = re.compile(r"# (equivalent mutants|state view)(?: \(([^)]*)\))?: (.+?)(?=\s+# (?:equivalent mutants|state "
+                    r"view)\b|$)")
 """Marks a line whose surviving mutants are equivalent: ``# equivalent mutants: REASON``, or
 ``# equivalent mutants (BitXor, Add): REASON`` for the mutants of those operators only; ``# state view: REASON``
-for a line whose mutants change only what ``snapshot()`` shows (bookkeeping no operation reads)."""
+for a line whose mutants change only what ``snapshot()`` shows (bookkeeping no operation reads). A line may
+carry several, each for its own operators; the first that covers a mutant is its declaration."""
 EQUIVALENT_KIND, STATE_VIEW_KIND = "equivalent mutants", "state view"
 
 CHECK, SAMPLE, TRUST = "check", "sample", "trust"
@@ -104,27 +106,33 @@ class Declaration:
         return not self.operators or any(name in operator for name in self.operators)
 
 
+def line_declarations(file: str, line: int, text: str) -> list[Declaration]:
+    """The :data:`PRAGMA` declarations on source line ``text`` (number ``line`` of ``file``), in order."""
+    found = []
+    for match in PRAGMA.finditer(text):
+        only = tuple(name.strip() for name in (match.group(2) or "").split(",") if name.strip())
+        found.append(Declaration(file, line, match.group(3).strip(), only, match.group(1)))
+    return found
+
+
 def line_declaration(file: str, line: int, text: str) -> Declaration | None:
-    """The :data:`PRAGMA` declaration on source line ``text`` (number ``line`` of ``file``), if any."""
-    found = PRAGMA.search(text)
-    if found is None:
-        return None
-    only = tuple(name.strip() for name in (found.group(2) or "").split(",") if name.strip())
-    return Declaration(file, line, found.group(3).strip(), only, found.group(1))
+    """The first :data:`PRAGMA` declaration on source line ``text``, if any."""
+    found = line_declarations(file, line, text)
+    return found[0] if found else None
 
 
 def declaration_for(mutant: Mutant, source: str) -> Declaration | None:
-    """What declares ``mutant`` equivalent: an identity swap (a rule for every line) or its line's pragma."""
+    """What declares ``mutant`` equivalent: an identity swap (a rule for every line) or the first of its line's
+    pragmas that covers its operator."""
     if mutant.operator.endswith(IDENTITY_SWAPS):
         return Declaration(mutant.file, mutant.line, IDENTITY_REASON, IDENTITY_SWAPS)
-    declared = line_declaration(mutant.file, mutant.line, source.splitlines()[mutant.line - 1])
-    return declared if declared is not None and declared.covers(mutant.operator) else None
+    declared = line_declarations(mutant.file, mutant.line, source.splitlines()[mutant.line - 1])
+    return next((d for d in declared if d.covers(mutant.operator)), None)
 
 
 def file_declarations(file: str, source: str) -> list[Declaration]:
     """Every pragma declaration in one file, in line order."""
-    found = (line_declaration(file, number, text) for number, text in enumerate(source.splitlines(), start=1))
-    return [declaration for declaration in found if declaration is not None]
+    return [d for number, text in enumerate(source.splitlines(), start=1) for d in line_declarations(file, number, text)]
 
 
 def sample_of(declarations: Sequence[Declaration], every: int = SAMPLE_EVERY) -> set[tuple[str, int]]:
