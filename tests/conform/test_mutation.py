@@ -15,6 +15,7 @@ import pytest
 
 from brokerspec.cli import main
 from brokerspec.conform.catalogue import all_cases
+from brokerspec.conform.forked import Trial, run_forked
 from brokerspec.conform.mutation import (
     ANNOTATION,
     EQUIVALENT,
@@ -25,14 +26,12 @@ from brokerspec.conform.mutation import (
     Mutant,
     Plan,
     SuiteSettings,
-    Trial,
     baseline_problems,
     file_mutants,
     measure,
     mutated_source,
     operators,
     plan,
-    run_forked,
     survivor_fate,
     thin,
 )
