@@ -11,11 +11,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from brokerspec.check.domains import BALANCING, TOPOLOGIES
+import pytest
+
+from brokerspec.check.domains import BALANCING, TOPOLOGIES, Domain
 from brokerspec.check.runner import run_machine
 from brokerspec.impl.balancing import FastBalancingBroker
 from brokerspec.impl.topologies import FastTopologyBroker
 from brokerspec.spec import get_profile
+from brokerspec.spec.balancing import Attach
 from brokerspec.spec.topologies import Applied, Subscribe
 
 SCRIPTS = 150
@@ -43,19 +46,19 @@ class AtMostFourConsumers(FastTopologyBroker):
         return super().execute(command)
 
 
-def test_a_fifth_consumer_on_a_queue_is_reached_only_by_the_wide_balancing_alphabet() -> None:
-    profile = get_profile("artemis-latest")
-    planted = {"planted": FirstFourConsumersOnly}
-    assert run_machine(profile, planted, SCRIPTS, 5, domain=BALANCING) is None, "four consumer names made five"
-    found = run_machine(profile, planted, SCRIPTS, 5, domain=BALANCING, wide=True, shrink=False)
-    assert found is not None, "no wide script put five consumers on one queue and sent to the fifth"
-    assert len({c.consumer for c in found.commands if type(c).__name__ == "Attach"}) >= 5
+def _consumers_named(commands: tuple[Any, ...], kind: type[Any]) -> int:
+    return len({command.consumer for command in commands if isinstance(command, kind)})
 
 
-def test_a_fifth_consumer_in_a_network_is_reached_only_by_the_wide_topology_alphabet() -> None:
-    profile = get_profile("seed")
-    planted = {"planted": AtMostFourConsumers}
-    assert run_machine(profile, planted, SCRIPTS, 5, domain=TOPOLOGIES) is None, "four consumer names made five"
-    found = run_machine(profile, planted, SCRIPTS, 5, domain=TOPOLOGIES, wide=True, shrink=False)
-    assert found is not None, "no wide script opened five consumers and showed the fifth's demand"
-    assert len({c.consumer for c in found.commands if isinstance(c, Subscribe)}) >= 5
+@pytest.mark.parametrize(("domain", "profile", "planted", "kind"), [
+    (BALANCING, "artemis-latest", FirstFourConsumersOnly, Attach),
+    (TOPOLOGIES, "seed", AtMostFourConsumers, Subscribe),
+], ids=["balancing: a fifth consumer on one queue", "topologies: a fifth consumer in the network"])
+def test_a_fifth_consumer_is_reached_only_by_the_wide_alphabet(domain: Domain, profile: str, planted: type[Any],
+                                                              kind: type[Any]) -> None:
+    subjects = {"planted": planted}
+    assert run_machine(get_profile(profile), subjects, SCRIPTS, 5, domain=domain) is None, \
+        "four consumer names made five"
+    found = run_machine(get_profile(profile), subjects, SCRIPTS, 5, domain=domain, wide=True, shrink=False)
+    assert found is not None, "no wide script opened five consumers and showed the fifth's difference"
+    assert _consumers_named(found.commands, kind) >= 5
