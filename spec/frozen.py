@@ -115,8 +115,11 @@ def fillable(cls: type[Any]) -> bool:
     if cls not in _FILLABLE:
         fields = dataclasses.fields(cls)
         parameters = list(inspect.signature(cls.__init__).parameters)[1:]
-        _FILLABLE[cls] = (cls.__dataclass_params__.init and cls.__dictoffset__ != 0 and all(f.init for f in fields)
-                          and parameters == [f.name for f in fields])
+        # dataclasses compiles the __init__ it writes from text, so its code comes from "<string>"; the
+        # parameters are compared by name, since a keyword-only field (an outcome's rule) comes last
+        generated = getattr(getattr(cls.__init__, "__code__", None), "co_filename", "") == "<string>"
+        _FILLABLE[cls] = (cls.__dataclass_params__.init and generated and cls.__dictoffset__ != 0
+                          and all(f.init for f in fields) and sorted(parameters) == sorted(f.name for f in fields))
     return _FILLABLE[cls]
 
 

@@ -93,6 +93,22 @@ class _HandWritten:
         object.__setattr__(self, "value", int(text))
 
 
+@dataclasses.dataclass(frozen=True)
+class _KeywordLast(_Plain):
+    note: str = dataclasses.field(default="", kw_only=True)
+    other: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class _HandWrittenSameNames:
+    value: int
+    other: int
+
+    def __init__(self, other: int, value: int) -> None:
+        object.__setattr__(self, "value", value * 2)
+        object.__setattr__(self, "other", other)
+
+
 def test_only_a_class_whose_init_just_stores_its_fields_is_fillable() -> None:
     from brokerspec.spec.frozen import fillable, plain_fields
 
@@ -101,3 +117,6 @@ def test_only_a_class_whose_init_just_stores_its_fields_is_fillable() -> None:
     assert not fillable(_WithInitVar), "__init__ takes an init-only argument that is no field"
     assert not fillable(_Slotted), "no __dict__ to fill"
     assert not fillable(_HandWritten), "its own __init__ does more than store"
+    assert fillable(_KeywordLast), "a keyword-only field comes last in __init__, but it is still just stored"
+    assert replace(_KeywordLast(1, note="n", other=2), other=3) == _KeywordLast(1, note="n", other=3)
+    assert not fillable(_HandWrittenSameNames), "a hand-written __init__ is never filled, even with the same names"
