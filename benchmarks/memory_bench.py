@@ -51,16 +51,12 @@ STEPS = 40
 GROUP_ROWS = 200
 
 
-def _peak_kb() -> int:
-    return peak_rss_kb()
-
-
 def measure_idle() -> dict[str, Any]:
     """Peak memory of a process that has imported the audit and nothing more."""
     import brokerspec.audit.run  # noqa: F401
     import pyarrow.parquet  # noqa: F401
 
-    return {"peak_kb": _peak_kb()}
+    return {"peak_kb": peak_rss_kb()}
 
 
 def measure_generate(kind: str, fmt: str, events: int, out: str) -> dict[str, Any]:
@@ -75,7 +71,7 @@ def measure_generate(kind: str, fmt: str, events: int, out: str) -> dict[str, An
     seconds = time.perf_counter() - started
     rows = sum(1 for path in (Path(out) / "data").iterdir() for _ in path.open("rb")) if fmt == "jsonl" else \
         _parquet_rows(Path(out) / "data")
-    return {"code": code, "seconds": seconds, "rows": rows, "peak_kb": _peak_kb()}
+    return {"code": code, "seconds": seconds, "rows": rows, "peak_kb": peak_rss_kb()}
 
 
 def _parquet_rows(folder: Path) -> int:
@@ -97,7 +93,7 @@ def measure_audit(data: str, out: str) -> dict[str, Any]:
     divergences = pq.read_table(Path(out) / "divergences", columns=["history", "step"]).to_pylist()
     return {"seconds": seconds, "rows": result.rows_in, "checked": result.checked,
             "quarantined": result.quarantined, "divergences": sorted((d["history"], d["step"]) for d in divergences),
-            "engine": result.engine, "peak_kb": _peak_kb()}
+            "engine": result.engine, "peak_kb": peak_rss_kb()}
 
 
 def _mb(kb: int | None) -> str:

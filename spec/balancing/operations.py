@@ -315,11 +315,11 @@ def deliver(step: Step) -> None:
     on its queue. A remote consumer closing, for one, prompts nothing, even
     where it makes a target acceptable (found fuzzing Artemis 2.40.0).
     """
-    with_redistributor = [q for q in step.state.queues.values() if q.redistributor is not None]
-    for queue in sorted(with_redistributor, key=lambda q: q.serial):
-        if queue.redistributor is None or queue.redistributor > step.state.clock:
-            continue
-        if (queue.node, queue.name) not in step.prompted and queue.redistributor <= step.start_clock:
+    clock = step.state.clock
+    active = sorted((q.serial, q.redistributor, q) for q in step.state.queues.values()
+                    if q.redistributor is not None and q.redistributor <= clock)
+    for _, since, queue in active:
+        if (queue.node, queue.name) not in step.prompted and since <= step.start_clock:
             continue
         for message in queue.pending:
             if message.grouped:

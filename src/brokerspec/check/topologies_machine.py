@@ -45,7 +45,6 @@ from .lockstep import Lockstep, SubjectFactory
 from .machine import OpsMachine, RunStats
 
 BROKERS = ("b1", "b2", "b3", "b4", "b5")
-BROKER = pick(*BROKERS)
 DESTINATIONS = pick("queue://Q", "queue://Q", "queue://R", "topic://T", "queue://Q.A", "queue://Q.A.B",
                                 "topic://T.X")
 """Dotted names too, so that a wildcard that matches across a dot (``*`` is one part only) can be told apart."""
@@ -72,7 +71,6 @@ def configs(ttls: Draw[int]) -> Draw[BridgeConfig]:
     )
 
 
-CONFIGS = configs(TTLS)
 WIDE_BROKERS = (*BROKERS, "b6", "b7")
 WIDE_DESTINATIONS = pick("queue://Q", "queue://Q", "queue://R", "queue://S", "topic://T", "queue://Q.A",
                          "queue://Q.A.B", "topic://T.X", "topic://T.X.Y")
@@ -87,13 +85,13 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
                             counts: RunStats, window: int = 1, wide: bool = False) -> type[OpsMachine]:
     """A state machine class running ``subjects`` in lockstep with the topology spec (``wide``: the wide
     alphabet)."""
-    brokers = WIDE_BROKERS if wide else BROKERS
-    broker = pick(*brokers)
+    broker_names = WIDE_BROKERS if wide else BROKERS
+    broker = pick(*broker_names)
     destinations = WIDE_DESTINATIONS if wide else DESTINATIONS
     consumers = WIDE_CONSUMERS if wide else CONSUMERS
     producers = WIDE_PRODUCERS if wide else PRODUCERS
     ttls = WIDE_TTLS if wide else TTLS
-    bridge_configs = configs(WIDE_TTLS) if wide else CONFIGS
+    bridge_configs = configs(ttls)
 
     class TopologiesLockstep(OpsMachine):
         """Spec and subjects in lockstep over a small network of brokers."""
@@ -115,11 +113,12 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             counts.note(command)
             self.lockstep.step(command)
 
-        @initialize(size=integers(3, len(brokers)), parents=lists(INDEX, len(brokers) - 1, len(brokers) - 1),
+        @initialize(size=integers(3, len(broker_names)),
+                    parents=lists(INDEX, len(broker_names) - 1, len(broker_names) - 1),
                     tree=booleans(), ttl=ttls, message_ttl=ttls)
         def start_tree(self, size: int, parents: list[int], tree: bool, ttl: int, message_ttl: int) -> None:
             """A small tree: broker i hangs under one of the brokers before it."""
-            names = brokers[:size]
+            names = broker_names[:size]
             for name in names:
                 self.run(AddBroker(name))
             edges = [(names[i], names[parents[i - 1] % i]) for i in range(1, size)]

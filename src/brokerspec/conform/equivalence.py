@@ -52,21 +52,21 @@ from brokerspec.spec import PROFILES, Profile
 from ..check.domains import get_domain
 from ..check.lockstep import Divergence, SubjectFactory, format_command
 from ..check.runner import run_machine
+from .forked import Kill
 
 if TYPE_CHECKING:
     from .mutation import Mutant, Outcome
 
 IDENTITY_SWAPS = ("_Eq_Is", "_NotEq_IsNot", "_Is_Eq", "_IsNot_NotEq")
 """Operators that swap equality and identity: on enum members, small ints and interned names they agree."""
-IDENTITY_REASON = ("identity swap: == and is agree on enum members, small ints and interned names, and a SUT's "
-                   "JSON has no identity")
+IDENTITY_REASON = "== and is agree on enum members, small ints and interned names, and a SUT's JSON has no identity"
 PRAGMA = re.compile(r"# (equivalent mutants|state view)(?: \(([^)]*)\))?: (.+?)(?=\s+# (?:equivalent mutants|state "
                     r"view)\b|$)")
 """Marks a line whose surviving mutants are equivalent: ``# equivalent mutants: REASON``, or
 ``# equivalent mutants (BitXor, Add): REASON`` for the mutants of those operators only; ``# state view: REASON``
 for a line whose mutants change only what ``snapshot()`` shows (bookkeeping no operation reads). A line may
 carry several, each for its own operators; the first that covers a mutant is its declaration."""
-EQUIVALENT_KIND, STATE_VIEW_KIND = "equivalent mutants", "state view"
+EQUIVALENT_KIND, STATE_VIEW_KIND, IDENTITY_KIND = "equivalent mutants", "state view", "identity swap"
 
 CHECK, SAMPLE, TRUST = "check", "sample", "trust"
 """What a run does with declared-equivalent survivors: check every one, check the fixed sample, or trust them."""
@@ -76,8 +76,6 @@ SEED = 22
 SAMPLE_EVERY = 6
 
 HELD, BROKEN, UNCHECKED, UNUSED, NOT_RUN = "held", "broken", "unchecked", "unused", "not run"
-
-Kill = tuple[str, str] | None
 
 
 class EquivalenceCheckError(RuntimeError):
@@ -93,8 +91,9 @@ class Declaration:
     reason: str
     operators: tuple[str, ...] = ()
     kind: str = EQUIVALENT_KIND
-    """:data:`EQUIVALENT_KIND`, checked on outcomes, whole state and self-checks, or :data:`STATE_VIEW_KIND`,
-    checked on outcomes and self-checks only (the claim is that only the snapshot differs)."""
+    """:data:`EQUIVALENT_KIND` (a pragma) or :data:`IDENTITY_KIND` (the rule for every identity swap), checked on
+    outcomes, whole state and self-checks, or :data:`STATE_VIEW_KIND`, checked on outcomes and self-checks only
+    (the claim is that only the snapshot differs)."""
 
     @property
     def label(self) -> str:
@@ -115,17 +114,11 @@ def line_declarations(file: str, line: int, text: str) -> list[Declaration]:
     return found
 
 
-def line_declaration(file: str, line: int, text: str) -> Declaration | None:
-    """The first :data:`PRAGMA` declaration on source line ``text``, if any."""
-    found = line_declarations(file, line, text)
-    return found[0] if found else None
-
-
 def declaration_for(mutant: Mutant, source: str) -> Declaration | None:
     """What declares ``mutant`` equivalent: an identity swap (a rule for every line) or the first of its line's
     pragmas that covers its operator."""
     if mutant.operator.endswith(IDENTITY_SWAPS):
-        return Declaration(mutant.file, mutant.line, IDENTITY_REASON, IDENTITY_SWAPS)
+        return Declaration(mutant.file, mutant.line, IDENTITY_REASON, IDENTITY_SWAPS, IDENTITY_KIND)
     declared = line_declarations(mutant.file, mutant.line, source.splitlines()[mutant.line - 1])
     return next((d for d in declared if d.covers(mutant.operator)), None)
 
@@ -254,7 +247,7 @@ def declaration_verdicts(results: Iterable[tuple[Mutant, Outcome]], sources: Map
     for mutant, outcome in results:
         text = sources.get(mutant.file)
         claim = declaration_for(mutant, text) if text is not None else None
-        if claim is None or (claim.reason == IDENTITY_REASON and not outcome.equivalence):
+        if claim is None or (claim.kind == IDENTITY_KIND and not outcome.equivalence):
             continue  # an identity swap the suite kills is no claim of anything
         entry = verdicts.setdefault((mutant.file, mutant.line, claim.reason), DeclarationVerdict(claim))
         entry.covered += 1
@@ -273,6 +266,6 @@ def declaration_lines(verdicts: Iterable[DeclarationVerdict], scripts: int) -> I
         claim = entry.declaration
         yield (f"{claim.label} [{entry.verdict}] covers {entry.covered} mutants: {entry.held} held over {scripts} "
                f"scripts per alphabet and profile, {entry.unchecked} unchecked, {len(entry.broken)} broken")
-        yield f"    {claim.reason}" + (f" (operators: {', '.join(claim.operators)})" if claim.operators else "")
+        yield f"    {claim.kind}: {claim.reason}" + (f" (operators: {', '.join(claim.operators)})" if claim.operators else "")
         for label, detail in entry.broken:
             yield f"    broken by {label}: {detail}"

@@ -80,6 +80,8 @@ from .equivalence import (
     CHECK,
     HELD,
     SAMPLE,
+    EQUIVALENT_KIND,
+    IDENTITY_KIND,
     SCRIPTS,
     STATE_VIEW_KIND,
     UNCHECKED,
@@ -569,6 +571,10 @@ def plan(only: Sequence[str] = (), domains: Sequence[str] = (), operator_filter:
     return Plan(thin(mutants, sample), sources, {k: v for k, v in left_out.items() if v})
 
 
+CLAIM_LABELS = {EQUIVALENT_KIND: "declared", STATE_VIEW_KIND: "state view", IDENTITY_KIND: "identity swap"}
+"""How an equivalent mutant's reason names the kind of claim that covers it."""
+
+
 def survivor_fate(mutant: Mutant, source: str, state: Kill, equivalence: Kill | str = UNCHECKED
                   ) -> tuple[str, str, str]:
     """A survivor's fate, reason and equivalence verdict: hidden state if brokerspec's state check kills it,
@@ -584,9 +590,8 @@ def survivor_fate(mutant: Mutant, source: str, state: Kill, equivalence: Kill | 
                           ), BROKEN if declared is not None else ""
     if declared is None:
         return SURVIVED, "gap: no case or fuzzed script tells it apart from the spec", ""
-    kind = "identity swap" if declared.reason.startswith("identity swap") else (
-        "state view" if declared.kind == STATE_VIEW_KIND else "declared")
-    reason = declared.reason.removeprefix("identity swap: ")
+    kind = CLAIM_LABELS[declared.kind]
+    reason = declared.reason
     if equivalence == UNCHECKED:
         return EQUIVALENT, f"{EQUIVALENT}: {kind}: {reason} (not checked)", UNCHECKED
     if equivalence is None:

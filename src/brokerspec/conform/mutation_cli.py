@@ -81,8 +81,9 @@ def add_command(commands: Any) -> None:
     cmd.add_argument("--timeout", type=parse_timeout, default=TIMEOUT, metavar="SECONDS",
                      help=f"a mutant still running after this is killed (default {TIMEOUT:g})")
     cmd.add_argument("--equivalents", choices=(CHECK, SAMPLE, TRUST), default=CHECK,
-                     help="declared-equivalent survivors: check each one in strict lockstep beside the unmutated "
-                          "impl (default), only those on a fixed sample of declared lines, or trust them")
+                     help="declared-equivalent survivors: check each one in strict lockstep with the spec, on "
+                          "scripts the unmutated impl passes (default), only those on a fixed sample of declared "
+                          "lines, or trust them")
     cmd.add_argument("--equivalence-scripts", type=at_least(1), default=SCRIPTS, metavar="N",
                      help=f"scripts per alphabet and profile each checked declaration must pass (default {SCRIPTS})")
     cmd.add_argument("--no-planted", action="store_true", help="skip the planted-bug brokers")
