@@ -7,7 +7,7 @@ domain; :mod:`.profiles` bundles every domain's options under one name.
 
 from .errors import BrokerspecError, InvalidCommand, InvalidOption, InvariantBroken, UnknownProfile
 from .frozen import FrozenMap
-from .outcome import Outcome, Reason
+from .outcome import Outcome, Reason, is_query
 from .profiles import (
     PROFILES,
     AddressingOptions,
@@ -30,7 +30,7 @@ from .profiles import (
 
 __all__ = [
     "BrokerspecError", "InvalidCommand", "InvalidOption", "InvariantBroken", "UnknownProfile", "FrozenMap",
-    "Outcome", "Reason", "PROFILES", "AddressingOptions", "BalancingOptions", "ConsumerModel", "FqqnSend",
+    "Outcome", "Reason", "is_query", "PROFILES", "AddressingOptions", "BalancingOptions", "ConsumerModel", "FqqnSend",
     "UnroutedStatus", "DuplicatesOptions", "InstantAdd", "NameParsing", "PrefixMatch", "Profile", "QueueNameScope",
     "ReloadKeeps", "ReturnOrder", "SendCreation", "ZeroSizeCache", "get_profile",
 ]

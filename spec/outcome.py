@@ -29,3 +29,14 @@ class Reason:
     """Base of every rejection reason."""
 
     kind: ClassVar[str] = "reason"
+
+
+def is_query(command: object) -> bool:
+    """Whether ``command`` (a command or its class) is a *query*: an operation that reads without changing anything.
+
+    A query's class says so with ``query = True``. Queries exist in every domain (an address query, a
+    queue query, a duplicate-ID query, a demand query); a system under test answers them from SUT
+    protocol version 2 on, and a version 1 SUT is never asked one.
+    """
+    kind = command if isinstance(command, type) else type(command)
+    return bool(getattr(kind, "query", False))

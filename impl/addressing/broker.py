@@ -62,6 +62,7 @@ from brokerspec.spec.addressing import (
     AddressingCommand,
     AddressingState,
     AddressNotFound,
+    AddressQueried,
     AddressSettings,
     Ambiguous,
     AmbiguousName,
@@ -77,6 +78,7 @@ from brokerspec.spec.addressing import (
     LookupOutcome,
     NotFound,
     Outcome,
+    QueryAddress,
     Queue,
     QueueCreated,
     QueueDeleted,
@@ -178,6 +180,7 @@ class FastBroker:
             Consume: lambda c: self.consume(c.name, c.routing_type),
             SetPrefix: lambda c: self.set_prefix(c.prefix, c.routing_type),
             SetAddressSettings: self.set_address_settings,
+            QueryAddress: lambda c: self.query_address(c.address),
         }
 
     def execute(self, command: AddressingCommand) -> Outcome:
@@ -510,6 +513,16 @@ class FastBroker:
         if isinstance(outcome, Rejected):
             return outcome
         return Attached(address, queue, address if outcome else None, address + SEP + queue)
+
+    def query_address(self, name: str) -> AddressQueried:
+        """An address query: the address part of the prefix-free name, its routing types and its queues."""
+        if self._prefix_order:
+            name = self._strip(name)[0]
+        address = self._split(name)[1]
+        found = self._addresses.get(address)
+        if found is None:
+            return AddressQueried(address, False)
+        return AddressQueried(address, True, frozenset(found.routing_types), tuple(sorted(found.queues)))
 
     def _lookup_stripped(self, name: str) -> LookupOutcome:
         hit = self._names.get(name) if self._check_fqqn or SEP not in name else None

@@ -69,6 +69,8 @@ from brokerspec.spec.balancing import (
     LbType,
     Message,
     Pause,
+    QueryQueue,
+    QueueQueried,
     QueueState,
     Redistributed,
     Refusal,
@@ -175,6 +177,8 @@ class FastBalancingBroker(BindingChoice):
         self._since = self._clock
         if type(command) is Send:
             return self._send(command)
+        if type(command) is QueryQueue:
+            return self._query_queue(command)
         events: list[Event] = []
         refused = self._dispatch[type(command)](command, events)
         if refused is not None:
@@ -449,6 +453,14 @@ class FastBalancingBroker(BindingChoice):
                                      for other in self._by_address[queue.address]):
             self._add_redistributor(found)
         return None
+
+    def _query_queue(self, command: QueryQueue) -> BalancingOutcome:
+        """A queue query: no delivery round follows it (LB-QUERY-QUEUE)."""
+        queue = self._queues.get((command.node, command.queue))
+        if queue is None:
+            return UNKNOWN_NODE if command.node not in self._nodes else QueueQueried(False)
+        return QueueQueried(True, queue.address, queue.routing_type, queue.filter, len(queue.pending),
+                            len(queue.consumers))
 
     def _delete_queue(self, command: DeleteQueue, events: list[Event]) -> Refused | None:
         queue = self._queues.get((command.node, command.queue))

@@ -88,12 +88,14 @@ from brokerspec.spec.duplicates import (
     Crash,
     CreateQueue,
     DeleteId,
+    QueryId,
     DeleteQueue,
     DoomReason,
     Done,
     DuplicatesCommand,
     DuplicatesState,
     IdDeleted,
+    IdQueried,
     NotSupported,
     NoTransaction,
     QueueDeleted,
@@ -186,6 +188,7 @@ class FastDuplicatesBroker:
             CreateQueue: self._create_queue,
             DeleteQueue: self._delete_queue,
             DeleteId: self._delete_id,
+            QueryId: self._query_id,
             SetIdCacheSize: self._set_id_cache_size,
             Restart: self._restart,
             Crash: self._restart,
@@ -552,6 +555,16 @@ class FastDuplicatesBroker:
             return IdDeleted(False)
         self._forget(cache, key)
         return IdDeleted(True)
+
+    def _query_id(self, command: QueryId) -> Outcome:
+        """Whether the cache holds the ID now; nothing is created (DUP-QUERY-ID)."""
+        key: bytes | None
+        if command.bridge_id is not None:
+            cache, key = self._bridge.get(command.address), bytes.fromhex(command.bridge_id)
+        else:
+            assert command.duplicate_id is not None
+            cache, key = self._normal.get(command.address), compute_cache_key(command.duplicate_id)
+        return IdQueried(cache is not None and key is not None and key in cache.index)
 
     def _set_id_cache_size(self, command: SetIdCacheSize) -> Outcome:
         """Per-address ``id-cache-size`` (ARTEMIS-4159); existing caches keep their size (DUP-SIZE-FIXED)."""

@@ -29,6 +29,7 @@ from brokerspec.spec.topologies import (
     AddBroker,
     AddProducer,
     Applied,
+    DemandQueried,
     BridgeConfig,
     Connect,
     Connector,
@@ -50,6 +51,7 @@ from brokerspec.spec.topologies import (
     Sent,
     SetReplay,
     SetTtl,
+    QueryDemand,
     Subscribe,
     TopologyCommand,
     TopologyOutcome,
@@ -93,7 +95,7 @@ class FastTopologyBroker(Rules):
             AddBroker: self._add_broker, Connect: self._connect, TreeConnect: self._tree_connect,
             Disconnect: self._disconnect, Move: self._move, SetTtl: self._set_ttl, SetReplay: self._set_replay,
             Subscribe: self._subscribe, Unsubscribe: self._unsubscribe, AddProducer: self._add_producer,
-            RemoveProducer: self._remove_producer, Send: self._send,
+            RemoveProducer: self._remove_producer, Send: self._send, QueryDemand: self._query_demand,
         }
 
     def _make_table(self) -> DemandTable:
@@ -114,6 +116,12 @@ class FastTopologyBroker(Rules):
         return ttl == -1 or len(path) < ttl  # equivalent mutants (Eq_LtE): a TTL is -1 or positive
 
     # --- topology --------------------------------------------------------------------
+
+    def _query_demand(self, command: QueryDemand) -> TopologyOutcome:
+        """The brokers with a registration for the destination (TOPO-QUERY-DEMAND)."""
+        held = sorted(broker for (broker, destination), table in self._table.regs.items()
+                      if destination == command.destination and table)
+        return DemandQueried(command.destination, tuple(held))
 
     def _refused(self, reason: Refusal) -> Refused:
         return Refused(reason)

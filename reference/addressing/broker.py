@@ -29,6 +29,7 @@ from brokerspec.spec.addressing import (
     AddressingCommand,
     AddressingState,
     AddressNotFound,
+    AddressQueried,
     AddressSettings,
     Ambiguous,
     AmbiguousName,
@@ -44,6 +45,7 @@ from brokerspec.spec.addressing import (
     LookupOutcome,
     NotFound,
     Outcome,
+    QueryAddress,
     Queue,
     QueueCreated,
     QueueDeleted,
@@ -97,6 +99,8 @@ class ReferenceBroker:
             return self.create_consumer(command.name, command.routing_type)
         if isinstance(command, SetPrefix):
             return self.set_prefix(command.prefix, command.routing_type)
+        if isinstance(command, QueryAddress):
+            return self.address_query(command.address)
         return self.set_address_settings(command)
 
     # -- server: management operations ------------------------------------------------
@@ -183,6 +187,20 @@ class ReferenceBroker:
                 and not self.manager.bindings_of(binding.address)):
             self.manager.remove_address_info(binding.address)  # ARTEMIS-3541: forceAutoDeleteAddress
         return QueueDeleted(binding.address, binding.name)
+
+    def address_query(self, client_name: str) -> AddressQueried:
+        """What the broker holds for the address a client name's address part names.
+
+        As ``ServerSessionImpl.executeAddressQuery``: the prefix goes, then ``addressQuery`` keeps the
+        address part of an FQQN; the queues come from the address's bindings.
+        """
+        name, _ = self.strip(client_name)
+        address = extract_address_name(name)
+        info = self.manager.get_address_info(address)
+        if info is None:
+            return AddressQueried(address, False)
+        queues = tuple(sorted(binding.name for binding in self.manager.bindings_of(address)))
+        return AddressQueried(address, True, frozenset(info.routing_types), queues)
 
     def queue_query(self, client_name: str) -> LookupOutcome:
         """Which queue does this client name refer to?

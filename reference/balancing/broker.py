@@ -75,6 +75,8 @@ from brokerspec.spec.balancing import (
     Done,
     LbType,
     Pause,
+    QueryQueue,
+    QueueQueried,
     QueueState,
     Refusal,
     Refused,
@@ -113,6 +115,8 @@ class ReferenceBalancingBroker:
         since = self.clock.now
         for queue in self.get_queues():
             queue.prompted = False
+        if isinstance(command, QueryQueue):
+            return self.queue_query(command)  # a query changes nothing: no delivery round follows it
         outcome = self.perform(command)
         if isinstance(outcome, Refused):
             return outcome
@@ -187,6 +191,18 @@ class ReferenceBalancingBroker:
             return Refused(Refusal.QUEUE_IN_USE)
         node.destroy_queue(queue)
         return Done()
+
+    def queue_query(self, command: QueryQueue) -> QueueQueried | Refused:
+        """``ActiveMQServerImpl.queueQuery`` on one node: the queue's binding, filter and counts (LB-QUERY-QUEUE)."""
+        node = self.cluster.nodes.get(command.node)
+        if node is None:
+            return Refused(Refusal.UNKNOWN_NODE)
+        queue = node.post_office.get_local_queue(command.queue)
+        if queue is None:
+            return QueueQueried(False)
+        colour = None if queue.filter is None else queue.filter.filter_string
+        return QueueQueried(True, queue.address, queue.routing_type, colour, len(queue.messages),
+                            queue.get_consumer_count())
 
     def attach_consumer(self, command: Attach) -> Done | Refused:
         """A consumer attaches to a queue on its node (LB-CONSUMERS, RD-TRIGGER-REMOTE-CONSUMER)."""

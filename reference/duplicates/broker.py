@@ -42,12 +42,14 @@ from brokerspec.spec.duplicates import (
     Crash,
     CreateQueue,
     DeleteId,
+    QueryId,
     DeleteQueue,
     Done,
     DuplicateId,
     DuplicatesCommand,
     DuplicatesState,
     IdDeleted,
+    IdQueried,
     NotSupported,
     QueueDeleted,
     QueueExists,
@@ -111,6 +113,8 @@ class ReferenceDuplicatesBroker:
             return self.delete_id(command.address, command.duplicate_id)
         if isinstance(command, SetIdCacheSize):
             return self.set_id_cache_size(command.address, command.size)
+        if isinstance(command, QueryId):
+            return self.query_id(command)
         if isinstance(command, Restart):
             return self.restart(command.id_cache_size)
         if isinstance(command, Crash):
@@ -150,6 +154,19 @@ class ReferenceDuplicatesBroker:
             return IdDeleted(False)
         cache.delete_from_cache(key)
         return IdDeleted(True)
+
+    def query_id(self, command: QueryId) -> Outcome:
+        """``DuplicateIDCache.contains`` on the cache the ID would be checked in, if it exists (DUP-QUERY-ID)."""
+        if command.bridge_id is not None:
+            name, key = CacheName(CacheKind.BRIDGE, command.address), bytes.fromhex(command.bridge_id)
+        else:
+            assert command.duplicate_id is not None
+            name, found = CacheName(CacheKind.NORMAL, command.address), get_duplicate_id_bytes(command.duplicate_id)
+            if isinstance(found, SendFailure):
+                return IdQueried(False)
+            key = found
+        cache = self.post_office.duplicate_id_caches.get(name)
+        return IdQueried(cache is not None and cache.contains(key))
 
     def set_id_cache_size(self, address: str, size: int) -> Outcome:
         """Set ``address``'s ``id-cache-size``; caches that exist keep their size (DUP-SIZE-FIXED, ARTEMIS-4159)."""

@@ -43,6 +43,7 @@ from brokerspec.spec.topologies import (
     AddBroker,
     AddProducer,
     Applied,
+    DemandQueried,
     Connect,
     Disconnect,
     Message,
@@ -57,6 +58,7 @@ from brokerspec.spec.topologies import (
     SetReplay,
     SetTtl,
     Sent,
+    QueryDemand,
     Subscribe,
     TopologyCommand,
     TopologyOutcome,
@@ -110,7 +112,15 @@ class ReferenceTopologyBroker:
             return self.remove_producer(command)
         if isinstance(command, Send):
             return self.send(command)
+        if isinstance(command, QueryDemand):
+            return self.query_demand(command)
         raise TypeError(f"not a topology command: {command!r}")
+
+    def query_demand(self, command: QueryDemand) -> DemandQueried:
+        """Every broker whose destination has a subscription: a consumer or a demand subscription (TOPO-QUERY-DEMAND)."""
+        held = sorted(broker.name for broker in self.network.brokers.values()
+                      if (found := broker.destinations.get(command.destination)) is not None and found.subscriptions)
+        return DemandQueried(command.destination, tuple(held))
 
     def settled(self) -> Applied:
         """The network comes back to rest; the waiting messages that moved."""

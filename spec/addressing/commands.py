@@ -105,10 +105,25 @@ class SetAddressSettings:
     default_queue_routing_type: RoutingType = RoutingType.MULTICAST
 
 
+@dataclass(frozen=True)
+class QueryAddress:
+    """Ask whether an address exists, which routing types it allows and which queues it binds (a query).
+
+    A *query* reads without changing anything; a system under test answers it
+    from SUT protocol version 2 on (``docs/sut-protocol.md``).
+    """
+
+    op: ClassVar[str] = "query_address"
+    query: ClassVar[bool] = True
+    address: str
+
+
 AddressingCommand = (
     CreateAddress | DeleteAddress | CreateQueue | DeleteQueue | Lookup | Send | Consume | SetPrefix | SetAddressSettings
+    | QueryAddress
 )
 
 COMMAND_TYPES: tuple[type[AddressingCommand], ...] = (
     CreateAddress, DeleteAddress, CreateQueue, DeleteQueue, Lookup, Send, Consume, SetPrefix, SetAddressSettings,
+    QueryAddress,
 )

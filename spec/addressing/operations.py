@@ -40,6 +40,7 @@ from .commands import (
     DeleteAddress,
     DeleteQueue,
     Lookup,
+    QueryAddress,
     Send,
     SetAddressSettings,
     SetPrefix,
@@ -61,6 +62,7 @@ from .outcomes import (
     AddressExists,
     AddressHasQueues,
     AddressNotFound,
+    AddressQueried,
     Ambiguous,
     AmbiguousName,
     Attached,
@@ -497,6 +499,26 @@ def set_address_settings(state: AddressingState, command: SetAddressSettings) ->
     return new_state, Configured(rule="ADDR-CONFIG-SETTINGS")
 
 
+def query_address(state: AddressingState, command: QueryAddress) -> Transition:
+    """Answer an address query; the state does not change (rule ADDR-QUERY-ADDRESS).
+
+    The name loses its prefix (ADDR-PREFIX-STRIP, as ``ServerSessionImpl.executeAddressQuery`` calls
+    ``removePrefix``) and an FQQN is read as its address part (``ActiveMQServerImpl.addressQuery`` calls
+    ``CompositeAddress.extractAddressName``). A query refuses no name: one that names nothing is answered
+    "does not exist". The queues are listed by their names, sorted (the client's ``addressQuery`` reads them
+    from a binding query, ``ServerSessionImpl.executeBindingQuery``).
+
+    post: __return__[0] == state
+    """
+    name, _ = strip_prefix(command.address, state.prefixes, state.options.prefix_match)
+    address = parse_name(name).address
+    found = state.addresses.get(address)
+    if found is None:
+        return state, AddressQueried(address, False, rule="ADDR-QUERY-ADDRESS")
+    queues = tuple(sorted(queue.name for queue in get_queues_of(state, address)))
+    return state, AddressQueried(address, True, found.routing_types, queues, rule="ADDR-QUERY-ADDRESS")
+
+
 TRANSITIONS: dict[type[Any], Callable[[AddressingState, Any], Transition]] = {
     CreateAddress: create_address,
     DeleteAddress: delete_address,
@@ -507,6 +529,7 @@ TRANSITIONS: dict[type[Any], Callable[[AddressingState, Any], Transition]] = {
     Consume: consume,
     SetPrefix: set_prefix,
     SetAddressSettings: set_address_settings,
+    QueryAddress: query_address,
 }
 
 

@@ -219,11 +219,22 @@ class Attached(Outcome):
     created_queue: str | None = None
 
 
+@dataclass(frozen=True)
+class AddressQueried(Outcome):
+    """What an address query found: whether ``address`` exists, its routing types and its queues' names (sorted)."""
+
+    kind: ClassVar[str] = "address_queried"
+    address: str
+    exists: bool
+    routing_types: frozenset[RoutingType] = frozenset()
+    queues: tuple[str, ...] = ()
+
+
 LookupOutcome = Resolved | NotFound | Ambiguous
 
 OUTCOME_TYPES: tuple[type[Outcome], ...] = (
     Rejected, Configured, AddressCreated, AddressDeleted, QueueCreated, QueueDeleted,
-    Resolved, NotFound, Ambiguous, Routed, Attached,
+    Resolved, NotFound, Ambiguous, Routed, Attached, AddressQueried,
 )
 
 REASON_TYPES: tuple[type[Reason], ...] = (

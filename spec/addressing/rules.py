@@ -52,6 +52,12 @@ RULES: dict[str, Rule] = {
              "ServerSessionImpl.removePrefix; seen on 2.11.0 and 2.40.0 ('any' beats 'anycast://')"),
         Rule("ADDR-NAME-EMPTY", "An empty queue name is rejected; under the seed, an empty address name too.",
              "Artemis ActiveMQServerImpl.createQueue, invalidQueueName AMQ229216"),
+        Rule("ADDR-QUERY-ADDRESS", "An address query changes nothing and refuses no name: it loses its prefix, "
+             "reads an FQQN as its address part, and says whether that address exists, which routing types it "
+             "allows and which queues it binds.",
+             "Artemis ServerSessionImpl.executeAddressQuery (removePrefix), ActiveMQServerImpl.addressQuery "
+             "(CompositeAddress.extractAddressName), ServerSessionImpl.executeBindingQuery; "
+             "AddressQueryTest.testAddressQueryOnStaticAddressWithFQQN"),
         Rule("ADDR-CREATE-FQQN", "Artemis's create operations read names instead of refusing them: an address "
              "keeps its FQQN's address part (the empty name is accepted), a queue its name's queue part, and "
              "from 2.12 an FQQN given as the address names the queue as well.",

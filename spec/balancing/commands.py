@@ -142,7 +142,21 @@ class Tick:
     ticks: int = 1
 
 
+@dataclass(frozen=True)
+class QueryQueue:
+    """Ask ``node`` about queue ``queue``: its binding, filter, waiting messages and consumers (a query).
+
+    A query changes nothing and gives no redistributor a turn; a system under test answers it from SUT
+    protocol version 2 on.
+    """
+
+    op: ClassVar[str] = "query_queue"
+    query: ClassVar[bool] = True
+    node: str
+    queue: str
+
+
 BalancingCommand = Union[AddNode, CreateQueue, DeleteQueue, Attach, Close, Pause, Resume, Send, Configure, SetLink,
-                         Tick]
+                         Tick, QueryQueue]
 COMMAND_TYPES: tuple[type[BalancingCommand], ...] = (AddNode, CreateQueue, DeleteQueue, Attach, Close, Pause, Resume,
-                                                     Send, Configure, SetLink, Tick)
+                                                     Send, Configure, SetLink, Tick, QueryQueue)

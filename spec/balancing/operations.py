@@ -58,6 +58,7 @@ from .commands import (
     CreateQueue,
     DeleteQueue,
     Pause,
+    QueryQueue,
     Resume,
     Send,
     SetLink,
@@ -88,6 +89,7 @@ from .outcomes import (
     Done,
     Dropped,
     Event,
+    QueueQueried,
     Redistributed,
     Refusal,
     Refused,
@@ -472,6 +474,21 @@ def _tick(step: Step, command: Tick) -> BalancingOutcome:
 
 Operation = Callable[[Step, Any], BalancingOutcome]
 
+def _query_queue(step: Step, command: QueryQueue) -> BalancingOutcome:
+    """Answer a queue query (rule LB-QUERY-QUEUE): what ``ActiveMQServerImpl.queueQuery`` reports of a local queue.
+
+    ``QueueQueryResult`` carries the queue's address, routing type, filter, message count and consumer count;
+    a missing queue is reported as not existing, an unknown node is refused as every other operation refuses it.
+    """
+    if command.node not in step.state.nodes:
+        return Refused(Refusal.UNKNOWN_NODE, rule="LB-NODES")
+    queue = step.state.queues.get((command.node, command.queue))
+    if queue is None:
+        return QueueQueried(False, rule="LB-QUERY-QUEUE")
+    return QueueQueried(True, queue.address, queue.routing_type, queue.filter, len(queue.pending),
+                        len(queue.consumers), rule="LB-QUERY-QUEUE")
+
+
 TRANSITIONS: dict[type, Operation] = {
     AddNode: _add_node,
     CreateQueue: _create_queue,
@@ -484,6 +501,7 @@ TRANSITIONS: dict[type, Operation] = {
     Configure: _configure,
     SetLink: _set_link,
     Tick: _tick,
+    QueryQueue: _query_queue,
 }
 
 
@@ -492,7 +510,7 @@ def apply_recording(state: BalancingState, command: BalancingCommand,
     """:func:`apply_choosing`, and every choice the step made, in order."""
     step = Step(state, chooser)
     outcome = TRANSITIONS[type(command)](step, command)
-    if isinstance(outcome, Refused):
+    if isinstance(outcome, (Refused, QueueQueried)):  # a query changes nothing and gives no redistributor a turn
         return state, outcome, ()
     deliver(step)
     events = tuple(step.events)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import ClassVar, Union
 
+from ..addressing.names import RoutingType
 from ..outcome import Outcome
 
 
@@ -115,5 +116,23 @@ class Refused(Outcome):
     reason: Refusal
 
 
-BalancingOutcome = Union[Sent, Done, Refused]
-OUTCOME_TYPES: tuple[type[Outcome], ...] = (Sent, Done, Refused)
+@dataclass(frozen=True)
+class QueueQueried(Outcome):
+    """What a queue query found on one node.
+
+    When the queue ``exists``: its ``address``, ``routing_type`` and ``filter`` (a colour or None), how many
+    messages wait on it (``messages``) and how many consumers it has (``consumers``, paused ones included).
+    Otherwise every other field keeps its default.
+    """
+
+    kind: ClassVar[str] = "queue_queried"
+    exists: bool
+    address: str | None = None
+    routing_type: RoutingType | None = None
+    filter: str | None = None
+    messages: int = 0
+    consumers: int = 0
+
+
+BalancingOutcome = Union[Sent, Done, Refused, QueueQueried]
+OUTCOME_TYPES: tuple[type[Outcome], ...] = (Sent, Done, Refused, QueueQueried)

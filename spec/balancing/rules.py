@@ -77,6 +77,11 @@ RULES: dict[str, Rule] = {
         Rule("LB-FQQN-LOCAL", "Before 2.43.0 a send to address::queue goes only to the local queue of that name on "
              "that address, without round robin or remote bindings; its filter is checked from 2.35.0.",
              "BindingsImpl.route (the FQQN branch); ARTEMIS-1867, ARTEMIS-4795", OLDER),
+        Rule("LB-QUERY-QUEUE", "A queue query changes nothing and gives no redistributor a turn: it reports whether "
+             "the queue exists on the node and, if so, its address, routing type, filter, waiting messages and "
+             "consumers (paused ones included).",
+             "ActiveMQServerImpl.queueQuery (QueueQueryResult: address, routingType, filterString, messageCount, "
+             "consumerCount); ClientSession.queueQuery", ALL),
         Rule("LB-DELETE-QUEUE", "A queue with consumers cannot be deleted; deleting one drops its waiting messages.",
              "ActiveMQServerImpl.destroyQueue (consumers present: AMQ229025)", ALL),
         Rule("RD-TRIGGER-CLOSE", "When a queue's last consumer closes, the local queue named like its routing name "

@@ -146,9 +146,32 @@ class Crash:
     op: ClassVar[str] = "crash"
 
 
+@dataclass(frozen=True)
+class QueryId:
+    """Ask whether ``address``'s cache holds ``duplicate_id``, or its bridge cache ``bridge_id`` (a query).
+
+    Exactly one of the two is given. A query changes nothing; a system under test answers it from SUT
+    protocol version 2 on.
+    """
+
+    op: ClassVar[str] = "query_id"
+    query: ClassVar[bool] = True
+    address: str
+    duplicate_id: DuplicateId | None = None
+    bridge_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.duplicate_id is None) == (self.bridge_id is None):
+            raise InvalidCommand("an ID query names exactly one of duplicate_id and bridge_id", "duplicate_id")
+        if self.bridge_id is not None and not _HEX.fullmatch(self.bridge_id):
+            raise InvalidCommand(f"a bridge duplicate ID is written as lower-case hex pairs, not {self.bridge_id!r}",
+                                 "bridge_id")
+
+
 DuplicatesCommand = Union[CreateQueue, DeleteQueue, Begin, Send, Receive, Commit, Rollback, DeleteId,
-                          SetIdCacheSize, Restart, Crash]
+                          SetIdCacheSize, Restart, Crash, QueryId]
 
 COMMAND_TYPES: tuple[type[DuplicatesCommand], ...] = (
     CreateQueue, DeleteQueue, Begin, Send, Receive, Commit, Rollback, DeleteId, SetIdCacheSize, Restart, Crash,
+    QueryId,
 )

@@ -48,6 +48,7 @@ from .commands import (
     DeleteId,
     DeleteQueue,
     DuplicatesCommand,
+    QueryId,
     Receive,
     Restart,
     Rollback,
@@ -72,6 +73,7 @@ from .outcomes import (
     Committed,
     Done,
     IdDeleted,
+    IdQueried,
     NotSupported,
     NoTransaction,
     QueueDeleted,
@@ -430,6 +432,26 @@ def process_delete_id(state: DuplicatesState, command: DeleteId) -> Result:
     return forget_id(state, name, key), IdDeleted(True, rule="DUP-DELETE-ID")
 
 
+def process_query_id(state: DuplicatesState, command: QueryId) -> Result:
+    """Whether the address's cache holds the ID now, as the next send's duplicate check would see it (DUP-QUERY-ID).
+
+    A bridge ID is looked up in the bridge cache, any other in the address's own; a long ID is never cached.
+    Nothing changes: the query creates no cache.
+
+    post: __return__[0] == state
+    """
+    if command.bridge_id is not None:
+        name, key = CacheName(CacheKind.BRIDGE, command.address), bytes.fromhex(command.bridge_id)
+    else:
+        assert command.duplicate_id is not None
+        name, found_key = CacheName(CacheKind.NORMAL, command.address), compute_cache_key(command.duplicate_id)
+        if found_key is None:
+            return state, IdQueried(False, rule="DUP-QUERY-ID")
+        key = found_key
+    ring = state.caches.get(name)
+    return state, IdQueried(ring is not None and is_in_ring(ring, key), rule="DUP-QUERY-ID")
+
+
 def process_set_id_cache_size(state: DuplicatesState, command: SetIdCacheSize) -> Result:
     """Set an address's ``id-cache-size``; caches that exist keep their size (DUP-SIZE-FIXED, ARTEMIS-4159)."""
     if not state.options.per_address_size:
@@ -495,6 +517,7 @@ TRANSITIONS: dict[type[Any], Callable[[DuplicatesState, Any], Result]] = {
     SetIdCacheSize: process_set_id_cache_size,
     Restart: process_restart,
     Crash: process_restart,
+    QueryId: process_query_id,
 }
 
 

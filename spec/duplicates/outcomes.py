@@ -153,6 +153,14 @@ class IdDeleted(Outcome):
 
 
 @dataclass(frozen=True)
+class IdQueried(Outcome):
+    """``query_id`` ran; ``present`` when the cache holds the ID now (DUP-QUERY-ID)."""
+
+    kind: ClassVar[str] = "id_queried"
+    present: bool
+
+
+@dataclass(frozen=True)
 class NotSupported(Outcome):
     """The profile's broker has no such operation (per-address ``id-cache-size`` before 2.31.0)."""
 
@@ -171,5 +179,5 @@ class Restarted(Outcome):
 
 OUTCOME_TYPES: tuple[type[Outcome], ...] = (
     Done, QueueExists, QueueNotFound, QueueDeleted, TransactionOpen, NoTransaction, Sent, SendFailed, Received,
-    Committed, CommitFailed, RolledBack, IdDeleted, NotSupported, Restarted,
+    Committed, CommitFailed, RolledBack, IdDeleted, NotSupported, Restarted, IdQueried,
 )

@@ -119,6 +119,9 @@ RULES: dict[str, Rule] = {
              "of the transaction visible.", "DuplicateDetectionTest.testRollbackThenSend; "
              "ARTEMIS-3389 (rejected)", ALL),
         # --- administration and restarts
+        Rule("DUP-QUERY-ID", "An ID query changes nothing: it says whether the address's cache (for a bridge ID, "
+             "its bridge cache) holds the ID now, exactly as the next send's duplicate check would find it.",
+             "DuplicateIDCache.contains, PostOfficeImpl.getDuplicateIDCache", ALL),
         Rule("DUP-DELETE-ID", "Deleting an ID removes it from the index and leaves a hole in its slot; the cursor "
              "does not move.", "DuplicateIDCache.deleteFromCache", ALL),
         Rule("DUP-SIZE-SETTING", "address-settings id-cache-size sets an address's cache size.",

@@ -151,8 +151,23 @@ class Send:
         check_destination(self.destination)
 
 
+@dataclass(frozen=True)
+class QueryDemand:
+    """Ask which brokers hold demand for ``destination`` (a query).
+
+    A query changes nothing; a system under test answers it from SUT protocol version 2 on.
+    """
+
+    op: ClassVar[str] = "query_demand"
+    query: ClassVar[bool] = True
+    destination: str
+
+    def __post_init__(self) -> None:
+        check_destination(self.destination)
+
+
 TopologyCommand = Union[AddBroker, Connect, TreeConnect, Disconnect, Move, SetTtl, SetReplay, Subscribe,
-                        Unsubscribe, AddProducer, RemoveProducer, Send]
+                        Unsubscribe, AddProducer, RemoveProducer, Send, QueryDemand]
 
 COMMAND_TYPES: tuple[type[TopologyCommand], ...] = (AddBroker, Connect, TreeConnect, Disconnect, Move, SetTtl, SetReplay, Subscribe,
-                                   Unsubscribe, AddProducer, RemoveProducer, Send)
+                                   Unsubscribe, AddProducer, RemoveProducer, Send, QueryDemand)

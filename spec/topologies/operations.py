@@ -23,6 +23,7 @@ from .commands import (
     Connect,
     Disconnect,
     Move,
+    QueryDemand,
     RemoveProducer,
     Send,
     SetReplay,
@@ -46,7 +47,7 @@ from .model import (
     get_parent,
     get_role,
 )
-from .outcomes import Applied, Refusal, Refused, Sent, TopologyOutcome
+from .outcomes import Applied, DemandQueried, Refusal, Refused, Sent, TopologyOutcome
 from .routing import route, settle, update_dispatch
 
 Result = tuple[TopologyState, TopologyOutcome]
@@ -237,6 +238,19 @@ def _settled(state: TopologyState) -> Result:
     return settle_network(state)
 
 
+def query_demand(state: TopologyState, command: QueryDemand) -> Result:
+    """Which brokers hold a registration for the destination: a client consumer or a demand subscription.
+
+    Rule TOPO-QUERY-DEMAND: a query changes nothing. On ActiveMQ it is the destination's consumer count per
+    broker (``DestinationViewMBean.getConsumerCount``, which counts network subscriptions too) being above 0.
+
+    post: __return__[0] == state
+    """
+    brokers = sorted({registration.broker for registration in state.demand
+                      if registration.destination == command.destination})
+    return state, DemandQueried(command.destination, tuple(brokers), rule="TOPO-QUERY-DEMAND")
+
+
 _HANDLERS: dict[type, Callable[[TopologyState, TopologyCommand], Result]] = {
     AddBroker: add_broker,  # type: ignore[dict-item]
     Connect: connect,  # type: ignore[dict-item]
@@ -250,6 +264,7 @@ _HANDLERS: dict[type, Callable[[TopologyState, TopologyCommand], Result]] = {
     AddProducer: add_producer,  # type: ignore[dict-item]
     RemoveProducer: remove_producer,  # type: ignore[dict-item]
     Send: send,  # type: ignore[dict-item]
+    QueryDemand: query_demand,  # type: ignore[dict-item]
 }
 
 

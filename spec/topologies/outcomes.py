@@ -113,6 +113,15 @@ class Refused(Outcome):
     reason: Refusal
 
 
-TopologyOutcome = Union[Applied, Sent, Refused]
+@dataclass(frozen=True)
+class DemandQueried(Outcome):
+    """The brokers that hold demand for ``destination`` (a client consumer or a demand subscription), sorted."""
 
-OUTCOME_TYPES: tuple[type[Outcome], ...] = (Applied, Sent, Refused)
+    kind: ClassVar[str] = "demand_queried"
+    destination: str
+    brokers: tuple[str, ...] = ()
+
+
+TopologyOutcome = Union[Applied, Sent, Refused, DemandQueried]
+
+OUTCOME_TYPES: tuple[type[Outcome], ...] = (Applied, Sent, Refused, DemandQueried)

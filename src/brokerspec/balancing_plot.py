@@ -64,6 +64,7 @@ from brokerspec.spec.balancing import (
     CreateQueue,
     Delivered,
     LbType,
+    QueueQueried,
     Redistributed,
     Refused,
     Send,
@@ -145,6 +146,8 @@ def run_script(state: BalancingState, commands: Sequence[BalancingCommand]) -> t
         state, outcome = apply(state, command)
         if isinstance(outcome, Refused):
             raise BrokerspecError(f"step {step}, {command!r}, was refused: {outcome.reason.value}")
+        if isinstance(outcome, QueueQueried):
+            continue
         if isinstance(outcome, Sent):
             original[outcome.message] = outcome.message
         for event in outcome.events:

@@ -32,6 +32,7 @@ from brokerspec.spec.balancing import (
     DeleteQueue,
     LbType,
     Pause,
+    QueryQueue,
     Resume,
     Send,
     SetLink,
@@ -140,6 +141,13 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
         def delete_queue(self, pick: int) -> None:
             node, name = self.queue(pick)
             self.run(DeleteQueue(node, name))
+
+        @issues("query_queue")
+        @rule(pick=PICK, elsewhere=d.booleans())
+        def query_queue(self, pick: int, elsewhere: bool) -> None:
+            """An existing queue, or its name asked of another node (where it may not exist)."""
+            node, name = self.queue(pick)
+            self.run(QueryQueue(self.node(pick + 1) if elsewhere else node, name))
 
         @issues("attach")
         @rule(consumer=consumers, pick=PICK, consumer_filter=colours)

@@ -33,6 +33,7 @@ from brokerspec.spec.duplicates import (
     Crash,
     CreateQueue,
     DeleteId,
+    QueryId,
     DeleteQueue,
     DuplicateId,
     IdKind,
@@ -164,6 +165,12 @@ def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFact
         @rule(address=ADDRESSES, duplicate_id=ids)
         def delete_id(self, address: str, duplicate_id: DuplicateId) -> None:
             self.run(DeleteId(address, duplicate_id))
+
+        @issues("query_id")
+        @rule(address=ADDRESSES, duplicate_id=ids, bridge_id=BRIDGE_IDS)
+        def query_id(self, address: str, duplicate_id: DuplicateId, bridge_id: str | None) -> None:
+            """Ask about an ID (a bridge ID when one is drawn): what is cached, and what a transaction still holds."""
+            self.run(QueryId(address, None, bridge_id) if bridge_id is not None else QueryId(address, duplicate_id))
 
         @issues("set_id_cache_size")
         @rule(address=ADDRESSES, size=sizes)

@@ -38,6 +38,7 @@ from brokerspec.spec.addressing import (
     DeleteAddress,
     DeleteQueue,
     Lookup,
+    QueryAddress,
     RoutingType,
     Send,
     SetAddressSettings,
@@ -246,6 +247,11 @@ def make_machine(
         @rule(name=s.client_names, routing_type=s.optional_routing_types)
         def consume(self, name: str, routing_type: RoutingType | None) -> None:
             self.run(Consume(name, routing_type))
+
+        @issues("query_address")
+        @rule(address=s.client_names)
+        def query_address(self, address: str) -> None:
+            self.run(QueryAddress(address))
 
         @issues("set_prefix")
         @rule(prefix=s.prefixes, routing_type=s.optional_routing_types)

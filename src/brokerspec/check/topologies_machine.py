@@ -32,6 +32,7 @@ from brokerspec.spec.topologies import (
     Send,
     SetReplay,
     SetTtl,
+    QueryDemand,
     Subscribe,
     TreeConnect,
     TreeConnector,
@@ -146,6 +147,11 @@ def make_topologies_machine(profile: Profile, subjects: Mapping[str, SubjectFact
         @rule(index=INDEX, consumer=consumers)
         def unsubscribe(self, index: int, consumer: str) -> None:
             self.run(Unsubscribe(self.existing("consumer", index, consumer)))
+
+        @issues("query_demand")
+        @rule(destination=destinations)
+        def query_demand(self, destination: str) -> None:
+            self.run(QueryDemand(destination))
 
         @issues("send")
         @rule(broker=broker, destination=destinations)
