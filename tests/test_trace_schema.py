@@ -41,6 +41,7 @@ from brokerspec.codec import COMMANDS, COMMANDS_BY_OP, OUTCOMES, OUTCOMES_BY_KIN
 from brokerspec.spec import PROFILES, Reason, get_profile
 from brokerspec.spec import duplicates as dup
 from brokerspec.spec.addressing import (
+    AddressQueried,
     AddressCreated,
     AddressDeleted,
     AddressExists,
@@ -421,6 +422,8 @@ EVERY_OUTCOME: tuple[Outcome, ...] = (
     Rejected(RoutingTypeNotAllowed("a1", RoutingType.ANYCAST, frozenset({RoutingType.MULTICAST}))),
     Rejected(RoutingTypeNotAllowed("a1", RoutingType.ANYCAST, frozenset())),
     Rejected(QueueRoutingTypeMismatch("a1", "q1", RoutingType.MULTICAST, RoutingType.ANYCAST)),
+    AddressQueried("a1", False),
+    AddressQueried("a1", True, frozenset(RoutingType), ("q1", "q2"), rule="ADDR-QUERY-ADDRESS"),
 )
 
 
@@ -674,6 +677,7 @@ EVERY_DUPLICATES_OUTCOME: tuple[Outcome, ...] = (
     dup.CommitFailed(dup.DoomReason.SEND_FAILED),
     dup.RolledBack(),
     dup.IdDeleted(False),
+    dup.IdQueried(True),
     dup.NotSupported("set_id_cache_size"),
     dup.Restarted(1, 2),
 )
@@ -966,10 +970,10 @@ def test_every_line_of_a_topologies_trace_validates_and_reads_back() -> None:
         topo.Connect("b2", "b1", True, topo.BridgeConfig(consumer_ttl=2, message_ttl=1, include=("queue://>",))),
         topo.Connect("b3", "b2", False), topo.TreeConnect("b3", "b1", topo.Role.BRANCH),
         topo.Subscribe("c", "b1", "queue://Q"), topo.Send("b3", "queue://Q"), topo.Send("b2", "topic://T"),
-        topo.SetReplay("b2", True), topo.Unsubscribe("c"), topo.SetTtl("b2", "b1", -1, 3),
+        topo.SetReplay("b2", True), topo.QueryDemand("queue://Q"), topo.Unsubscribe("c"), topo.SetTtl("b2", "b1", -1, 3),
     ]
     _, outcomes = topo.run(commands)
-    assert {type(o) for o in outcomes} == {topo.Applied, topo.Sent, topo.Refused}
+    assert {type(o) for o in outcomes} == {topo.Applied, topo.Sent, topo.Refused, topo.DemandQueried}
     trace = Trace(get_profile("artemis-latest"), tuple(TraceStep(c, o) for c, o in zip(commands, outcomes)),
                   domain="topologies")
     text = dump_trace(trace)

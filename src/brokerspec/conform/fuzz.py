@@ -51,7 +51,7 @@ from typing import Any
 
 from hypothesis.errors import UnsatisfiedAssumption
 
-from brokerspec.spec import Outcome, Profile
+from brokerspec.spec import Outcome, Profile, is_query
 
 from ..check.domains import get_domain
 from ..check.machine import RunStats
@@ -174,6 +174,11 @@ class FirstFailure:
             raise
 
 
+QUERY_OPS: dict[str, frozenset[str]] = {
+    domain: frozenset(op for op, kind in commands.items() if is_query(kind)) for domain, commands in COMMANDS.items()}
+"""Each domain's queries: what a SUT that speaks protocol version 1 is never asked."""
+
+
 def fuzz(sut: Sut, profile: Profile | Sequence[Profile], domains: tuple[str, ...], seconds: float, out_dir: Path,
          run_seed: int | None = None, strict: bool = False,
          on_batch: Callable[[str, RunStats], None] | None = None,
@@ -220,22 +225,25 @@ def fuzz(sut: Sut, profile: Profile | Sequence[Profile], domains: tuple[str, ...
             else:
                 bound_left -= 1
             left_out = frozenset((excluded or {}).get(name, frozenset()))
+            unasked = frozenset() if hello.answers_queries else QUERY_OPS[name] - left_out
             report.runs.append(_run_domain(sut, chosen, name, is_free, share, out_dir, run_seed, strict, on_batch,
-                                           left_out))
+                                           left_out, unasked))
     return report
 
 
 def _run_domain(sut: Sut, profile: Profile, name: str, profile_free: bool, seconds: float, out_dir: Path,
                 run_seed: int | None, strict: bool, on_batch: Callable[[str, RunStats], None] | None,
-                left_out: frozenset[str]) -> DomainRun:
-    """One domain's run under one profile, with a guard of its own."""
-    run = DomainRun(name, profile, profile_free, Status.RAN, excluded=tuple(sorted(left_out)))
-    if set(COMMANDS[name]) <= left_out:
+                left_out: frozenset[str], unasked: frozenset[str] = frozenset()) -> DomainRun:
+    """One domain's run under one profile, with a guard of its own; ``unasked`` are the queries a version 1 SUT
+    is not asked."""
+    run = DomainRun(name, profile, profile_free, Status.RAN, excluded=tuple(sorted(left_out)),
+                    unasked=tuple(sorted(unasked)))
+    if set(COMMANDS[name]) <= left_out | unasked:
         run.status, run.why = Status.NOT_RUN, "every operation is left out (--exclude-op)"
         return run
     domain = get_domain(name)
     permissive = domain.judge is not None and not strict
-    guard = FirstFailure(sut, left_out)
+    guard = FirstFailure(sut, left_out | unasked)
     stats = RunStats()
     label = name if profile_free else f"{name} {profile.label}"
 

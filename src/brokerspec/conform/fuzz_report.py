@@ -59,6 +59,8 @@ class DomainRun:
     failure_trace: Path | None = None
     excluded: tuple[str, ...] = ()
     """Operations left out from the start (``--exclude-op``)."""
+    unasked: tuple[str, ...] = ()
+    """Queries left out from the start because the SUT speaks protocol version 1."""
     dropped: dict[str, Dropped] = field(default_factory=dict)
     unsupported: dict[str, int] = field(default_factory=dict)
     judged: int = 0

@@ -1,9 +1,10 @@
-"""The SUT protocol, version 1: the requests brokerspec writes and the replies it accepts.
+"""The SUT protocol, versions 1 and 2: the requests brokerspec writes and the replies it accepts.
 
 Introduction
 ------------
 One JSON object per line, each with ``"v": 1`` and a ``"type"``
-(``docs/sut-protocol.md``; JSON Schema ``brokerspec/schemas/sut-protocol-v1.schema.json``):
+(``docs/sut-protocol.md``; JSON Schemas ``brokerspec/schemas/sut-protocol-v1.schema.json`` and
+``sut-protocol-v2.schema.json``):
 
 =============  ==========================================  =================================
 request        fields                                      reply
@@ -14,6 +15,14 @@ request        fields                                      reply
 ``op``         ``seq``, ``op``, ``args``                   ``outcome``: ``seq``, ``outcome``
 ``bye``        (none)                                      none; the SUT exits
 =============  ==========================================  =================================
+
+Version 2 adds the *queries* (``query_address``, ``query_queue``, ``query_id``,
+``query_demand``: operations that read without changing anything) and nothing
+else. The ``hello`` request always says ``"v": 1``, so every SUT can read it; a
+SUT that speaks version 2 lists ``"versions": [1, 2]`` in its hello reply, and
+from then on every request and reply of the session carries ``"v": 2``. A SUT
+that lists nothing speaks version 1 and is never asked a query: the catalogue
+reports the cases that need one as not run, the fuzzer leaves the queries out.
 
 Any request may instead be answered with ``error`` (``message``, and
 ``seq`` for an ``op``): the SUT could not do it. ``op``, ``args`` and
@@ -50,7 +59,16 @@ from ..codec import CodecError, decode_outcome, encode_command
 from ..jsonin import JsonInputError, loads
 
 PROTOCOL_VERSION = 1
-"""The version every message carries under ``"v"``."""
+"""The version the ``hello`` request and reply carry under ``"v"`` (and every message of a version 1 session)."""
+
+QUERY_VERSION = 2
+"""The version that adds the queries; a session speaks it when the SUT's hello lists it."""
+
+VERSIONS = (PROTOCOL_VERSION, QUERY_VERSION)
+"""The versions brokerspec speaks."""
+
+QUERIES_NEED_V2 = "the SUT speaks protocol version 1, and queries need version 2 (docs/sut-protocol.md)"
+"""Why a query is not asked of a version 1 SUT."""
 
 MAX_REPLY_BYTES = 16 * 1024 * 1024
 """The longest reply line read, in bytes before its newline (16 MiB); a longer one is garbage."""
@@ -133,6 +151,13 @@ class Hello:
     profiles: tuple[str, ...] | None
     pipelining: int = 1
     """The most requests the SUT lets brokerspec have in flight, written and not yet answered (1: one at a time)."""
+    version: int = PROTOCOL_VERSION
+    """The protocol version of the session: the highest both sides speak (2 when the SUT answers queries)."""
+
+    @property
+    def answers_queries(self) -> bool:
+        """Whether the SUT may be asked queries (version 2 and later)."""
+        return self.version >= QUERY_VERSION
 
     def offers(self, domain: str, profile: str) -> bool:
         """Whether the SUT implements ``domain`` under ``profile``."""
@@ -144,18 +169,23 @@ def hello_request(profile: Profile, domains: tuple[str, ...]) -> dict[str, Any]:
     return {"v": PROTOCOL_VERSION, "type": "hello", "profile": profile.name, "domains": list(domains)}
 
 
-def reset_request(domain: str, profile: Profile) -> dict[str, Any]:
+def reset_request(domain: str, profile: Profile, version: int = PROTOCOL_VERSION) -> dict[str, Any]:
     """Start afresh: an empty broker of ``domain`` under ``profile`` and its overrides."""
-    return {"v": PROTOCOL_VERSION, "type": "reset", "domain": domain, "profile": profile.name,
+    return {"v": version, "type": "reset", "domain": domain, "profile": profile.name,
             "overrides": {dotted: value for dotted, value in profile.overrides}}
 
 
-def op_request(seq: int, command: Any) -> dict[str, Any]:
+def op_request(seq: int, command: Any, version: int = PROTOCOL_VERSION) -> dict[str, Any]:
     """One operation, numbered from 1 after each reset."""
-    return {"v": PROTOCOL_VERSION, "type": "op", "seq": seq, "op": command.op, "args": encode_command(command)}
+    return {"v": version, "type": "op", "seq": seq, "op": command.op, "args": encode_command(command)}
 
 
-BYE = {"v": PROTOCOL_VERSION, "type": "bye"}
+def bye_request(version: int = PROTOCOL_VERSION) -> dict[str, Any]:
+    """The end of the session."""
+    return {"v": version, "type": "bye"}
+
+
+BYE = bye_request()
 
 
 def describe_request(request: dict[str, Any]) -> str:
@@ -175,7 +205,7 @@ def parse_reply(line: str | bytes, request: dict[str, Any], in_flight: Collectio
     longer than :data:`MAX_REPLY_BYTES`, not UTF-8, not strict JSON
     (:func:`brokerspec.jsonin.loads`: unique keys, at most 64 levels deep,
     64-bit integers) or not an object; ``WRONG_VERSION`` when ``v`` is not
-    the integer 1; ``BAD_REPLY`` when of the wrong type or, for an
+    the integer the request carried; ``BAD_REPLY`` when of the wrong type or, for an
     ``outcome``, when ``seq`` is not the request's (as an integer). An
     ``error`` reply becomes ``SutFailure(ERROR_REPLY)`` carrying the SUT's message. ``in_flight``
     holds the sequence numbers of the later requests already written (pipelining), so that a reply
@@ -183,10 +213,10 @@ def parse_reply(line: str | bytes, request: dict[str, Any], in_flight: Collectio
     """
     where = describe_request(request)
     reply = _json_object(line, where)
-    version = reply.get("v")
-    if not _is_integer(version, PROTOCOL_VERSION):
+    version, wanted_version = reply.get("v"), request.get("v", PROTOCOL_VERSION)
+    if not _is_integer(version, wanted_version):
         raise SutFailure(FailureKind.WRONG_VERSION, where,
-                         f"the reply says protocol version {quote(version)}; brokerspec speaks {PROTOCOL_VERSION}")
+                         f"the reply says protocol version {quote(version)}; the request was version {wanted_version}")
     kind = reply.get("type")
     if kind == "error":
         message = reply.get("message")
@@ -242,7 +272,11 @@ def _is_integer(value: object, wanted: int) -> bool:
 
 
 def read_hello(reply: dict[str, Any]) -> Hello:
-    """The ``hello`` reply's fields, checked; ``pipelining``, when given, is a JSON integer of at least 1."""
+    """The ``hello`` reply's fields, checked; ``pipelining``, when given, is a JSON integer of at least 1.
+
+    ``versions``, when given, lists the protocol versions the SUT speaks (JSON integers, 1 among them); the
+    session speaks the highest one brokerspec speaks too.
+    """
     name, domains, profiles = reply.get("name"), reply.get("domains"), reply.get("profiles")
     if not isinstance(name, str) or not _is_strings(domains) or not (profiles is None or _is_strings(profiles)):
         raise SutFailure(FailureKind.BAD_REPLY, "hello",
@@ -254,7 +288,14 @@ def read_hello(reply: dict[str, Any]) -> Hello:
         raise SutFailure(FailureKind.BAD_REPLY, "hello",
                          "pipelining, when given, is the most requests in flight, a JSON integer of at least 1; "
                          f"got {quote(pipelining)}")
-    return Hello(name, tuple(domains), None if profiles is None else tuple(profiles), pipelining)
+    versions = reply.get("versions", [PROTOCOL_VERSION])
+    if (not isinstance(versions, list) or not all(type(v) is int for v in versions)
+            or PROTOCOL_VERSION not in versions):
+        raise SutFailure(FailureKind.BAD_REPLY, "hello",
+                         "versions, when given, lists the protocol versions the SUT speaks as JSON integers, "
+                         f"1 among them; got {quote(versions)}")
+    version = max(v for v in versions if v in VERSIONS)
+    return Hello(name, tuple(domains), None if profiles is None else tuple(profiles), pipelining, version)
 
 
 def read_outcome(reply: dict[str, Any], request: dict[str, Any], domain: str) -> Outcome:

@@ -47,7 +47,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from brokerspec.spec import Profile
+from brokerspec.spec import Profile, is_query
 
 from ..check.domains import get_domain
 from ..check.lockstep import DivergenceError, Lockstep, format_command
@@ -55,7 +55,7 @@ from ..clitools import xml_safe
 from ..trace import Trace, write_new_trace
 from .catalogue import RULE_TABLES, Case
 from .failures import case_trace, failure_text, trace_path_for
-from .protocol import FailureKind, Hello, SutFailure
+from .protocol import QUERIES_NEED_V2, FailureKind, Hello, SutFailure
 from .sut import Sut, subject_factory
 
 EXIT_PASS = 0
@@ -271,6 +271,8 @@ def run_conformance(sut: Sut, cases: Sequence[Case], profile: Profile, strict: b
         if not report.hello.offers(case.domain, profile.name):
             result = CaseResult(case, Verdict.SKIPPED, message=f"the SUT does not offer {case.domain} under "
                                                                f"{profile.name}")
+        elif not report.hello.answers_queries and any(is_query(command) for command in case.commands):
+            result = CaseResult(case, Verdict.SKIPPED, message=QUERIES_NEED_V2)
         else:
             result = run_case(sut, case, profile, strict)
         if out_dir is not None and result.trace is not None:

@@ -10,7 +10,9 @@ planted:NAME`` serves a broker with a planted bug, which the suite must
 catch through the same pipe. Malformed requests get an ``error`` reply that
 says what was wrong; the server itself never stops on one.
 
-Its hello announces ``pipelining`` (:data:`PIPELINING` requests in flight,
+It speaks protocol versions 1 and 2 (``--protocol 1`` makes it a version 1
+SUT, which is never asked a query): its hello lists them, and each reply
+carries the version of the request it answers. Its hello announces ``pipelining`` (:data:`PIPELINING` requests in flight,
 or ``--pipelining N``; 1 leaves it out): it reads requests as they come,
 answers every complete line it has read in order, and writes the replies to
 all of them at once, so a client that writes ahead gets one write back per
@@ -26,12 +28,12 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
-from brokerspec.spec import BrokerspecError, get_profile
+from brokerspec.spec import BrokerspecError, get_profile, is_query
 
 from .. import jsonin
 from ..codec import CodecError, decode_command, encode_outcome
 from .pipe import READ_CHUNK
-from .protocol import PROTOCOL_VERSION
+from .protocol import PROTOCOL_VERSION, QUERY_VERSION, VERSIONS
 from .sut import in_process_layers
 
 
@@ -42,9 +44,12 @@ PIPELINING = 256
 class Server:
     """The protocol's state: which layer, and the broker of the last reset."""
 
-    def __init__(self, layer: str, pipelining: int = 1) -> None:
+    def __init__(self, layer: str, pipelining: int = 1, protocol: int = QUERY_VERSION) -> None:
         self.layer = layer
         self.pipelining = pipelining
+        self.versions = tuple(v for v in VERSIONS if v <= protocol)
+        self.version = PROTOCOL_VERSION
+        """The version of the request being answered: every reply carries it."""
         self.factories = in_process_layers(layer)
         self.domain: str | None = None
         self.subject: Any = None
@@ -53,15 +58,20 @@ class Server:
         """The reply to one request (None for ``bye``)."""
         if not isinstance(request, dict):
             return self.error("a request must be a JSON object")
-        if request.get("v") != PROTOCOL_VERSION:
-            return self.error(f"protocol version {request.get('v')!r} is not spoken here; this server speaks "
-                              f"{PROTOCOL_VERSION}")
+        version = request.get("v")
+        if type(version) is not int or version not in self.versions:
+            self.version = PROTOCOL_VERSION
+            return self.error(f"protocol version {version!r} is not spoken here; this server speaks "
+                              f"{', '.join(map(str, self.versions))}")
+        self.version = version
         kind = request.get("type")
         if kind == "hello":
-            hello = {"v": PROTOCOL_VERSION, "type": "hello", "name": f"brokerspec {self.layer}",
+            hello = {"v": version, "type": "hello", "name": f"brokerspec {self.layer}",
                      "domains": list(self.factories)}
             if self.pipelining > 1:
                 hello["pipelining"] = self.pipelining
+            if len(self.versions) > 1:
+                hello["versions"] = list(self.versions)
             return hello
         if kind == "reset":
             return self.reset(request)
@@ -87,7 +97,7 @@ class Server:
             close()
         self.domain = str(domain)
         self.subject = self.factories[self.domain](profile)
-        return {"v": PROTOCOL_VERSION, "type": "ready"}
+        return {"v": self.version, "type": "ready"}
 
     def operate(self, request: dict[str, Any]) -> dict[str, Any]:
         seq = request.get("seq")
@@ -97,12 +107,13 @@ class Server:
             command = decode_command(request.get("op"), request.get("args"), "args", self.domain)
         except CodecError as problem:
             return self.error(str(problem), seq)
+        if is_query(command) and self.version < QUERY_VERSION:
+            return self.error(f"{command.op} is a query, and queries need protocol version {QUERY_VERSION}", seq)
         outcome = self.subject.execute(command)
-        return {"v": PROTOCOL_VERSION, "type": "outcome", "seq": seq, "outcome": encode_outcome(outcome)}
+        return {"v": self.version, "type": "outcome", "seq": seq, "outcome": encode_outcome(outcome)}
 
-    @staticmethod
-    def error(message: str, seq: object = None) -> dict[str, Any]:
-        reply: dict[str, Any] = {"v": PROTOCOL_VERSION, "type": "error", "message": message}
+    def error(self, message: str, seq: object = None) -> dict[str, Any]:
+        reply: dict[str, Any] = {"v": self.version, "type": "error", "message": message}
         if seq is not None:
             reply["seq"] = seq
         return reply
@@ -115,15 +126,15 @@ def answer_line(server: Server, line: str | bytes) -> str | None:
     try:
         request = jsonin.loads(line)
     except jsonin.JsonInputError as problem:
-        reply: dict[str, Any] | None = Server.error(f"cannot read the request: {problem}")
+        reply: dict[str, Any] | None = server.error(f"cannot read the request: {problem}")
     else:
         reply = server.answer(request)
     return None if reply is None else json.dumps(reply) + "\n"
 
 
-def serve(layer: str, requests: IO[str], replies: IO[str], pipelining: int = 1) -> int:
+def serve(layer: str, requests: IO[str], replies: IO[str], pipelining: int = 1, protocol: int = QUERY_VERSION) -> int:
     """Answer ``requests`` line by line on ``replies`` until ``bye`` or their end."""
-    server = Server(layer, pipelining)
+    server = Server(layer, pipelining, protocol)
     for line in requests:
         reply = answer_line(server, line)
         if reply is None:
@@ -134,9 +145,10 @@ def serve(layer: str, requests: IO[str], replies: IO[str], pipelining: int = 1) 
     return 0
 
 
-def serve_fds(layer: str, requests: int, replies: int, pipelining: int = PIPELINING) -> int:
+def serve_fds(layer: str, requests: int, replies: int, pipelining: int = PIPELINING,
+              protocol: int = QUERY_VERSION) -> int:
     """Answer the requests read from descriptor ``requests`` on ``replies``, one write per read, until ``bye``."""
-    server = Server(layer, pipelining)
+    server = Server(layer, pipelining, protocol)
     pending = b""
     while chunk := os.read(requests, READ_CHUNK):
         *lines, pending = (pending + chunk).split(b"\n")
@@ -166,6 +178,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--layer", default="impl", help="impl, reference, spec or planted:NAME (default impl)")
     parser.add_argument("--pipelining", type=int, default=PIPELINING, metavar="N",
                         help=f"the most requests in flight to announce (default {PIPELINING}; 1: one at a time)")
+    parser.add_argument("--protocol", type=int, choices=VERSIONS, default=QUERY_VERSION,
+                        help=f"the highest protocol version to speak (default {QUERY_VERSION}; 1: never asked a query)")
     args = parser.parse_args(argv)
     if args.pipelining < 1:
         parser.error(f"--pipelining must be at least 1, not {args.pipelining}")
@@ -174,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as problem:
         parser.error(str(problem))
     sys.stdout.flush()
-    return serve_fds(args.layer, sys.stdin.fileno(), sys.stdout.fileno(), args.pipelining)
+    return serve_fds(args.layer, sys.stdin.fileno(), sys.stdout.fileno(), args.pipelining, args.protocol)
 
 
 if __name__ == "__main__":

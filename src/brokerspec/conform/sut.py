@@ -51,17 +51,21 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, NoReturn, Protocol
 
-from brokerspec.spec import Outcome, Profile
+from brokerspec.spec import Outcome, Profile, is_query
 
 from ..check.domains import DOMAINS, get_domain
 from ..clitools import printable
 from .pipe import Channel, InputClosed, LineTimeout
 from .protocol import (
-    BYE,
     MAX_REPLY_BYTES,
+    PROTOCOL_VERSION,
+    QUERIES_NEED_V2,
+    QUERY_VERSION,
     FailureKind,
     Hello,
     SutFailure,
+    Unsupported,
+    bye_request,
     describe_request,
     mark_batch_stop,
     hello_request,
@@ -176,7 +180,8 @@ class InProcessSut:
 
     def hello(self, profile: Profile, domains: tuple[str, ...]) -> Hello:
         """The domains this layer covers (all profiles)."""
-        return Hello(f"brokerspec {self.label}", tuple(d for d in DOMAINS if d in self._factories), None)
+        domains = tuple(d for d in DOMAINS if d in self._factories)
+        return Hello(f"brokerspec {self.label}", domains, None, version=QUERY_VERSION)
 
     def reset(self, domain: str, profile: Profile) -> None:
         """A fresh subject of ``domain``."""
@@ -227,6 +232,8 @@ class SubprocessSut:
         self.starts = 0
         self.in_flight = 1
         """How many requests :meth:`execute_many` writes ahead: what the SUT announced, within ``max_in_flight``."""
+        self.version = PROTOCOL_VERSION
+        """The protocol version of the session, from the SUT's hello (queries need 2)."""
         self._process: subprocess.Popen[bytes] | None = None
         self._channel: Channel | None = None
         self._stderr: IO[bytes] | None = None
@@ -247,6 +254,7 @@ class SubprocessSut:
         self._start()
         hello = read_hello(self._ask(hello_request(profile, domains), self.timeout * 3))
         self.in_flight = min(hello.pipelining, self.max_in_flight)
+        self.version = hello.version
         return hello
 
     def reset(self, domain: str, profile: Profile) -> None:
@@ -258,7 +266,7 @@ class SubprocessSut:
             self.hello(*(self._hello_args or (profile, (domain,))))
         self._domain = domain
         self._seq = 0
-        self._ask(reset_request(domain, profile), self.timeout)
+        self._ask(reset_request(domain, profile, self.version), self.timeout)
 
     def execute(self, command: Any) -> Outcome:
         """Send one operation; its outcome."""
@@ -288,7 +296,7 @@ class SubprocessSut:
             return
         grace = min(self.timeout, 2.0)
         try:
-            channel.queue(_line(BYE))
+            channel.queue(_line(bye_request(self.version)))
             channel.flush(time.monotonic() + grace)
             assert process.stdin is not None
             process.stdin.close()
@@ -305,12 +313,15 @@ class SubprocessSut:
                                         "the SUT is not running (an earlier request failed)")
         channel = self._channel
         assert channel is not None
+        asked = commands
+        if self.version < QUERY_VERSION:  # a version 1 SUT is never asked a query: the batch stops before one
+            asked = commands[:next((i for i, command in enumerate(commands) if is_query(command)), len(commands))]
         requests: list[dict[str, Any]] = []
         ends: list[int] = []
-        for index in range(len(commands)):
-            while len(requests) < len(commands) and len(requests) - index < window:
+        for index in range(len(asked)):
+            while len(requests) < len(asked) and len(requests) - index < window:
                 self._seq += 1
-                request = op_request(self._seq, commands[len(requests)])
+                request = op_request(self._seq, asked[len(requests)], self.version)
                 channel.queue(_line(request))
                 requests.append(request)
                 ends.append(channel.written + channel.pending)
@@ -325,6 +336,9 @@ class SubprocessSut:
                 else:
                     self._stop()
                 return outcomes, failure
+        if len(asked) < len(commands):
+            query = commands[len(asked)]
+            return outcomes, Unsupported(FailureKind.UNSUPPORTED, f"op {self._seq + 1} ({query.op})", QUERIES_NEED_V2)
         return outcomes, None
 
     def _drain(self, requests: Sequence[dict[str, Any]], ends: Sequence[int]) -> None:
