@@ -54,12 +54,14 @@ from typing import Any
 
 from brokerspec.spec import Outcome, Profile
 from brokerspec.spec.addressing import (
+    AddressQueried,
     Consume,
     CreateAddress,
     CreateQueue,
     DeleteAddress,
     DeleteQueue,
     Lookup,
+    QueryAddress,
     RoutingType,
     Send,
     SetAddressSettings,
@@ -200,7 +202,7 @@ class AddressingAdapter:
             CreateAddress: self.create_address, DeleteAddress: self.delete_address,
             CreateQueue: self.create_queue, DeleteQueue: self.delete_queue, Lookup: self.lookup,
             Send: self.send, Consume: self.consume, SetPrefix: self.set_prefix,
-            SetAddressSettings: self.set_address_settings}
+            SetAddressSettings: self.set_address_settings, QueryAddress: self.query_address}
         return handlers[type(command)](command)
 
     # --- operations ------------------------------------------------------------------------------
@@ -268,6 +270,17 @@ class AddressingAdapter:
         if not query["exists"]:
             return NotFound(query["name"])
         return Resolved(query["address"], query["name"], RoutingType(query["routing_type"]))
+
+    def query_address(self, command: QueryAddress) -> Outcome:
+        """The client's address query (a binding query: existence and queue names), and the address's routing
+        types from management. For an FQQN the broker names the queues ``address::queue``; the spec names them bare."""
+        address = self.address_part(command.address)
+        query = self.node.call("address_query", name=command.address)
+        if not query["exists"]:
+            return AddressQueried(address, False)
+        queues = tuple(sorted(name.split(SEPARATOR, 1)[1] if SEPARATOR in name else name for name in query["queues"]))
+        routing_types = frozenset(RoutingType(t) for t in self.node.routing_types(address))
+        return AddressQueried(address, True, routing_types, queues)
 
     def send(self, command: Send) -> Outcome:
         if SEPARATOR in self.without_prefix(command.name) \

@@ -64,6 +64,8 @@ from brokerspec.spec.balancing import (
     Done,
     LbType,
     Pause,
+    QueryQueue,
+    QueueQueried,
     Refusal,
     Refused,
     Resume,
@@ -112,6 +114,16 @@ class ConsumerInfo:
 def color_filter(color: str | None) -> str | None:
     """The filter expression for a spec filter (a colour), or None."""
     return None if color is None else "color = '" + color.replace("'", "''") + "'"
+
+
+def colour_of(expression: str | None) -> str | None:
+    """The spec's filter (a colour) for a filter expression :func:`color_filter` wrote, or None."""
+    if expression is None:
+        return None
+    start, end = "color = '", "'"
+    if not (expression.startswith(start) and expression.endswith(end)):
+        raise UnexpectedRefusal(f"a queue filter brokerspec did not write: {expression!r}")
+    return expression[len(start):-len(end)].replace("''", "'")
 
 
 class BalancingAdapter:
@@ -177,7 +189,7 @@ class BalancingAdapter:
         handlers: dict[type[Any], Callable[[Any], Outcome]] = {
             AddNode: self.add_node, CreateQueue: self.create_queue, DeleteQueue: self.delete_queue,
             Attach: self.attach, Close: self.close, Pause: self.pause, Resume: self.resume, Send: self.send,
-            Configure: self.configure, SetLink: self.set_link, Tick: self.tick,
+            Configure: self.configure, SetLink: self.set_link, Tick: self.tick, QueryQueue: self.query_queue,
         }
         start = time.monotonic()
         outcome = handlers[type(command)](command)
@@ -308,6 +320,18 @@ class BalancingAdapter:
         routing_name = command.address if command.routing_type is RoutingType.ANYCAST else command.queue
         self.queues[(command.node, command.queue)] = QueueInfo(command.address, routing_name, self.serials)
         return Done(self.step_events())
+
+    def query_queue(self, command: QueryQueue) -> Outcome:
+        """The node's queue query (``ClientSession.queueQuery``): binding, filter and counts, in the spec's names."""
+        if command.node not in self.nodes:
+            return Refused(Refusal.UNKNOWN_NODE)
+        query = self.cluster.nodes[command.node].call("queue_query", name=self.real(command.queue))
+        if not query["exists"]:
+            return QueueQueried(False)
+        address = str(query["address"])
+        return QueueQueried(True, address[len(self.prefix):] if address.startswith(self.prefix) else address,
+                            RoutingType(query["routing_type"]), colour_of(query["filter"]), int(query["messages"]),
+                            int(query["consumers"]))
 
     def delete_queue(self, command: DeleteQueue) -> Outcome:
         key = (command.node, command.queue)

@@ -73,6 +73,7 @@ from brokerspec.spec.duplicates import (
     DeleteId,
     DeleteQueue,
     IdKind,
+    QueryId,
     Receive,
     Restart,
     Rollback,
@@ -188,7 +189,7 @@ class DuplicatesAdapter:
             CreateQueue: self.create_queue, DeleteQueue: self.delete_queue, Begin: self.begin,
             Send: self.send, Receive: self.receive, Commit: self.commit, Rollback: self.rollback,
             DeleteId: self.delete_id, SetIdCacheSize: self.set_id_cache_size, Restart: self.restart,
-            Crash: self.restart}
+            Crash: self.restart, QueryId: self.query_id}
         return handlers[type(command)](command)
 
     # --- names and sessions ----------------------------------------------------------------------
@@ -377,6 +378,11 @@ class DuplicatesAdapter:
         session.in_transaction, session.numbers, session.doom, session.bridge_ids = False, [], None, []
         self.node.driver.call("rollback", session=core)
         return RolledBack()
+
+    def query_id(self, command: QueryId) -> Outcome:
+        """Not expressible: no client call or management operation reads a duplicate-ID cache, and a probing send
+        would add the ID it asks about."""
+        raise NotExpressible("no client or management call reads a duplicate-ID cache without changing it")
 
     def delete_id(self, command: DeleteId) -> Outcome:
         raise NotExpressible("deleting one ID from a cache: no management operation does it "

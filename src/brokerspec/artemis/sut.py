@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from brokerspec.conform.protocol import FailureKind, Hello, SutFailure
+from brokerspec.conform.protocol import QUERY_VERSION, FailureKind, Hello, SutFailure
 from brokerspec.spec import Outcome, Profile, get_profile
 
 from .addressing import AddressingAdapter
@@ -105,7 +105,7 @@ class ArtemisSut:
         """Create and start the broker (once); the domains and the one profile this release implements."""
         if self.node is None:
             self._start()
-        return Hello(f"Apache ActiveMQ Artemis {self.version}", DOMAINS, (self.release.profile,))
+        return Hello(f"Apache ActiveMQ Artemis {self.version}", DOMAINS, (self.release.profile,), version=QUERY_VERSION)
 
     def _start(self) -> None:
         try:

@@ -10,14 +10,17 @@ and, for the four that live in the pure binding choice (``BindingsImpl.getNextBi
 functions ``crosshair diffbehavior`` compares: the fast broker's
 ``choose_from_bits`` and the same entry point run through the planted
 class's rules. Four are in eligibility or redistribution, which no
-three-member bit pattern reaches; each says why. The last two make only
-choices the rules allow, one step at a time, and never take turns over a
-run: strict judging catches them at once, permissive judging by its
-fairness check (``brokerspec.check.fairness``, LB-FAIR-TURNS).
+three-member bit pattern reaches; each says why. Two make only choices
+the rules allow, one step at a time, and never take turns over a run
+(``always-first-allowed-binding``, ``one-turn-for-all-routing-names``):
+strict judging catches them at once, permissive judging by its fairness
+check (``brokerspec.check.fairness``, LB-FAIR-TURNS). The last one is wrong
+only in what a queue query reports, which nothing else shows.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -26,7 +29,7 @@ from brokerspec.planted.registry import ALL, PlantedBug
 from brokerspec.impl.balancing import FastBalancingBroker, QueueRecord, Waiting, choose_from_bits_on
 from brokerspec.spec import Profile
 from brokerspec.spec.addressing.names import RoutingType
-from brokerspec.spec.balancing import BalancingOutcome, LbType, Send
+from brokerspec.spec.balancing import BalancingOutcome, LbType, QueryQueue, QueueQueried, Send
 
 Member = TypeVar("Member")
 
@@ -211,6 +214,20 @@ def choose_from_bits_fallback_to_first_local(m0: int, m1: int, m2: int, size: in
 
 
 
+class PausedConsumersUncounted(FastBalancingBroker):
+    """A queue query counts only the consumers taking messages, not the paused ones (against LB-QUERY-QUEUE).
+
+    Nothing but a query shows it: routing and redistribution treat a paused consumer exactly as before.
+    """
+
+    def _query_queue(self, command: QueryQueue) -> BalancingOutcome:
+        found = super()._query_queue(command)
+        if isinstance(found, QueueQueried) and found.exists:
+            queue = self._queues[(command.node, command.queue)]
+            return dataclasses.replace(found, consumers=sum(not c.paused for c in queue.consumers))
+        return found
+
+
 # --- the registry ---------------------------------------------------------------------------
 
 
@@ -244,4 +261,7 @@ PLANTED: tuple[PlantedBug, ...] = (
     PlantedBug("always-first-allowed-binding", AlwaysFirstAllowedBinding, ALL, None, RUN_OF_CHOICES),
     PlantedBug("one-turn-for-all-routing-names", OneTurnForAllRoutingNames, ALL, None,
                "the mistake joins the turns of several groups; choose_from_bits chooses in one group"),
+    PlantedBug("query-leaves-out-paused-consumers", PausedConsumersUncounted, ALL, None,
+               "the mistake is in what a queue query reports of a whole queue; choose_from_bits covers only first "
+               "routing's choice"),
 )

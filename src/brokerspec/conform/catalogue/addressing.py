@@ -72,7 +72,7 @@ from brokerspec.spec.addressing import (
     SetPrefix,
 )
 
-from . import Case
+from . import Case, queries
 
 SEED = "seed 000 (000_3ece6d51ae6d999d.txt)"
 """How a case cites the seed document on FQQN support and ambiguity detection (ARTEMIS-1093)."""
@@ -967,5 +967,6 @@ CONFIG_CASES: tuple[Case, ...] = (
 
 CASES: tuple[Case, ...] = (
     *SEED_CASES, *MODEL_CASES, *DELETE_CASES, *FQQN_CASES, *CONSUME_CASES, *SEND_CASES, *CONFIG_CASES,
+    *queries.ADDRESSING,
 )
 """Every address-resolution case, in the order of this module."""

@@ -73,7 +73,7 @@ from brokerspec.spec.duplicates import (
     SetIdCacheSize,
 )
 
-from . import Case
+from . import Case, queries
 
 SEED = "seed 001 (001_7bc8976e1fb4bc71.txt)"
 """How a case cites the seed document that walks through Artemis 2.11.0 duplicate detection."""
@@ -1301,5 +1301,6 @@ RESTART_CASES: tuple[Case, ...] = (
 CASES: tuple[Case, ...] = (
     *ID_CASES, *ROUTING_CASES, *RING_CASES, *TX_CASES, *FAILED_CASES, *BRIDGE_CASES, *QUEUE_CASES, *SIZE_CASES,
     *RESTART_CASES,
+    *queries.DUPLICATES,
 )
 """Every duplicate-detection case, grouped by topic."""

@@ -76,7 +76,7 @@ from brokerspec.spec.topologies import (
     retail_commands,
 )
 
-from . import Case
+from . import Case, queries
 
 SEED = "seed 002 (002_074d5b59b72b3a55.txt)"
 """How a case cites the AMQ-2875 tree-connector proposal."""
@@ -1043,5 +1043,6 @@ REFUSAL_CASES: tuple[Case, ...] = (
     ),
 )
 
-CASES: tuple[Case, ...] = TABLE_CASES + TREE_CASES + RETAIL_CASES + NETWORK_CASES + REFUSAL_CASES
+CASES: tuple[Case, ...] = (TABLE_CASES + TREE_CASES + RETAIL_CASES + NETWORK_CASES + REFUSAL_CASES
+                          + queries.TOPOLOGIES)
 """Every topology case: the real-broker measurements, seed 002's tree, its retail hierarchy, network rules, refusals."""
