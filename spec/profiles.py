@@ -90,6 +90,9 @@ class ConsumerModel(Enum):
     JMS = "JMS"
     """Artemis's core JMS client: an address query decides whether to create the queue, then the core
     consumer attaches by ``getBinding`` (``ActiveMQSession.createConsumer``, ``AutoCreateUtil``)."""
+    CORE = "CORE"
+    """Artemis's core client (``ClientSession.createConsumer``): ``ServerSessionImpl.createConsumer`` attaches
+    by ``getBinding``, which reads an FQQN's queue part only, and creates nothing (rule ADDR-CONSUME-CORE)."""
 
 
 class PrefixMatch(Enum):

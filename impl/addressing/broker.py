@@ -163,6 +163,7 @@ class FastBroker:
         self._query_name = options.lookup_reports_query_name
         self._send_creation = options.send_creation
         self._jms = options.consumer is ConsumerModel.JMS
+        self._core = options.consumer is ConsumerModel.CORE
         self._hash_prefixes = options.prefix_match is PrefixMatch.HASH_MAP
         self._addresses: dict[str, _Address] = {}
         self._by_name: dict[str, dict[str, _Queue]] = {}
@@ -482,9 +483,21 @@ class FastBroker:
                 anycast.append(target.fqqn)
         return Routed(address, tuple(copies), tuple(anycast), created_address, created_queue)
 
+    def _core_consumer(self, name: str, client_name: str) -> Outcome:
+        """A core-client consumer: the queue part alone decides, and nothing is created (ADDR-CONSUME-CORE)."""
+        by_address = self._by_name.get(self._split(name)[2])
+        if not by_address:
+            return Rejected(QueueNotFound(client_name))
+        if len(by_address) > 1:
+            return Rejected(AmbiguousName(client_name, tuple(sorted(q.fqqn for q in by_address.values()))))
+        queue = next(iter(by_address.values()))
+        return Attached(queue.address, queue.name)
+
     def consume(self, client_name: str, consumer_type: RoutingType | None) -> Outcome:
         """Attach a consumer, auto-creating its queue when allowed."""
         name, prefix_type = self._strip(client_name) if self._prefix_order else (client_name, None)
+        if self._core:
+            return self._core_consumer(name, client_name)
         if self._jms and (consumer_type is not MULTICAST or SEP in name):
             return artemis_paths.jms_consumer(self, name, prefix_type, consumer_type, client_name)
         routing_type = prefix_type or consumer_type

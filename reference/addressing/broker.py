@@ -361,9 +361,20 @@ class ReferenceBroker:
             wanted = address
         return None if self.existing_queue(address, wanted) is not None else wanted
 
+    def core_consumer(self, name: str, client_name: str) -> Outcome:
+        """``ServerSessionImpl.createConsumer``: ``getBinding`` by the queue part; nothing is created."""
+        found = self.manager.get_binding(name, False)
+        if isinstance(found, Resolved):
+            return Attached(found.address, found.queue)
+        if isinstance(found, Ambiguous):
+            return Rejected(AmbiguousName(client_name, found.candidates))
+        return Rejected(QueueNotFound(client_name))
+
     def create_consumer(self, client_name: str, consumer_type: RoutingType | None) -> Outcome:
         """Attach a consumer, auto-creating its queue when the settings allow."""
         name, prefix_type = self.strip(client_name)
+        if self.options.consumer is ConsumerModel.CORE:
+            return self.core_consumer(name, client_name)
         if self.options.consumer is ConsumerModel.JMS and (consumer_type is not RoutingType.MULTICAST
                                                              or split_fqqn(name)[0]):
             return self.artemis.jms_consumer(name, prefix_type, consumer_type, client_name)

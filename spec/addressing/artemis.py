@@ -49,6 +49,7 @@ from .model import AddressingState, Queue, get_queues_of, get_settings
 from .names import RoutingType, parse_name
 from .outcomes import (
     AddressNotFound,
+    AmbiguousName,
     Attached,
     InvalidName,
     Outcome,
@@ -250,6 +251,27 @@ def consume_jms(state: AddressingState, name: str, prefix_type: RoutingType | No
     new_address = created_address if created_address in state.addresses else None
     rule = "ADDR-CONSUME-AUTO-QUEUE" if fresh else "ADDR-CONSUME-ATTACH"
     return state, Attached(bound.address, bound.name, new_address, bound.fqqn if fresh else None, rule=rule)
+
+
+def consume_core(state: AddressingState, name: str, given: str) -> Transition:
+    """Artemis's core client opens a consumer on ``name`` (prefix already stripped by the broker).
+
+    Rule ADDR-CONSUME-CORE: ``ServerSessionImpl.createConsumer`` finds the queue with ``getBinding``, which
+    reads an FQQN's queue part only (the address part is not compared), creates nothing, and refuses a name
+    no queue answers to with AMQ229017 (``ActiveMQNonExistentQueueException``), never as an invalid name:
+    ``FullQualifiedQueueTest.testSpecialCase`` attaches ``::q1`` and refuses ``q1::`` and ``::`` as missing
+    queues. The consumer's routing type plays no part. Under per-address queue names (the seed's, which
+    Artemis never has) a queue part bound on several addresses is refused as ambiguous.
+
+    post: __return__[0] == state
+    """
+    bare = parse_name(name).queue
+    found = sorted((q for q in state.queues.values() if q.name == bare), key=lambda q: q.fqqn)
+    if not found:
+        return state, Rejected(QueueNotFound(given), rule="ADDR-CONSUME-CORE")
+    if len(found) > 1:
+        return state, Rejected(AmbiguousName(given, tuple(q.fqqn for q in found)), rule="ADDR-CONSUME-CORE")
+    return state, Attached(found[0].address, found[0].name, rule="ADDR-CONSUME-CORE")
 
 
 # --- a core producer ---------------------------------------------------------------------------------

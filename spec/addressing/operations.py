@@ -30,7 +30,14 @@ from typing import Any
 
 from ..frozen import replace
 from ..profiles import ConsumerModel, NameParsing, PrefixMatch, SendCreation
-from .artemis import compute_management_names, consume_jms, get_queried_queue, send_core, server_create_queue
+from .artemis import (
+    compute_management_names,
+    consume_core,
+    consume_jms,
+    get_queried_queue,
+    send_core,
+    server_create_queue,
+)
 from .bindings import add_queue, find_existing_queue, remove_queue, route_message
 from .commands import (
     AddressingCommand,
@@ -422,6 +429,9 @@ def consume(state: AddressingState, command: Consume) -> Transition:
     address is refused as not found, as AMQP consumer creation reports
     "does not exist for address"; ``AmqpFullyQualifiedNameTest``).
 
+    With ``consumer`` CORE it is Artemis's core client (:func:`~.artemis.consume_core`, rule
+    ADDR-CONSUME-CORE): it attaches by the queue part alone and creates nothing.
+
     With ``consumer`` JMS the consumer is Artemis's core JMS client
     (:func:`~.artemis.consume_jms`): a queue consumer for ANYCAST or no
     routing type, a topic consumer for MULTICAST on an FQQN. A MULTICAST
@@ -432,6 +442,8 @@ def consume(state: AddressingState, command: Consume) -> Transition:
     post: implies(isinstance(__return__[1], Rejected) and is_seed_consume(state), __return__[0] == state)
     """
     name, prefix_type = strip_prefix(command.name, state.prefixes, state.options.prefix_match)
+    if state.options.consumer is ConsumerModel.CORE:
+        return consume_core(state, name, command.name)
     if state.options.consumer is ConsumerModel.JMS and (command.routing_type is not RoutingType.MULTICAST
                                                           or parse_name(name).is_fqqn):
         return consume_jms(state, name, prefix_type, command.routing_type, command.name)

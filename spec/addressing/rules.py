@@ -52,6 +52,11 @@ RULES: dict[str, Rule] = {
              "ServerSessionImpl.removePrefix; seen on 2.11.0 and 2.40.0 ('any' beats 'anycast://')"),
         Rule("ADDR-NAME-EMPTY", "An empty queue name is rejected; under the seed, an empty address name too.",
              "Artemis ActiveMQServerImpl.createQueue, invalidQueueName AMQ229216"),
+        Rule("ADDR-CONSUME-CORE", "A core-client consumer attaches to the queue an FQQN's queue part names, on "
+             "whatever address, and creates nothing; a name no queue answers to (an empty queue part: 'q1::', '::') "
+             "is refused as a missing queue, not as an invalid name.",
+             "Artemis ServerSessionImpl.createConsumer (getBinding, AMQ229017 noSuchQueue); "
+             "FullQualifiedQueueTest.testSpecialCase; option addressing.consumer=CORE"),
         Rule("ADDR-QUERY-ADDRESS", "An address query changes nothing and refuses no name: it loses its prefix, "
              "reads an FQQN as its address part, and says whether that address exists, which routing types it "
              "allows and which queues it binds.",

@@ -52,7 +52,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from brokerspec.spec import Outcome, Profile
+from brokerspec.spec import ConsumerModel, Outcome, Profile
 from brokerspec.spec.addressing import (
     AddressQueried,
     Consume,
@@ -130,6 +130,8 @@ class AddressingAdapter:
         self.base = node.config
         self.profile: Profile | None = None
         self.consumers: list[str] = []
+        self.sessions: list[str] = []
+        """The core sessions of the core-client consumers (one each)."""
         self.subscriptions: dict[str, str] = {}
         """Consumer -> queue, for the JMS topic consumers on an FQQN (non-durable subscriptions)."""
         self.tags = 0
@@ -182,7 +184,12 @@ class AddressingAdapter:
                 self.node.call("close_consumer", id=consumer)
             except CallFailed:
                 pass
-        self.consumers, self.subscriptions = [], {}
+        for session in self.sessions:
+            try:
+                self.node.call("close_session", id=session)
+            except CallFailed:
+                pass
+        self.consumers, self.sessions, self.subscriptions = [], [], {}
         for queue, (query, routing_types) in kept.items():
             if self.node.call("queue_query", name=queue)["exists"]:
                 continue
@@ -330,7 +337,29 @@ class AddressingAdapter:
             anycast = sorted(fqqn(a, n) for n, (a, t) in after.items() if a == address and grouped(n, t))
         return Routed(address, tuple(copies), tuple(anycast), created_address, created_queue)
 
+    def consume_core(self, command: Consume) -> Outcome:
+        """A core-client consumer (``ClientSession.createConsumer``) on its own session; the queue it attached to
+        is the one whose consumer count grew."""
+        assert self.profile is not None
+        before = self.consumer_counts()
+        consumer = f"addressing-consumer-{len(self.consumers) + 1}"
+        self.node.call("session", id=consumer, transacted=False)
+        self.sessions.append(consumer)
+        try:
+            self.node.call("consumer", session=consumer, id=consumer, queue=command.name, filter=None)
+        except CallFailed as failure:
+            return Rejected(self.reason(failure, command.name))
+        self.consumers.append(consumer)
+        after = self.consumer_counts()
+        attached = [q for q, (address, count) in after.items() if count > before.get(q, ("", 0))[1]]
+        if len(attached) != 1:
+            raise UnexpectedRefusal(f"the consumer opened but {len(attached)} queues gained one: {attached}")
+        return Attached(after[attached[0]][0], attached[0])
+
     def consume(self, command: Consume) -> Outcome:
+        assert self.profile is not None
+        if self.profile.addressing.consumer is ConsumerModel.CORE:
+            return self.consume_core(command)
         name = self.without_prefix(command.name)
         if command.routing_type is RoutingType.MULTICAST and SEPARATOR not in name:
             raise NotExpressible("a MULTICAST consumer by bare name: a JMS topic consumer makes a subscription "

@@ -47,8 +47,10 @@ DOMAINS = ("addressing", "duplicates", "balancing")
 CONFIGURABLE = {
     "duplicates.id_cache_size",
     "duplicates.persist_id_cache",
+    "addressing.consumer",
 }
-"""Profile options the adapter can give the broker; every other option is a fact of the release."""
+"""Profile options the adapter can give the broker, or its own clients (which client a consume uses: the core
+JMS client or the core client); every other option is a fact of the release."""
 
 UNOBSERVABLE = {
     "balancing.copy_before_target",

@@ -656,6 +656,25 @@ CONSUME_CASES: tuple[Case, ...] = (
         rules=("ADDR-CONSUME-AUTO-QUEUE", "ADDR-AUTO-ROUTING-TYPE", "ADDR-QUEUE-ROUTING-TYPE", "ADDR-SEND-ROUTE"),
         source="Artemis ServerSessionImpl.checkAutoCreate (routing type added to an existing address)",
     ),
+    Case(
+        name="addressing/core-consumer-by-queue-part-empty-parts-not-found",
+        summary="A core-client consumer attaches by the FQQN's queue part alone ('::q1' and 'other::q1' reach q1) "
+                "and creates nothing: 'q1::' and '::' name no queue and are refused as missing, not as invalid.",
+        commands=(
+            CreateAddress("q1", frozenset({ANYCAST})),
+            CreateQueue("q1", "q1", ANYCAST),
+            Consume("::q1"),
+            Consume("other::q1", MULTICAST),
+            Consume("q1::"),
+            Consume("::"),
+            Consume("missing", ANYCAST),
+            Lookup("missing"),
+        ),
+        rules=("ADDR-CONSUME-CORE",),
+        source="Artemis FullQualifiedQueueTest.testSpecialCase; ServerSessionImpl.createConsumer (getBinding, "
+               "AMQ229017)",
+        overrides=(("addressing.consumer", "CORE"),),
+    ),
 )
 
 # --- sends ----------------------------------------------------------------------------------------
