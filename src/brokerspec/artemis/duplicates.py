@@ -79,12 +79,14 @@ from brokerspec.spec.duplicates import (
     Rollback,
     Send,
     SetIdCacheSize,
+    compute_cache_key,
 )
 from brokerspec.spec.duplicates.model import DoomReason
 from brokerspec.spec.duplicates.outcomes import (
     CommitFailed,
     Committed,
     Done,
+    IdQueried,
     NoTransaction,
     NotSupported,
     QueueDeleted,
@@ -380,9 +382,25 @@ class DuplicatesAdapter:
         return RolledBack()
 
     def query_id(self, command: QueryId) -> Outcome:
-        """Not expressible: no client call or management operation reads a duplicate-ID cache, and a probing send
-        would add the ID it asks about."""
-        raise NotExpressible("no client or management call reads a duplicate-ID cache without changing it")
+        """No client call or management operation reads a duplicate-ID cache (a probing send would add the ID it
+        asks about), so the broker's probe answers: it reads every cache's IDs in slot order."""
+        if command.bridge_id is not None:
+            cache, key = f"BRIDGE.{self.real(command.address)}", command.bridge_id
+        else:
+            assert command.duplicate_id is not None
+            found = compute_cache_key(command.duplicate_id)
+            if found is None:
+                return IdQueried(False)
+            cache, key = self.real(command.address), found.hex()
+        probe_session = "dup-query"
+        self.node.call("session", id=probe_session, transacted=False)
+        try:
+            caches = self.ask(probe_session, "caches")["caches"]
+        finally:
+            self.node.driver.call("close_session", id=probe_session)
+        if not isinstance(caches, dict):
+            raise UnexpectedRefusal(f"the probe could not read the caches: {caches}")
+        return IdQueried(key in caches.get(cache, ()))
 
     def delete_id(self, command: DeleteId) -> Outcome:
         raise NotExpressible("deleting one ID from a cache: no management operation does it "
