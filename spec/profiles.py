@@ -304,6 +304,10 @@ class BalancingOptions:
         7d129b36e9 with the follow-up of ARTEMIS-1925, tested by
         ``MessageRedistributionTest.testRedistributionToRemoteConsumerFromNewQueueLbOffWithRedistribution``).
         2.11.0 only records the queue; found against Artemis 2.11.0.
+    ``queue_enabled``
+        Whether a queue has the ``enabled`` attribute (2.14.0 on; ``QueueImpl.route`` then drops what a
+        disabled queue is chosen for, rule LB-QUEUE-ENABLED). Without it a queue cannot be made or
+        updated disabled: such an operation is refused ``NOT_SUPPORTED``.
     """
 
     off_with_redistribution: bool = True
@@ -314,6 +318,7 @@ class BalancingOptions:
     redistribute_unmatched: bool = True
     copy_before_target: bool = False
     new_queue_redistributes: bool = True
+    queue_enabled: bool = True
 
 
 @dataclass(frozen=True)
@@ -438,6 +443,7 @@ SEED = Profile(
         redistribute_unmatched=False,
         copy_before_target=True,
         new_queue_redistributes=False,
+        queue_enabled=False,
     ),
 )
 
@@ -472,6 +478,7 @@ ARTEMIS_2_11 = Profile(
         redistribute_unmatched=False,
         copy_before_target=True,
         new_queue_redistributes=False,
+        queue_enabled=False,
     ),
 )
 

@@ -81,6 +81,7 @@ from brokerspec.spec.balancing import (
     Sent,
     SetLink,
     Tick,
+    UpdateQueue,
 )
 
 from .choice import CONNECTED, ELIGIBLE, LOCAL, PREFERRED, BindingChoice
@@ -125,6 +126,7 @@ class FastBalancingBroker(BindingChoice):
         options = profile.balancing
         self.profile = profile
         self._off_forwards_multicast = options.off_forwards_multicast
+        self._queue_enabled = options.queue_enabled
         self._has_off_with_redistribution = options.off_with_redistribution
         self._fqqn_send = options.fqqn_send
         self._fqqn_redistribution_group = options.fqqn_redistribution_group
@@ -164,6 +166,7 @@ class FastBalancingBroker(BindingChoice):
             Configure: self._configure,
             SetLink: self._set_link,
             Tick: self._tick,
+            UpdateQueue: self._update_queue,
         }
 
     # -- the public surface ----------------------------------------------------------------------
@@ -269,9 +272,19 @@ class FastBalancingBroker(BindingChoice):
             return self._unrouted
         if len(landed) > 1:  # equivalent mutants (NumberReplacer, Gt_GtE, Gt_NotEq): landed is not empty here, and > 0, >= 1 and != 1 only add sorts of a single queue
             landed.sort(key=_by_key)
+        taken = False
         for queue in landed:
-            self._land(queue, message, events)
-        return OK
+            # a remote queue counts whatever it does: its node's store-and-forward queue took the message
+            taken = self._routed_to(queue, message, events) or queue.node != node or taken
+        return OK if taken else self._unrouted
+
+    def _routed_to(self, queue: QueueRecord, message: Waiting, events: list[Event]) -> bool:
+        """Routing brings ``message`` to ``queue``, where it vanishes when the queue is disabled or purging without
+        consumers (``QueueImpl.route``; LB-QUEUE-ENABLED, LB-PURGE-ON-NO-CONSUMERS); whether the queue took it."""
+        if not queue.enabled or (queue.purge_on_no_consumers and not queue.consumers):
+            return False
+        self._land(queue, message, events)
+        return True
 
     def _flags_for(self, message: Waiting, lb_type: LbType) -> Callable[[Binding], int]:
         """The bits of a binding for ``message`` under ``lb_type``: eligible, preferred (LB-ELIGIBLE, LB-PREFERRED), ...
@@ -406,7 +419,7 @@ class FastBalancingBroker(BindingChoice):
             self._next_message = number + 1
         target = members[index].queue
         events.append(Redistributed(message.id, origin.node, origin.name, number, target.node, target.name))
-        self._land(target, message._replace(id=number), events)
+        self._routed_to(target, message._replace(id=number), events)
         return True
 
     # -- the other operations ------------------------------------------------------------------------------
@@ -441,8 +454,11 @@ class FastBalancingBroker(BindingChoice):
             return UNKNOWN_NODE
         if (node, command.queue) in self._queues:
             return QUEUE_EXISTS
+        if not command.enabled and not self._queue_enabled:
+            return NOT_SUPPORTED
         queue = QueueRecord(node, command.queue, command.address, command.routing_type, command.filter,
                             self._next_serial)
+        queue.enabled, queue.purge_on_no_consumers = command.enabled, command.purge_on_no_consumers
         self._next_serial += 1
         self._queues[queue.key] = queue
         self._by_address.setdefault(queue.address, []).append(queue)
@@ -460,7 +476,20 @@ class FastBalancingBroker(BindingChoice):
         if queue is None:
             return UNKNOWN_NODE if command.node not in self._nodes else QueueQueried(False)
         return QueueQueried(True, queue.address, queue.routing_type, queue.filter, len(queue.pending),
-                            len(queue.consumers))
+                            len(queue.consumers), queue.enabled, queue.purge_on_no_consumers)
+
+    def _update_queue(self, command: UpdateQueue, events: list[Event]) -> Refused | None:
+        """New attributes for a live queue; what waits in it stays (LB-QUEUE-ENABLED, LB-PURGE-ON-NO-CONSUMERS)."""
+        queue = self._queues.get((command.node, command.queue))
+        if queue is None:
+            return UNKNOWN_NODE if command.node not in self._nodes else QUEUE_NOT_FOUND
+        if command.enabled is False and not self._queue_enabled:
+            return NOT_SUPPORTED
+        if command.enabled is not None:
+            queue.enabled = command.enabled
+        if command.purge_on_no_consumers is not None:
+            queue.purge_on_no_consumers = command.purge_on_no_consumers
+        return None
 
     def _delete_queue(self, command: DeleteQueue, events: list[Event]) -> Refused | None:
         queue = self._queues.get((command.node, command.queue))
@@ -513,6 +542,9 @@ class FastBalancingBroker(BindingChoice):
             return CONSUMER_NOT_FOUND
         queue = consumer.queue
         queue.remove_consumer(consumer)
+        if not queue.consumers and queue.purge_on_no_consumers:  # purged before the close adds a redistributor
+            events.extend(Dropped(message.id, queue.node, queue.name) for message in queue.pending)
+            queue.pending.clear()
         if not queue.consumers:
             self._add_redistributor(self._queues.get((queue.node, queue.routing_name)))
         return None
@@ -580,7 +612,7 @@ class FastBalancingBroker(BindingChoice):
                 queue.key: QueueState(queue.node, queue.name, queue.address, queue.routing_type, queue.filter,
                                       queue.serial, tuple(c.name for c in queue.consumers),
                                       tuple(Message(*message) for message in queue.pending), queue.redistributor,
-                                      queue.unmatched)
+                                      queue.unmatched, queue.enabled, queue.purge_on_no_consumers)
                 for queue in queues}),
             consumers=FrozenMap({name: Consumer(name, c.queue.node, c.queue.name, c.filter, c.paused)
                                  for name, c in self._consumers.items()}),

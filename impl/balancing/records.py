@@ -67,7 +67,7 @@ class QueueRecord:
 
     __slots__ = ("node", "name", "address", "routing_type", "filter", "serial", "routing_name", "key",
                  "consumers", "unfiltered", "by_filter", "pending", "consumer_position", "consumer_position_kept",
-                 "redistributor", "unmatched", "bindings")
+                 "redistributor", "unmatched", "bindings", "enabled", "purge_on_no_consumers")
 
     def __init__(self, node: str, name: str, address: str, routing_type: RoutingType, filter: str | None,
                  serial: int) -> None:
@@ -94,6 +94,8 @@ class QueueRecord:
         """``QueueImpl.hasUnMatchedPending``: set by a message every consumer refused, cleared with the redistributor."""
         self.bindings: dict[str, Binding] = {}
         """Every node's binding of this queue, by node."""
+        self.enabled = True
+        self.purge_on_no_consumers = False
 
     def add_consumer(self, consumer: ConsumerRecord) -> None:
         """Attach a consumer last, and count its filter."""

@@ -85,6 +85,7 @@ from brokerspec.spec.balancing import (
     Sent,
     SetLink,
     Tick,
+    UpdateQueue,
 )
 
 from .cluster import ClusterConnection
@@ -150,6 +151,8 @@ class ReferenceBalancingBroker:
             return self.set_link(command)
         if isinstance(command, Tick):
             return self.tick(command)
+        if isinstance(command, UpdateQueue):
+            return self.update_queue(command)
         raise TypeError(f"not a load-balancing command: {command!r}")  # pragma: no cover - the union is closed
 
     def deliver_to_redistributors(self, since: int) -> None:
@@ -177,8 +180,26 @@ class ReferenceBalancingBroker:
             return Refused(Refusal.UNKNOWN_NODE)
         if node.post_office.get_local_queue(command.queue) is not None:
             return Refused(Refusal.QUEUE_EXISTS)
+        if not command.enabled and not self.options.queue_enabled:
+            return Refused(Refusal.NOT_SUPPORTED)
         node.create_queue(self.queue_ids.generate_id(), command.queue, command.address, command.routing_type,
-                          command.filter)
+                          command.filter, command.enabled, command.purge_on_no_consumers)
+        return Done()
+
+    def update_queue(self, command: UpdateQueue) -> Done | Refused:
+        """``ActiveMQServerImpl.updateQueue``: new attributes; the waiting messages stay (LB-QUEUE-ENABLED)."""
+        node = self.cluster.nodes.get(command.node)
+        if node is None:
+            return Refused(Refusal.UNKNOWN_NODE)
+        queue = node.post_office.get_local_queue(command.queue)
+        if queue is None:
+            return Refused(Refusal.QUEUE_NOT_FOUND)
+        if command.enabled is False and not self.options.queue_enabled:
+            return Refused(Refusal.NOT_SUPPORTED)
+        if command.enabled is not None:
+            queue.enabled = command.enabled
+        if command.purge_on_no_consumers is not None:
+            queue.purge_on_no_consumers = command.purge_on_no_consumers
         return Done()
 
     def delete_queue(self, command: DeleteQueue) -> Done | Refused:
@@ -202,7 +223,7 @@ class ReferenceBalancingBroker:
             return QueueQueried(False)
         colour = None if queue.filter is None else queue.filter.filter_string
         return QueueQueried(True, queue.address, queue.routing_type, colour, len(queue.messages),
-                            queue.get_consumer_count())
+                            queue.get_consumer_count(), queue.enabled, queue.purge_on_no_consumers)
 
     def attach_consumer(self, command: Attach) -> Done | Refused:
         """A consumer attaches to a queue on its node (LB-CONSUMERS, RD-TRIGGER-REMOTE-CONSUMER)."""
@@ -302,6 +323,8 @@ def render_queue(queue: QueueImpl) -> QueueState:
         pending=tuple(message.to_spec() for message in queue.messages),
         redistributor=None if queue.redistributor is None else queue.redistributor.active_at,
         unmatched=queue.unmatched,
+        enabled=queue.enabled,
+        purge_on_no_consumers=queue.purge_on_no_consumers,
     )
 
 

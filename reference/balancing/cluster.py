@@ -68,10 +68,11 @@ class ClusterNode:
     # -- what the server does on a client's or an administrator's behalf -------------
 
     def create_queue(self, queue_id: int, name: str, address: str, routing_type: RoutingType,
-                     filter_string: str | None) -> QueueImpl:
+                     filter_string: str | None, enabled: bool = True, purge_on_no_consumers: bool = False) -> QueueImpl:
         """``ActiveMQServerImpl.createQueue``: a queue and its local binding, announced by the post office."""
         queue = QueueImpl(queue_id, name, address, routing_type, create_filter(filter_string), self.name,
                           self.post_office, self.cluster.clock, self.cluster.log)
+        queue.enabled, queue.purge_on_no_consumers = enabled, purge_on_no_consumers
         self.post_office.add_binding(LocalQueueBinding(queue, self.node_id))
         return queue
 
@@ -88,8 +89,11 @@ class ClusterNode:
         return consumer
 
     def close_consumer(self, consumer: ServerConsumer) -> None:
-        """``ServerConsumerImpl.close``: detach, then announce ``CONSUMER_CLOSED``."""
+        """``ServerConsumerImpl.close``: detach (the last consumer of a purge-on-no-consumers queue purges it,
+        ``QueueManagerImpl.doIt``), then announce ``CONSUMER_CLOSED``."""
         consumer.queue.remove_consumer(consumer)
+        if consumer.queue.purge_on_no_consumers and not consumer.queue.get_consumer_count():
+            consumer.queue.purge()
         self.post_office.send_notification(self.consumer_notification(NotificationType.CONSUMER_CLOSED, consumer))
 
     def consumer_notification(self, kind: NotificationType, consumer: ServerConsumer) -> Notification:

@@ -215,24 +215,30 @@ class PostOffice:
             return RoutingStatus.NO_BINDINGS
         context = RoutingContext()
         bindings.route(message, context)
-        if not context.destinations:
+        if not self.process_route(message, context):
             return RoutingStatus(self.options.unrouted_status.value)
-        self.process_route(message, context)
         return RoutingStatus.OK
 
-    def process_route(self, message: CoreMessage, context: RoutingContext) -> None:
-        """``processRoute``: each destination in (node, queue) order; remote ones over the bridge."""
+    def process_route(self, message: CoreMessage, context: RoutingContext) -> bool:
+        """``processRoute``: each destination in (node, queue) order; remote ones over the bridge.
+
+        Whether any took the message: a remote one always does (the store-and-forward queue takes it, whatever
+        the remote queue then does); a local queue may drop it (``QueueImpl.route``).
+        """
+        taken = False
         for node, queue_name in context.get_destinations():
             if node == self.node:
-                self.route_from_cluster(message, queue_name)
+                taken = self.route_from_cluster(message, queue_name) or taken
             else:
                 self.cluster.forward(self.node, node, queue_name, message)
+                taken = True
+        return taken
 
-    def route_from_cluster(self, message: CoreMessage, queue_name: str) -> None:
-        """A message for one of this node's queues, by name (``routeFromCluster``, ``BindingsImpl.route`` step 3)."""
+    def route_from_cluster(self, message: CoreMessage, queue_name: str) -> bool:
+        """A message for one of this node's queues, by name (``routeFromCluster``, ``BindingsImpl.route`` step 3);
+        whether the queue took it."""
         queue = self.get_local_queue(queue_name)
-        if queue is not None:
-            queue.add_tail(message)
+        return queue is not None and queue.route(message)
 
     def redistribute(self, message: CoreMessage, queue: QueueImpl) -> tuple[CoreMessage, RoutingContext] | None:
         """``PostOfficeImpl.redistribute``: the copy and where it goes, or None (the redistributor is BUSY)."""

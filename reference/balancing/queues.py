@@ -188,6 +188,8 @@ class QueueImpl:
         """``hasUnMatchedPending``: a message found every consumer answering NO_MATCH (ARTEMIS-2007)."""
         self.prompted = False
         """Whether this step prompted the queue's delivery (``deliverAsync``); the broker clears it per step."""
+        self.enabled = True
+        self.purge_on_no_consumers = False
 
     # -- consumers -------------------------------------------------------------------
 
@@ -210,6 +212,18 @@ class QueueImpl:
         return any(matches(consumer.filter, message) for consumer in self.consumers)
 
     # -- delivery --------------------------------------------------------------------
+
+    def route(self, message: CoreMessage) -> bool:
+        """``QueueImpl.route``: a disabled queue, or a purge-on-no-consumers one without consumers, takes
+        nothing, and the message routed to it vanishes unlogged (LB-QUEUE-ENABLED, LB-PURGE-ON-NO-CONSUMERS)."""
+        if not self.enabled or (self.purge_on_no_consumers and not self.consumers):
+            return False
+        self.add_tail(message)
+        return True
+
+    def purge(self) -> None:
+        """``QueueManagerImpl.doIt`` when the last consumer of a purge-on-no-consumers queue went: drop what waits."""
+        self.delete_messages()
 
     def add_tail(self, message: CoreMessage) -> None:
         """A message arrives: the next consumer in turn that handles it takes it, or it waits."""

@@ -37,7 +37,12 @@ class AddNode:
 
 @dataclass(frozen=True)
 class CreateQueue:
-    """Create queue ``queue`` on ``node``, bound to ``address``, with an optional filter (a colour)."""
+    """Create queue ``queue`` on ``node``, bound to ``address``, with an optional filter (a colour).
+
+    ``enabled`` false makes a queue that routing may choose but that drops what it is chosen for;
+    ``purge_on_no_consumers`` one that does so while it has no consumer, and drops what waits in it when its
+    last consumer closes (LB-QUEUE-ENABLED, LB-PURGE-ON-NO-CONSUMERS).
+    """
 
     op: ClassVar[str] = "create_queue"
     node: str
@@ -45,6 +50,8 @@ class CreateQueue:
     queue: str
     routing_type: RoutingType
     filter: str | None = None
+    enabled: bool = True
+    purge_on_no_consumers: bool = False
 
     def __post_init__(self) -> None:
         _check_filter(self.filter, "filter")
@@ -57,6 +64,20 @@ class DeleteQueue:
     op: ClassVar[str] = "delete_queue"
     node: str
     queue: str
+
+
+@dataclass(frozen=True)
+class UpdateQueue:
+    """Change a live queue's ``enabled`` or ``purge_on_no_consumers`` on ``node`` (None: left as it is).
+
+    The messages already in the queue stay (``ActiveMQServerImpl.updateQueue``).
+    """
+
+    op: ClassVar[str] = "update_queue"
+    node: str
+    queue: str
+    enabled: bool | None = None
+    purge_on_no_consumers: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -157,6 +178,6 @@ class QueryQueue:
 
 
 BalancingCommand = Union[AddNode, CreateQueue, DeleteQueue, Attach, Close, Pause, Resume, Send, Configure, SetLink,
-                         Tick, QueryQueue]
+                         Tick, QueryQueue, UpdateQueue]
 COMMAND_TYPES: tuple[type[BalancingCommand], ...] = (AddNode, CreateQueue, DeleteQueue, Attach, Close, Pause, Resume,
-                                                     Send, Configure, SetLink, Tick, QueryQueue)
+                                                     Send, Configure, SetLink, Tick, QueryQueue, UpdateQueue)

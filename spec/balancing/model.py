@@ -97,6 +97,7 @@ class QueueState:
     clear it, and a message waiting for a paused consumer never sets it,
     since a stopped consumer answers BUSY before its filter is consulted
     (``ServerConsumerImpl.handle``; found against Artemis 2.40.0).
+    ``enabled`` and ``purge_on_no_consumers`` are the queue attributes of those names (:attr:`drops`).
     """
 
     node: str
@@ -109,6 +110,14 @@ class QueueState:
     pending: tuple[Message, ...] = ()
     redistributor: int | None = None
     unmatched: bool = False
+    enabled: bool = True
+    purge_on_no_consumers: bool = False
+
+    @property
+    def drops(self) -> bool:
+        """Whether a message routing chooses this queue for is dropped: it is disabled, or purges while it has
+        no consumer (``QueueImpl.route``; rules LB-QUEUE-ENABLED, LB-PURGE-ON-NO-CONSUMERS)."""
+        return not self.enabled or (self.purge_on_no_consumers and not self.consumers)
 
     @property
     def routing_name(self) -> str:

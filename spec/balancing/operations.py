@@ -63,6 +63,7 @@ from .commands import (
     Send,
     SetLink,
     Tick,
+    UpdateQueue,
 )
 from .model import (
     REDISTRIBUTING,
@@ -151,9 +152,17 @@ class Step:
 # --- landing on a queue -------------------------------------------------------------
 
 
-def land(step: Step, key: QueueKey, message: Message) -> None:
-    """``message`` reaches queue ``key``: a started matching consumer takes it, or it waits (LB-CONSUMERS)."""
+def land(step: Step, key: QueueKey, message: Message, routed: bool = True) -> bool:
+    """``message`` reaches queue ``key``: a started matching consumer takes it, or it waits (LB-CONSUMERS).
+
+    A message that routing brings (``routed``) to a queue that :attr:`~.model.QueueState.drops` vanishes
+    instead (``QueueImpl.route`` adds it to no context; LB-QUEUE-ENABLED, LB-PURGE-ON-NO-CONSUMERS): False
+    then, and no event, as no client can see which queue dropped it (the group's position has moved past
+    that queue, which later sends show). A waiting message offered again is already in the queue.
+    """
     queue = step.state.queues[key]
+    if routed and queue.drops:
+        return False
     step.prompted.add(key)  # QueueImpl.addTail prompts delivery
     matching = tuple(can_take(step.state.consumers[c], message) for c in queue.consumers)
     position = step.state.consumer_positions.get(key, 0)
@@ -162,10 +171,11 @@ def land(step: Step, key: QueueKey, message: Message) -> None:
         flag = queue.redistributor is None and refused_by_every_filter(step.state, queue, message)
         step.put_queue(replace(queue, pending=(*queue.pending, message), unmatched=queue.unmatched or flag))
         step.events.append(Delivered(message.id, queue.node, queue.name, None))
-        return
+        return True
     index = step.choose("consumer", key, queue.consumers, allowed_consumers(matching), strict)
     step.update(consumer_positions=step.state.consumer_positions.set(key, (index + 1) % len(matching)))
     step.events.append(Delivered(message.id, queue.node, queue.name, queue.consumers[index]))
+    return True
 
 
 # --- first routing ------------------------------------------------------------------
@@ -222,9 +232,10 @@ def route(step: Step, node: str, message: Message) -> tuple[RoutingStatus, str]:
             step.update(positions=step.state.positions.set(group_key, (index + 1) % len(members)))
             landed.append((group[index].node, group[index].name))
         rule = "LB-ROUND-ROBIN"
-    for key in sorted(landed):
-        land(step, key, message)
-    if landed:
+    # a remote binding counts as routed whatever the remote queue then does: the message went into the local
+    # store-and-forward queue (RemoteQueueBindingImpl.route); a local queue that drops it adds nothing
+    accepted = [key for key in sorted(landed) if land(step, key, message) or key[0] != node]
+    if accepted:
         return RoutingStatus.OK, rule
     return RoutingStatus(state.options.unrouted_status.value), "LB-UNROUTED-STATUS"
 
@@ -346,8 +357,10 @@ def _create_queue(step: Step, command: CreateQueue) -> BalancingOutcome:
         return Refused(Refusal.UNKNOWN_NODE, rule="LB-NODES")
     if (command.node, command.queue) in state.queues:
         return Refused(Refusal.QUEUE_EXISTS, rule="LB-QUEUE-PER-NODE")
+    if not command.enabled and not state.options.queue_enabled:
+        return Refused(Refusal.NOT_SUPPORTED, rule="LB-QUEUE-ENABLED")
     queue = QueueState(command.node, command.queue, command.address, command.routing_type, command.filter,
-                       state.next_serial)
+                       state.next_serial, enabled=command.enabled, purge_on_no_consumers=command.purge_on_no_consumers)
     step.put_queue(queue)
     step.update(next_serial=state.next_serial + 1)
     found = step.state.queues.get((command.node, queue.routing_name))
@@ -406,9 +419,36 @@ def _close(step: Step, command: Close) -> BalancingOutcome:
     remaining = tuple(c for c in queue.consumers if c != consumer.name)
     step.put_queue(replace(queue, consumers=remaining))
     step.update(consumers=step.state.consumers.remove(consumer.name))
+    if not remaining and queue.purge_on_no_consumers:
+        purge(step, key)
     if not remaining:
         add_redistributor(step, (consumer.node, queue.routing_name))
     return Done(rule="LB-CONSUMERS")
+
+
+def purge(step: Step, key: QueueKey) -> None:
+    """The last consumer of a purge-on-no-consumers queue closed: what waits in it is dropped, before the
+    close can give the queue a redistributor (``QueueManagerImpl.doIt``, run when the consumer count reaches
+    0 in ``QueueImpl.removeConsumer``; rule LB-PURGE-ON-NO-CONSUMERS)."""
+    queue = step.state.queues[key]
+    step.events.extend(Dropped(m.id, queue.node, queue.name) for m in queue.pending)
+    step.put_queue(replace(queue, pending=()))
+
+
+def _update_queue(step: Step, command: UpdateQueue) -> BalancingOutcome:
+    """Change a live queue's attributes; what waits in it stays (``ActiveMQServerImpl.updateQueue``,
+    ``QueueImpl.setEnabled``, ``setPurgeOnNoConsumers``; rules LB-QUEUE-ENABLED, LB-PURGE-ON-NO-CONSUMERS)."""
+    if command.node not in step.state.nodes:
+        return Refused(Refusal.UNKNOWN_NODE, rule="LB-NODES")
+    queue = step.state.queues.get((command.node, command.queue))
+    if queue is None:
+        return Refused(Refusal.QUEUE_NOT_FOUND, rule="LB-QUEUE-PER-NODE")
+    if command.enabled is False and not step.state.options.queue_enabled:
+        return Refused(Refusal.NOT_SUPPORTED, rule="LB-QUEUE-ENABLED")
+    enabled = queue.enabled if command.enabled is None else command.enabled
+    purging = queue.purge_on_no_consumers if command.purge_on_no_consumers is None else command.purge_on_no_consumers
+    step.put_queue(replace(queue, enabled=enabled, purge_on_no_consumers=purging))
+    return Done(rule="LB-QUEUE-ENABLED" if command.enabled is not None else "LB-PURGE-ON-NO-CONSUMERS")
 
 
 def reland_waiting(step: Step, key: QueueKey) -> None:
@@ -416,7 +456,7 @@ def reland_waiting(step: Step, key: QueueKey) -> None:
     queue = step.state.queues[key]
     step.put_queue(replace(queue, pending=()))
     for message in queue.pending:
-        land(step, key, message)
+        land(step, key, message, routed=False)
 
 
 def _pause(step: Step, command: Pause) -> BalancingOutcome:
@@ -486,7 +526,7 @@ def _query_queue(step: Step, command: QueryQueue) -> BalancingOutcome:
     if queue is None:
         return QueueQueried(False, rule="LB-QUERY-QUEUE")
     return QueueQueried(True, queue.address, queue.routing_type, queue.filter, len(queue.pending),
-                        len(queue.consumers), rule="LB-QUERY-QUEUE")
+                        len(queue.consumers), queue.enabled, queue.purge_on_no_consumers, rule="LB-QUERY-QUEUE")
 
 
 TRANSITIONS: dict[type, Operation] = {
@@ -502,6 +542,7 @@ TRANSITIONS: dict[type, Operation] = {
     SetLink: _set_link,
     Tick: _tick,
     QueryQueue: _query_queue,
+    UpdateQueue: _update_queue,
 }
 
 

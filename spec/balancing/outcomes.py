@@ -121,7 +121,8 @@ class QueueQueried(Outcome):
     """What a queue query found on one node.
 
     When the queue ``exists``: its ``address``, ``routing_type`` and ``filter`` (a colour or None), how many
-    messages wait on it (``messages``) and how many consumers it has (``consumers``, paused ones included).
+    messages wait on it (``messages``), how many consumers it has (``consumers``, paused ones included) and its
+    ``enabled`` and ``purge_on_no_consumers`` attributes.
     Otherwise every other field keeps its default.
     """
 
@@ -132,6 +133,8 @@ class QueueQueried(Outcome):
     filter: str | None = None
     messages: int = 0
     consumers: int = 0
+    enabled: bool = True
+    purge_on_no_consumers: bool = False
 
 
 BalancingOutcome = Union[Sent, Done, Refused, QueueQueried]

@@ -77,6 +77,17 @@ RULES: dict[str, Rule] = {
         Rule("LB-FQQN-LOCAL", "Before 2.43.0 a send to address::queue goes only to the local queue of that name on "
              "that address, without round robin or remote bindings; its filter is checked from 2.35.0.",
              "BindingsImpl.route (the FQQN branch); ARTEMIS-1867, ARTEMIS-4795", OLDER),
+        Rule("LB-QUEUE-ENABLED", "A disabled queue is still chosen by routing (its group's position moves past it) "
+             "but drops the message, which counts as routed only if another queue, or a remote binding, took it; "
+             "its waiting messages stay and are consumed as before. 2.11 has no such attribute.",
+             "QueueImpl.route (queueConfiguration.isEnabled, 2.14.0 on); ActiveMQServerImpl.updateQueue; "
+             "Artemis user manual, address-model: disabling all the queues of an address drops every message sent "
+             "to it", ALL),
+        Rule("LB-PURGE-ON-NO-CONSUMERS", "A purge-on-no-consumers queue without consumers is still chosen by routing but "
+             "drops the message; when its last consumer closes, what waits in it is dropped before the close can "
+             "give it a redistributor.",
+             "QueueImpl.route (isPurgeOnNoConsumers, getConsumerCount() == 0), QueueManagerImpl.doIt (purge when the "
+             "consumer count reaches 0)", ALL),
         Rule("LB-QUERY-QUEUE", "A queue query changes nothing and gives no redistributor a turn: it reports whether "
              "the queue exists on the node and, if so, its address, routing type, filter, waiting messages and "
              "consumers (paused ones included).",

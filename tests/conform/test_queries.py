@@ -170,5 +170,34 @@ def test_the_planted_query_bug_is_caught_by_the_query_cases_only(tmp_path: Path,
     assert code == 1
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     failed = {r["name"] for r in report["cases"] if r["verdict"] == "failed"}
-    assert failed == {"balancing/query-queue-counts-waiting-messages-and-consumers"}
+    assert failed == {"balancing/query-queue-counts-waiting-messages-and-consumers",
+                      "balancing/purge-on-no-consumers-drops-until-a-consumer-and-purges-on-the-last-close"}, \
+        "the two cases that query a queue with a paused consumer"
     assert "consumers" in capsys.readouterr().out
+
+
+def test_the_planted_disabled_queue_that_delivers_is_caught_by_the_attribute_case(tmp_path: Path) -> None:
+    code = main(["conform", "--sut", "inproc:planted:disabled-queue-still-delivers", "--profile", "artemis-latest",
+                 "--domain", "balancing", "--json", str(tmp_path / "r.json"), "--junit", str(tmp_path / "j.xml")])
+    assert code == 1
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    failed = {r["name"] for r in report["cases"] if r["verdict"] == "failed"}
+    assert failed == {"balancing/disabled-queue-is-chosen-and-drops-the-message"}
+
+
+def test_a_disabled_queue_keeps_its_turn_and_what_waits_in_it() -> None:
+    """LB-QUEUE-ENABLED: the message chosen for a disabled queue vanishes, with no event and no other queue taking
+    it; the status is the profile's unrouted one; its waiting message is still consumed."""
+    from brokerspec.spec import balancing as b
+
+    domain = get_domain("balancing")
+    for name, status in (("artemis-latest", b.RoutingStatus.OK),):
+        profile = get_profile(name).with_option("balancing.unrouted_status", "NO_BINDINGS")
+        state = domain.initial_state(profile)
+        for command in (b.CreateQueue("n1", "a", "q", a.RoutingType.ANYCAST), b.Send("n1", "a"),
+                        b.UpdateQueue("n1", "q", enabled=False)):
+            state, _ = domain.apply(state, command)
+        state, sent = domain.apply(state, b.Send("n1", "a"))
+        assert sent == b.Sent(2, b.RoutingStatus.NO_BINDINGS, ()) and status is b.RoutingStatus.OK
+        state, attached = domain.apply(state, b.Attach("c", "n1", "q"))
+        assert attached == b.Done((b.Delivered(1, "n1", "q", "c"),))

@@ -46,6 +46,7 @@ consumer) so that nothing a case leaves can reach the next.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Callable
@@ -74,6 +75,7 @@ from brokerspec.spec.balancing import (
     Sent,
     SetLink,
     Tick,
+    UpdateQueue,
 )
 
 from .cluster import ArtemisCluster, Snapshot
@@ -116,6 +118,11 @@ def color_filter(color: str | None) -> str | None:
     return None if color is None else "color = '" + color.replace("'", "''") + "'"
 
 
+def has_queue_enabled(version: str) -> bool:
+    """Whether the release's queues have the ``enabled`` attribute (2.14.0 on), and so queue configurations."""
+    return tuple(int(part) for part in version.split(".")[:2]) >= (2, 14)
+
+
 def colour_of(expression: str | None) -> str | None:
     """The spec's filter (a colour) for a filter expression :func:`color_filter` wrote, or None."""
     if expression is None:
@@ -135,6 +142,8 @@ class BalancingAdapter:
         self.prefix = ""
         self.nodes: list[str] = []
         self.queues: dict[QueueKey, QueueInfo] = {}
+        self.purging: set[QueueKey] = set()
+        """The queues made or updated purge-on-no-consumers."""
         self.consumers: dict[str, ConsumerInfo] = {}
         self.waiting: dict[QueueKey, tuple[Instance, ...]] = {}
         self.lb_types: dict[str, LbType] = {}
@@ -161,7 +170,7 @@ class BalancingAdapter:
         self.prefix = f"bs{self.runs}-"
         self.nodes = ["n1"]
         self.queues, self.waiting, self.lb_types, self.delays = {}, {}, {}, {}
-        self.addresses = set()
+        self.addresses, self.purging = set(), set()
         self.next_id, self.serials = 1, 0
         self.ticks = TickClock()
 
@@ -190,6 +199,7 @@ class BalancingAdapter:
             AddNode: self.add_node, CreateQueue: self.create_queue, DeleteQueue: self.delete_queue,
             Attach: self.attach, Close: self.close, Pause: self.pause, Resume: self.resume, Send: self.send,
             Configure: self.configure, SetLink: self.set_link, Tick: self.tick, QueryQueue: self.query_queue,
+            UpdateQueue: self.update_queue,
         }
         start = time.monotonic()
         outcome = handlers[type(command)](command)
@@ -306,19 +316,60 @@ class BalancingAdapter:
     def create_queue(self, command: CreateQueue) -> Outcome:
         if command.node not in self.nodes:
             return Refused(Refusal.UNKNOWN_NODE)
+        if not command.enabled and not has_queue_enabled(self.cluster.version):
+            return Refused(Refusal.NOT_SUPPORTED)
         self.ensure_type(command.address)
         address = self.ensure_address(command.address)
+        node = self.cluster.nodes[command.node]
         try:
-            self.cluster.nodes[command.node].call(
-                "create_queue", address=address, routing_type=command.routing_type.value,
-                name=self.real(command.queue), filter=color_filter(command.filter), durable=True)
+            if command.enabled and not command.purge_on_no_consumers:
+                node.call("create_queue", address=address, routing_type=command.routing_type.value,
+                          name=self.real(command.queue), filter=color_filter(command.filter), durable=True)
+            elif command.enabled:  # every release has this management operation
+                node.manage("createQueue", address, command.routing_type.value, self.real(command.queue),
+                            color_filter(command.filter), True, -1, True, False)
+            else:  # a queue configuration, 2.12 on
+                node.manage("createQueue", json.dumps({
+                    "name": self.real(command.queue), "address": address,
+                    "routing-type": command.routing_type.value, "filter-string": color_filter(command.filter),
+                    "durable": True, "enabled": False, "purge-on-no-consumers": command.purge_on_no_consumers}),
+                    False)
         except CallFailed as failure:
-            if failure.has_type("QUEUE_EXISTS"):
+            if failure.has_type("QUEUE_EXISTS") or failure.mentions("AMQ229019"):
                 return Refused(Refusal.QUEUE_EXISTS)
             raise UnexpectedRefusal(str(failure)) from None
         self.serials += 1
+        if command.purge_on_no_consumers:
+            self.purging.add((command.node, command.queue))
         routing_name = command.address if command.routing_type is RoutingType.ANYCAST else command.queue
         self.queues[(command.node, command.queue)] = QueueInfo(command.address, routing_name, self.serials)
+        return Done(self.step_events())
+
+    def update_queue(self, command: UpdateQueue) -> Outcome:
+        """``updateQueue`` by management: a queue configuration naming only what changes (2.12 on), or before that
+        the operation that takes the purge flag."""
+        if command.node not in self.nodes:
+            return Refused(Refusal.UNKNOWN_NODE)
+        if (command.node, command.queue) not in self.queues:
+            return Refused(Refusal.QUEUE_NOT_FOUND)
+        if command.enabled is False and not has_queue_enabled(self.cluster.version):
+            return Refused(Refusal.NOT_SUPPORTED)
+        node = self.cluster.nodes[command.node]
+        name = self.real(command.queue)
+        try:
+            if has_queue_enabled(self.cluster.version):
+                change: dict[str, Any] = {"name": name}
+                if command.enabled is not None:
+                    change["enabled"] = command.enabled
+                if command.purge_on_no_consumers is not None:
+                    change["purge-on-no-consumers"] = command.purge_on_no_consumers
+                node.manage("updateQueue", json.dumps(change))
+            elif command.purge_on_no_consumers is not None:
+                node.manage("updateQueue", name, None, None, command.purge_on_no_consumers)
+        except CallFailed as failure:
+            raise UnexpectedRefusal(str(failure)) from None
+        if command.purge_on_no_consumers is not None:
+            (self.purging.add if command.purge_on_no_consumers else self.purging.discard)((command.node, command.queue))
         return Done(self.step_events())
 
     def query_queue(self, command: QueryQueue) -> Outcome:
@@ -329,9 +380,10 @@ class BalancingAdapter:
         if not query["exists"]:
             return QueueQueried(False)
         address = str(query["address"])
+        purging, enabled = query.get("purge_on_no_consumers"), query.get("enabled")
         return QueueQueried(True, address[len(self.prefix):] if address.startswith(self.prefix) else address,
                             RoutingType(query["routing_type"]), colour_of(query["filter"]), int(query["messages"]),
-                            int(query["consumers"]))
+                            int(query["consumers"]), True if enabled is None else bool(enabled), bool(purging))
 
     def delete_queue(self, command: DeleteQueue) -> Outcome:
         key = (command.node, command.queue)
@@ -346,6 +398,7 @@ class BalancingAdapter:
                 return Refused(Refusal.QUEUE_IN_USE)
             raise UnexpectedRefusal(str(failure)) from None
         self.queues.pop(key, None)
+        self.purging.discard(key)
         return Done(self.step_events(Primary("drop", key)))
 
     def attach(self, command: Attach) -> Outcome:
@@ -375,6 +428,8 @@ class BalancingAdapter:
         if consumer is None:
             return Refused(Refusal.CONSUMER_NOT_FOUND)
         self.cluster.driver.call("close_session", id=consumer.session)
+        if consumer.key in self.purging and not any(c.key == consumer.key for c in self.consumers.values()):
+            return Done(self.step_events(Primary("drop", consumer.key)))  # QueueManagerImpl.doIt purged it
         return Done(self.step_events())
 
     def pause(self, command: Pause) -> Outcome:

@@ -37,6 +37,7 @@ from brokerspec.spec.balancing import (
     Send,
     SetLink,
     Tick,
+    UpdateQueue,
 )
 
 from .domains import BALANCING
@@ -131,10 +132,18 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
                 self.run(CreateQueue(node, "a1", queue, routing_type, queue_filter if index == 0 else None))
 
         @issues("create_queue")
-        @rule(pick=PICK, address=addresses, queue=queue_names, routing_type=ROUTING_TYPES, queue_filter=colours)
+        @rule(pick=PICK, address=addresses, queue=queue_names, routing_type=ROUTING_TYPES, queue_filter=colours,
+              enabled=d.pick(True, True, True, False), purging=d.pick(False, False, False, True))
         def create_queue(self, pick: int, address: str, queue: str, routing_type: RoutingType,
-                         queue_filter: str | None) -> None:
-            self.run(CreateQueue(self.node(pick), address, queue, routing_type, queue_filter))
+                         queue_filter: str | None, enabled: bool, purging: bool) -> None:
+            self.run(CreateQueue(self.node(pick), address, queue, routing_type, queue_filter, enabled, purging))
+
+        @issues("update_queue")
+        @rule(pick=PICK, enabled=d.pick(None, True, False), purging=d.pick(None, True, False))
+        def update_queue(self, pick: int, enabled: bool | None, purging: bool | None) -> None:
+            """Disable or enable a queue, or make it purge while it has no consumers (or stop it)."""
+            node, name = self.queue(pick)
+            self.run(UpdateQueue(node, name, enabled, purging))
 
         @issues("delete_queue")
         @rule(pick=PICK)

@@ -14,8 +14,9 @@ three-member bit pattern reaches; each says why. Two make only choices
 the rules allow, one step at a time, and never take turns over a run
 (``always-first-allowed-binding``, ``one-turn-for-all-routing-names``):
 strict judging catches them at once, permissive judging by its fairness
-check (``brokerspec.check.fairness``, LB-FAIR-TURNS). The last one is wrong
-only in what a queue query reports, which nothing else shows.
+check (``brokerspec.check.fairness``, LB-FAIR-TURNS). One is wrong only in
+what a queue query reports, which nothing else shows; one lets a disabled
+queue keep what routing brings it.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from brokerspec.planted.registry import ALL, PlantedBug
 from brokerspec.impl.balancing import FastBalancingBroker, QueueRecord, Waiting, choose_from_bits_on
 from brokerspec.spec import Profile
 from brokerspec.spec.addressing.names import RoutingType
-from brokerspec.spec.balancing import BalancingOutcome, LbType, QueryQueue, QueueQueried, Send
+from brokerspec.spec.balancing import BalancingOutcome, Event, LbType, QueryQueue, QueueQueried, Send
 
 Member = TypeVar("Member")
 
@@ -228,6 +229,16 @@ class PausedConsumersUncounted(FastBalancingBroker):
         return found
 
 
+class DisabledQueueDelivers(FastBalancingBroker):
+    """A disabled queue takes what routing chooses it for, as if it were enabled (against LB-QUEUE-ENABLED)."""
+
+    def _routed_to(self, queue: QueueRecord, message: Waiting, events: list[Event]) -> bool:
+        if not queue.enabled and not (queue.purge_on_no_consumers and not queue.consumers):
+            self._land(queue, message, events)
+            return True
+        return super()._routed_to(queue, message, events)
+
+
 # --- the registry ---------------------------------------------------------------------------
 
 
@@ -264,4 +275,6 @@ PLANTED: tuple[PlantedBug, ...] = (
     PlantedBug("query-leaves-out-paused-consumers", PausedConsumersUncounted, ALL, None,
                "the mistake is in what a queue query reports of a whole queue; choose_from_bits covers only first "
                "routing's choice"),
+    PlantedBug("disabled-queue-still-delivers", DisabledQueueDelivers, ("artemis-latest",), None,
+               "the mistake is in whether a chosen queue keeps the message, after the choice choose_from_bits makes"),
 )

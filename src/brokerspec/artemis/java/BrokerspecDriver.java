@@ -350,7 +350,19 @@ public final class BrokerspecDriver {
       reply.put("consumers", query.getConsumerCount());
       reply.put("filter", query.getFilterString() == null ? null : query.getFilterString().toString());
       reply.put("auto_created", query.isAutoCreated());
+      reply.put("purge_on_no_consumers", optionalFlag(query, "isPurgeOnNoConsumers"));
+      reply.put("enabled", optionalFlag(query, "isEnabled"));
       return reply;
+   }
+
+   /** A boolean getter the release may lack (the queue query grew over the releases); null when it has none. */
+   private static Boolean optionalFlag(Object target, String getter) {
+      try {
+         Object value = target.getClass().getMethod(getter).invoke(target);
+         return value instanceof Boolean ? (Boolean) value : null;
+      } catch (ReflectiveOperationException e) {
+         return null;
+      }
    }
 
    private static Map<String, Object> addressQuery(ClientSession.AddressQuery query) {

@@ -1203,5 +1203,5 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
 )
 
 CASES: tuple[Case, ...] = (*MODEL_CASES, *TYPE_CASES, *CHOICE_CASES, *STATUS_CASES, *REDISTRIBUTION_CASES,
-                          *queries.BALANCING)
+                          *queries.BALANCING, *queries.ATTRIBUTE_CASES)
 """Every load-balancing case, grouped by topic."""

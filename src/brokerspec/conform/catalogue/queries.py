@@ -169,6 +169,73 @@ BALANCING: tuple[Case, ...] = (
     ),
 )
 
+ATTRIBUTE_CASES: tuple[Case, ...] = (
+    Case(
+        name="balancing/disabled-queue-is-chosen-and-drops-the-message",
+        summary="A disabled queue is still chosen in its turn, so the message sent to it vanishes rather than going "
+                "to the group's other queue; the queue query shows the attribute; enabled again it takes messages, "
+                "and what waited in it stays throughout.",
+        commands=(
+            b.AddNode("n2"),
+            b.Configure("orders", b.LbType.ON_DEMAND),
+            b.CreateQueue("n1", "orders", "orders", ANYCAST),
+            b.CreateQueue("n2", "orders", "orders", ANYCAST),
+            b.Send("n1", "orders", ANYCAST),
+            b.UpdateQueue("n1", "orders", enabled=False),
+            b.QueryQueue("n1", "orders"),
+            b.Send("n1", "orders", ANYCAST),
+            b.Send("n1", "orders", ANYCAST),
+            b.QueryQueue("n1", "orders"),
+            b.Attach("c1", "n1", "orders"),
+            b.UpdateQueue("n1", "orders", enabled=True),
+            b.Send("n1", "orders", ANYCAST),
+        ),
+        rules=("LB-QUEUE-ENABLED", "LB-UNROUTED-STATUS", "LB-QUERY-QUEUE"),
+        source="Artemis QueueImpl.route (isEnabled, 2.14.0 on), ActiveMQServerImpl.updateQueue; Artemis user manual, "
+               "address-model (a disabled queue drops what is sent to it)",
+        profiles=("artemis-latest",),
+    ),
+    Case(
+        name="balancing/purge-on-no-consumers-drops-until-a-consumer-and-purges-on-the-last-close",
+        summary="A purge-on-no-consumers queue drops what routing brings it while it has no consumer, keeps what "
+                "arrives for a paused one, and drops that too when its last consumer closes.",
+        commands=(
+            b.CreateQueue("n1", "jobs", "jobs", ANYCAST, None, True, True),
+            b.Send("n1", "jobs", ANYCAST),
+            b.QueryQueue("n1", "jobs"),
+            b.Attach("c1", "n1", "jobs"),
+            b.Pause("c1"),
+            b.Send("n1", "jobs", ANYCAST),
+            b.Send("n1", "jobs", ANYCAST),
+            b.QueryQueue("n1", "jobs"),
+            b.Close("c1"),
+            b.QueryQueue("n1", "jobs"),
+            b.UpdateQueue("n1", "jobs", purge_on_no_consumers=False),
+            b.Send("n1", "jobs", ANYCAST),
+            b.QueryQueue("n1", "jobs"),
+        ),
+        rules=("LB-PURGE-ON-NO-CONSUMERS", "LB-UNROUTED-STATUS", "LB-QUERY-QUEUE"),
+        source="Artemis QueueImpl.route (isPurgeOnNoConsumers), QueueManagerImpl.doIt (purge when the consumer "
+               "count reaches 0); ActiveMQServerControl.updateQueue",
+    ),
+    Case(
+        name="balancing/no-enabled-attribute-before-2.14",
+        summary="Before Artemis 2.14 a queue has no enabled attribute: making or updating one disabled is refused, "
+                "and nothing else about the queue changes.",
+        commands=(
+            b.CreateQueue("n1", "orders", "orders", ANYCAST, None, False),
+            b.CreateQueue("n1", "orders", "orders", ANYCAST),
+            b.UpdateQueue("n1", "orders", enabled=False, purge_on_no_consumers=True),
+            b.UpdateQueue("n1", "orders", enabled=True),
+            b.Send("n1", "orders", ANYCAST),
+            b.QueryQueue("n1", "orders"),
+        ),
+        rules=("LB-QUEUE-ENABLED", "LB-QUERY-QUEUE"),
+        source="Artemis QueueImpl.route: 2.11.0 checks only isPurgeOnNoConsumers, the enabled attribute came in 2.14.0",
+        profiles=("seed", "artemis-2.11"),
+    ),
+)
+
 TOPOLOGIES: tuple[Case, ...] = (
     Case(
         name="topologies/query-demand-spreads-as-far-as-the-ttl",
