@@ -186,14 +186,20 @@ class ReferenceBalancingBroker:
                           command.filter, command.enabled, command.purge_on_no_consumers)
         return Done()
 
-    def update_queue(self, command: UpdateQueue) -> Done | Refused:
-        """``ActiveMQServerImpl.updateQueue``: new attributes; the waiting messages stay (LB-QUEUE-ENABLED)."""
-        node = self.cluster.nodes.get(command.node)
+    def find_queue(self, node_name: str, name: str) -> QueueImpl | Refused | None:
+        """Queue ``name`` of node ``node_name``; None when that node has none, a refusal when there is no such node."""
+        node = self.cluster.nodes.get(node_name)
         if node is None:
             return Refused(Refusal.UNKNOWN_NODE)
-        queue = node.post_office.get_local_queue(command.queue)
+        return node.post_office.get_local_queue(name)
+
+    def update_queue(self, command: UpdateQueue) -> Done | Refused:
+        """``ActiveMQServerImpl.updateQueue``: new attributes; the waiting messages stay (LB-QUEUE-ENABLED)."""
+        queue = self.find_queue(command.node, command.queue)
         if queue is None:
             return Refused(Refusal.QUEUE_NOT_FOUND)
+        if isinstance(queue, Refused):
+            return queue
         if command.enabled is False and not self.options.queue_enabled:
             return Refused(Refusal.NOT_SUPPORTED)
         if command.enabled is not None:
@@ -215,12 +221,11 @@ class ReferenceBalancingBroker:
 
     def queue_query(self, command: QueryQueue) -> QueueQueried | Refused:
         """``ActiveMQServerImpl.queueQuery`` on one node: the queue's binding, filter and counts (LB-QUERY-QUEUE)."""
-        node = self.cluster.nodes.get(command.node)
-        if node is None:
-            return Refused(Refusal.UNKNOWN_NODE)
-        queue = node.post_office.get_local_queue(command.queue)
+        queue = self.find_queue(command.node, command.queue)
         if queue is None:
             return QueueQueried(False)
+        if isinstance(queue, Refused):
+            return queue
         colour = None if queue.filter is None else queue.filter.filter_string
         return QueueQueried(True, queue.address, queue.routing_type, colour, len(queue.messages),
                             queue.get_consumer_count(), queue.enabled, queue.purge_on_no_consumers)
