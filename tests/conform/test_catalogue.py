@@ -12,10 +12,11 @@ import pytest
 
 from brokerspec.cli import main
 from brokerspec.conform.catalogue import DOMAIN_ORDER, RULE_TABLES, Case, all_cases, check_catalogue, select
+from brokerspec.conform.protocol import QUERIES_NEED_V2
 from brokerspec.conform.runner import EXIT_CONFORMANCE_FAILURE, Verdict, run_conformance
 from brokerspec.conform.sut import InProcessSut, SubprocessSut
 from brokerspec.planted.registry import all_planted
-from brokerspec.spec import PROFILES, get_profile
+from brokerspec.spec import PROFILES, get_profile, is_query
 from brokerspec.spec.addressing import Lookup
 
 from node_example import NODE_SUT, node_or_skip
@@ -135,10 +136,13 @@ def test_node_example_passes_the_addressing_catalogue_under_the_seed_and_skips_t
         finally:
             sut.close()
         assert report.hello is not None and report.hello.domains == ("addressing",)
-        ran = [r for r in report.results if r.case.domain == "addressing" and name == "seed"]
+        assert not report.hello.answers_queries, "the example speaks protocol version 1"
+        asks = [r for r in report.results if any(is_query(c) for c in r.case.commands)]
+        ran = [r for r in report.results if r.case.domain == "addressing" and name == "seed" and r not in asks]
         assert all(r.verdict is Verdict.PASSED for r in ran), [r.message for r in ran if r.message][:1]
         assert (name == "seed") == bool(ran)
         assert all(r.verdict is Verdict.SKIPPED for r in report.results if r not in ran)
+        assert all(r.message == QUERIES_NEED_V2 for r in asks if r.case.domain == "addressing" and name == "seed")
 
 
 def test_catalogue_export_writes_one_jsonl_per_domain_with_expected_outcomes(tmp_path: Path) -> None:
