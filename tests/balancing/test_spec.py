@@ -40,7 +40,9 @@ from brokerspec.spec.balancing import (
     Sent,
     SetLink,
     Target,
+    QueryQueue,
     Tick,
+    UpdateQueue,
     allowed_bindings,
     allowed_outcomes,
     allowed_targets,
@@ -401,6 +403,7 @@ def test_every_outcome_rule_is_used() -> None:
             Configure("a1", LbType.ON_DEMAND, 0), Configure("a1", LbType.ON_DEMAND, -3), Attach("c", "n1", "a1"),
             DeleteQueue("n1", "a1"), Send("n1", "a1", color="red"), Send("n1", "a1", color="blue"),
             Send("n1", "zz"), Send("n1", "a1", fqqn_queue="a1"), SetLink("n1", "n2", False), Tick(1), Close("c"),
+            QueryQueue("n1", "a1"), UpdateQueue("n1", "a1", enabled=False), UpdateQueue("n1", "a1", None, True),
         ], profile)
         used.update(o.rule for o in outcomes)
     assert set(RULES) - STRUCTURAL <= set(used), set(RULES) - STRUCTURAL - set(used)

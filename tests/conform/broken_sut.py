@@ -1,7 +1,7 @@
 """A SUT that misbehaves on purpose, for the robustness tests: ``python broken_sut.py MODE [N]``.
 
-It answers like ``brokerspec.conform.serve --layer impl`` until the N-th ``op`` request after each reset
-(default 2), then:
+It answers like ``brokerspec.conform.serve --layer impl --protocol 1`` (a version 1 SUT, as its own replies
+below say) until the N-th ``op`` request after each reset (default 2), then:
 
 ``crash``      exits with code 7, writing a last line to stderr
 ``hang``       stops answering (sleeps)
@@ -42,7 +42,7 @@ AT = int(sys.argv[2]) if len(sys.argv) > 2 else 2
 
 
 def main() -> None:
-    server = Server("impl")
+    server = Server("impl", protocol=1)
     ops = 0
     for line in sys.stdin:
         request = json.loads(line)

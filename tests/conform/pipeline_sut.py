@@ -53,7 +53,7 @@ def refuse(why: str) -> None:
 
 
 def main() -> None:
-    server = Server("impl", WINDOW)
+    server = Server("impl", WINDOW, protocol=1)  # its own error replies say version 1
     ops = 0
     held: list[bytes] = []
     most = 1

@@ -113,8 +113,8 @@ def test_a_survivor_whose_state_is_wrong_is_told_apart_from_a_gap() -> None:
     shifted = [m for m in candidates.mutants if m.definition == "Rules.priority"]
     assert shifted
     the_plan = Plan(shifted[:1], candidates.sources, {})
-    # 100 scenarios: the state check needs a consumer two hops behind a connector that lowers priorities
-    report = measure(the_plan, SuiteSettings(fuzz_examples=100), jobs=1, planted=False)
+    # 200 scenarios: the state check needs a consumer two hops behind a connector that lowers priorities
+    report = measure(the_plan, SuiteSettings(fuzz_examples=200), jobs=1, planted=False)
     (_, outcome), = report.mutants
     assert outcome.fate == SURVIVED and outcome.detail.startswith("hidden state"), outcome
 
@@ -193,7 +193,7 @@ def test_every_planted_bug_is_killed_by_the_catalogue_alone() -> None:
     so only --strict kills them; every other one the default suite kills (the two that never take turns by
     its fairness check, LB-FAIR-TURNS)."""
     report = measure(Plan([], {}, {}), SuiteSettings(fuzz_examples=0), jobs=2, planted=True)
-    assert len(report.planted) == 32 and report.planted_survivors == []
+    assert len(report.planted) == 34 and report.planted_survivors == []
     strict = sorted(name for _, name, outcome in report.planted if outcome.fate == "strict")
     assert strict == ["on-demand-falls-back-to-first-local", "position-advanced-on-skip",
                       "position-not-reset-when-out-of-range"]
