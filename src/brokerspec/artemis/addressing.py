@@ -99,6 +99,8 @@ GENERATED = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 
 LEGACY_QUEUE_PREFIX = "jms.queue."
 """The JMS client's 1.x queue prefix, which it tries when a queue by the name given cannot be used."""
+LEGACY_PREFIXES = (LEGACY_QUEUE_PREFIX, "jms.topic.")
+"""The 1.x prefixes the JMS client falls back to, for a queue and for a topic (an FQQN topic consumer too)."""
 
 
 def fqqn(address: str, queue: str) -> str:
@@ -384,7 +386,7 @@ class AddressingAdapter:
         if queue not in before and GENERATED.fullmatch(queue):
             raise NotExpressible("the JMS client attached to a subscription queue it named itself (a random UUID)")
         legacy = fqqn(after[queue][0], queue) if after[queue][0] != queue else queue
-        if legacy.startswith(LEGACY_QUEUE_PREFIX) and not name.startswith(LEGACY_QUEUE_PREFIX):
+        if legacy.startswith(LEGACY_PREFIXES) and not name.startswith(LEGACY_PREFIXES):
             # an FQQN falls back too: a1::a1 becomes the queue a1 on the address jms.queue.a1
             raise NotExpressible(f"the JMS client found no queue {name!r} it may use and fell back to the 1.x name "
                                  f"{legacy!r} (ActiveMQSession.internalCreateQueueCompatibility), a client "
