@@ -30,6 +30,7 @@ from brokerspec.spec.topologies import (
     AddProducer,
     Applied,
     DemandQueried,
+    Holding,
     BridgeConfig,
     Connect,
     Connector,
@@ -119,9 +120,11 @@ class FastTopologyBroker(Rules):
 
     def _query_demand(self, command: QueryDemand) -> TopologyOutcome:
         """The brokers with a registration for the destination (TOPO-QUERY-DEMAND)."""
-        held = sorted(broker for (broker, destination), table in self._table.regs.items()
-                      if destination == command.destination and table)
-        return DemandQueried(command.destination, tuple(held))
+        held = [reg for (_, destination), table in self._table.regs.items() if destination == command.destination
+                for reg in table.values()]
+        holdings = sorted((reg.broker, reg.path, reg.priority) for reg in held)
+        return DemandQueried(command.destination, tuple(sorted({reg.broker for reg in held})),
+                             tuple(Holding(*holding) for holding in holdings))
 
     def _refused(self, reason: Refusal) -> Refused:
         return Refused(reason)

@@ -44,6 +44,7 @@ from brokerspec.spec.topologies import (
     AddProducer,
     Applied,
     DemandQueried,
+    Holding,
     Connect,
     Disconnect,
     Message,
@@ -118,9 +119,14 @@ class ReferenceTopologyBroker:
 
     def query_demand(self, command: QueryDemand) -> DemandQueried:
         """Every broker whose destination has a subscription: a consumer or a demand subscription (TOPO-QUERY-DEMAND)."""
-        held = sorted(broker.name for broker in self.network.brokers.values()
-                      if (found := broker.destinations.get(command.destination)) is not None and found.subscriptions)
-        return DemandQueried(command.destination, tuple(held))
+        holdings: list[Holding] = []
+        for broker in self.network.brokers.values():
+            found = broker.destinations.get(command.destination)
+            for subscription in [] if found is None else found.subscriptions.values():
+                info = subscription.consumer_info()  # what its consumer advisory carries
+                holdings.append(Holding(info.broker, info.broker_path, info.priority))
+        holdings.sort(key=lambda h: (h.broker, h.path, h.priority))
+        return DemandQueried(command.destination, tuple(sorted({h.broker for h in holdings})), tuple(holdings))
 
     def settled(self) -> Applied:
         """The network comes back to rest; the waiting messages that moved."""

@@ -47,7 +47,7 @@ from .model import (
     get_parent,
     get_role,
 )
-from .outcomes import Applied, DemandQueried, Refusal, Refused, Sent, TopologyOutcome
+from .outcomes import Applied, DemandQueried, Holding, Refusal, Refused, Sent, TopologyOutcome
 from .routing import route, settle, update_dispatch
 
 Result = tuple[TopologyState, TopologyOutcome]
@@ -239,16 +239,20 @@ def _settled(state: TopologyState) -> Result:
 
 
 def query_demand(state: TopologyState, command: QueryDemand) -> Result:
-    """Which brokers hold a registration for the destination: a client consumer or a demand subscription.
+    """Which brokers hold a registration for the destination (a client consumer or a demand subscription), and
+    each registration's broker, brokerPath and priority.
 
-    Rule TOPO-QUERY-DEMAND: a query changes nothing. On ActiveMQ it is the destination's consumer count per
-    broker (``DestinationViewMBean.getConsumerCount``, which counts network subscriptions too) being above 0.
+    Rule TOPO-QUERY-DEMAND: a query changes nothing. On ActiveMQ it is what the destination's consumer
+    advisories show (``AdvisoryBroker.addConsumer`` advises every consumer, a demand subscription too, with its
+    ``ConsumerInfo``: broker, brokerPath, priority).
 
     post: __return__[0] == state
     """
-    brokers = sorted({registration.broker for registration in state.demand
-                      if registration.destination == command.destination})
-    return state, DemandQueried(command.destination, tuple(brokers), rule="TOPO-QUERY-DEMAND")
+    held = [r for r in state.demand if r.destination == command.destination]
+    holdings = sorted((Holding(r.broker, r.path, r.priority) for r in held),
+                      key=lambda h: (h.broker, h.path, h.priority))
+    return state, DemandQueried(command.destination, tuple(sorted({r.broker for r in held})), tuple(holdings),
+                                rule="TOPO-QUERY-DEMAND")
 
 
 _HANDLERS: dict[type, Callable[[TopologyState, TopologyCommand], Result]] = {

@@ -114,12 +114,24 @@ class Refused(Outcome):
 
 
 @dataclass(frozen=True)
+class Holding:
+    """One registration a demand query reports, as a consumer advisory shows it: the broker that holds it, the
+    brokerPath its advisory came through (empty for a client consumer) and its consumer priority."""
+
+    broker: str
+    path: tuple[str, ...]
+    priority: int
+
+
+@dataclass(frozen=True)
 class DemandQueried(Outcome):
-    """The brokers that hold demand for ``destination`` (a client consumer or a demand subscription), sorted."""
+    """The brokers that hold demand for ``destination`` (a client consumer or a demand subscription), sorted,
+    and every registration for it (``holdings``, sorted by broker, path and priority)."""
 
     kind: ClassVar[str] = "demand_queried"
     destination: str
     brokers: tuple[str, ...] = ()
+    holdings: tuple[Holding, ...] = ()
 
 
 TopologyOutcome = Union[Applied, Sent, Refused, DemandQueried]

@@ -38,9 +38,10 @@ RULES: dict[str, Rule] = {
         Rule("TOPO-ONE-DESIGN", "A broker uses network connectors or tree connectors, never both (decided).",
              f"{_DECIDED}: keeps every connected part of a topology one design"),
         Rule("TOPO-QUERY-DEMAND", "A demand query changes nothing: it names, sorted, the brokers that hold a "
-             "client consumer or a demand subscription for the destination.",
-             f"{_ACTIVEMQ}broker/jmx/DestinationViewMBean.java getConsumerCount (a demand subscription is a "
-             f"consumer of its broker's destination); {_BRIDGE} addConsumerInfo"),
+             "client consumer or a demand subscription for the destination, and each such registration with its "
+             "broker, brokerPath and priority.",
+             f"{_ACTIVEMQ}advisory/AdvisoryBroker.java addConsumer (every consumer, a demand subscription too, is "
+             f"advised with its ConsumerInfo: brokerPath, priority); {_BRIDGE} addConsumerInfo"),
         Rule("TOPO-CLIENTS", "Consumer and producer IDs are unique; closing an unknown one is refused.",
              "brokerspec's network model, docs/topologies.md section 2"),
         Rule("TOPO-SETTLE", "After every operation demand is derived afresh, queue dispatch lists keep survivors in "

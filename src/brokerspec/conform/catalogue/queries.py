@@ -254,6 +254,24 @@ TOPOLOGIES: tuple[Case, ...] = (
         ),
         rules=("TOPO-QUERY-DEMAND",),
         source="ActiveMQ 5.17 DemandForwardingBridgeSupport.serviceRemoteConsumerAdvisory (consumerTTL), "
-               "DestinationViewMBean.getConsumerCount",
+               "AdvisoryBroker.addConsumer",
+    ),
+    Case(
+        name="topologies/query-demand-shows-paths-and-decreased-priorities",
+        summary="With decreaseNetworkConsumerPriority, the demand query shows each subscription's brokerPath and "
+                "priority: -5 one broker away, -8 two away (-5-(n+1) for n brokers), the client consumer's own "
+                "priority at home.",
+        commands=(
+            t.AddBroker("b1"), t.AddBroker("b2"), t.AddBroker("b3"),
+            t.Connect("b1", "b2", True, t.BridgeConfig(consumer_ttl=2, message_ttl=2, decrease_priority=True)),
+            t.Connect("b2", "b3", True, t.BridgeConfig(consumer_ttl=2, message_ttl=2, decrease_priority=True)),
+            t.Subscribe("c", "b3", Q, 3),
+            t.QueryDemand(Q),
+            t.Subscribe("d", "b1", Q),
+            t.QueryDemand(Q),
+        ),
+        rules=("TOPO-QUERY-DEMAND",),
+        source="ActiveMQ 5.17 DemandForwardingBridgeSupport.addConsumerInfo (decreaseNetworkConsumerPriority: -5, "
+               "then -5-(n+1)); AdvisoryBroker.addConsumer",
     ),
 )
