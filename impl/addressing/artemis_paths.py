@@ -194,7 +194,7 @@ def jms_consumer(broker: FastBroker, name: str, prefix_type: RoutingType | None,
             return Rejected(QueueNotFound(given))
         broker._addresses[address] = _Address(address, {MULTICAST}, True)
     record = broker._addresses.get(address)
-    held = record.queues.get(queue) if record is not None else None
+    held = record.queues.get(queue_part(given)) if record is not None else None  # the name given, prefix and all
     if held is None:
         if not rules.auto_create_queues:
             return Rejected(QueueNotFound(given))

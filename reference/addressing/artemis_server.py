@@ -155,7 +155,7 @@ class ArtemisServer:
                 return Rejected(QueueNotFound(given))  # "Topic ... does not exist"
             self.manager.add_address_info(AddressInfo(address, {RoutingType.MULTICAST}, auto_created=True))
         held = {b.name: b for b in self.manager.bindings_of(address)}
-        if queue not in held:
+        if extract_queue_name(given) not in held:  # AutoCreateUtil looks for the name given, prefix and all
             if not settings.auto_create_queues:
                 return Rejected(QueueNotFound(given))
             # QueueConfiguration.of(queue).setAddress(name) on the client; the server reads the name once more.

@@ -209,7 +209,14 @@ def consume_jms(state: AddressingState, name: str, prefix_type: RoutingType | No
     (MULTICAST) each ask for the address part, create the queue part there
     when it is missing and ``auto-create-queues`` allows (the queue's routing
     type is the prefix's if a prefix was stripped), and then attach through
-    ``getBinding``, whatever the address part says. Rules
+    ``getBinding``, whatever the address part says. The client looks for its
+    queue among the address's queue names by the name it was *given*
+    (``AutoCreateUtil.autoCreateQueue``, ``getCoreQueueName``; 2.11's
+    ``ActiveMQSession.createConsumer`` alike): a bare name with an acceptor
+    prefix never matches, so it always takes the creation path, where the
+    broker finds the queue exists and the client goes on; it attaches with
+    no ARTEMIS-4512 check, and with ``auto-create-queues`` off it is refused
+    as missing although the queue exists (found fuzzing Artemis 2.40.0). Rules
     ADDR-CONSUME-AUTO-QUEUE, ADDR-CONSUME-NO-QUEUE (the client's own
     "destination does not exist"), ADDR-CONSUME-MULTICAST-QUEUE (ARTEMIS-4512,
     2.32.0: a queue consumer by bare name on a MULTICAST queue of that
@@ -230,7 +237,7 @@ def consume_jms(state: AddressingState, name: str, prefix_type: RoutingType | No
             return state, Rejected(QueueNotFound(given), rule="ADDR-CONSUME-NO-QUEUE")
         state = put_address(state, address, frozenset({RoutingType.MULTICAST}), auto_created=True)
     on_address = {q.name: q for q in get_queues_of(state, address)} if address in state.addresses else {}
-    if queue not in on_address:
+    if parse_name(given).queue not in on_address:  # the client looks for the name it was given, prefix and all
         if not settings.auto_create_queues:
             return state, Rejected(QueueNotFound(given), rule="ADDR-CONSUME-NO-QUEUE")
         made_address, made_name = compute_queue_configuration(queue, name)

@@ -657,6 +657,25 @@ CONSUME_CASES: tuple[Case, ...] = (
         source="Artemis ServerSessionImpl.checkAutoCreate (routing type added to an existing address)",
     ),
     Case(
+        name="addressing/jms-consumer-with-a-prefix-looks-for-the-name-given",
+        summary="The JMS client looks for its queue by the name it was given, prefix and all, so it never finds "
+                "it: it attaches to an existing MULTICAST queue with no ARTEMIS-4512 check, and with "
+                "auto-create-queues off it is refused although the queue exists.",
+        commands=(
+            SetPrefix("any", MULTICAST),
+            Consume("anycast://q2", ANYCAST),
+            Consume("anycast://q2"),
+            Consume("cast://q2"),
+            SetAddressSettings("#", auto_create_queues=False),
+            Consume("anycast://q2"),
+            Consume("cast://q2"),
+        ),
+        rules=("ADDR-CONSUME-AUTO-QUEUE", "ADDR-CONSUME-NO-QUEUE", "ADDR-PREFIX-STRIP"),
+        source="Artemis AutoCreateUtil.autoCreateQueue (getCoreQueueName of the destination as given), 2.11's "
+               "ActiveMQSession.createConsumer alike; found fuzzing Artemis 2.40.0",
+        profiles=("artemis-2.11", "artemis-latest"),
+    ),
+    Case(
         name="addressing/core-consumer-by-queue-part-empty-parts-not-found",
         summary="A core-client consumer attaches by the FQQN's queue part alone ('::q1' and 'other::q1' reach q1) "
                 "and creates nothing: 'q1::' and '::' name no queue and are refused as missing, not as invalid.",
