@@ -37,6 +37,7 @@ from typing import Any, Protocol
 
 from ..addressing.names import RoutingType
 from ..frozen import FrozenMap, replace
+from ..outcome import is_query
 from ..profiles import FqqnSend
 from .choice import (
     ChoicePoint,
@@ -551,7 +552,7 @@ def apply_recording(state: BalancingState, command: BalancingCommand,
     """:func:`apply_choosing`, and every choice the step made, in order."""
     step = Step(state, chooser)
     outcome = TRANSITIONS[type(command)](step, command)
-    if isinstance(outcome, (Refused, QueueQueried)):  # a query changes nothing and gives no redistributor a turn
+    if isinstance(outcome, Refused) or is_query(command):  # a query changes nothing and gives no redistributor a turn
         return state, outcome, ()
     deliver(step)
     events = tuple(step.events)
