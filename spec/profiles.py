@@ -257,6 +257,21 @@ class FqqnSend(Enum):
     """Ordinary load balancing among the local and remote queues of that name (2.43.0 on, ARTEMIS-5597)."""
 
 
+class WildcardMatching(Enum):
+    """How a wildcard address is matched against a plain one (rule LB-WILDCARD-MATCH).
+
+    Both read an any-words wildcard as zero or more words and a single-word
+    wildcard as exactly one, each only as a whole word.
+    """
+
+    TREE = "TREE"
+    """Every way of filling the any-words wildcards is tried (``AddressMap``/``AddressPartNode``, 2.17.0 on,
+    ARTEMIS-3033): ``#.b`` matches ``b.b``."""
+    LINKED = "LINKED"
+    """An any-words wildcard followed by more words jumps to the *first* later word equal to the next pattern
+    word and never reconsiders (``AddressImpl.matches`` before 2.17.0): ``#.b`` does not match ``b.b``."""
+
+
 class UnroutedStatus(Enum):
     """The send status when the address has bindings but none accepted the message (LB-UNROUTED-STATUS)."""
 
@@ -308,6 +323,19 @@ class BalancingOptions:
         Whether a queue has the ``enabled`` attribute (2.14.0 on; ``QueueImpl.route`` then drops what a
         disabled queue is chosen for, rule LB-QUEUE-ENABLED). Without it a queue cannot be made or
         updated disabled: such an operation is refused ``NOT_SUPPORTED``.
+    ``wildcard_routing``
+        Whether queues bound to a wildcard address receive what is sent to every plain address it matches
+        (``wildcard-addresses/routing-enabled``, default true: ``PostOfficeImpl`` then uses the
+        ``WildcardAddressManager``; rule LB-WILDCARD-BINDINGS).
+    ``wildcard_delimiter``, ``wildcard_any_words``, ``wildcard_single_word``
+        The wildcard syntax, one character each (``wildcard-addresses/delimiter``, ``any-words``,
+        ``single-word``; defaults ``.``, ``#``, ``*``; ``WildcardConfiguration``).
+    ``wildcard_matching``
+        How a wildcard address matches a plain one (:class:`WildcardMatching`).
+    ``redistribute_by_message_address``
+        Whether a redistributor looks for targets among the bindings of the message's address (2.19.0 on,
+        ARTEMIS-3223) rather than of its queue's address, which for a queue on a wildcard address is the
+        wildcard itself (rule RD-WILDCARD).
     """
 
     off_with_redistribution: bool = True
@@ -319,6 +347,18 @@ class BalancingOptions:
     copy_before_target: bool = False
     new_queue_redistributes: bool = True
     queue_enabled: bool = True
+    wildcard_routing: bool = True
+    wildcard_delimiter: str = "."
+    wildcard_any_words: str = "#"
+    wildcard_single_word: str = "*"
+    wildcard_matching: WildcardMatching = WildcardMatching.TREE
+    redistribute_by_message_address: bool = True
+
+    def __post_init__(self) -> None:
+        syntax = (self.wildcard_delimiter, self.wildcard_any_words, self.wildcard_single_word)
+        if len(set(syntax)) != 3:
+            raise InvalidOption("balancing.wildcard_delimiter, wildcard_any_words and wildcard_single_word must be "
+                                f"three different characters, not {syntax!r}")
 
 
 @dataclass(frozen=True)
@@ -409,7 +449,11 @@ def _parse_option_value(dotted: str, text: str, current: object) -> object:
         if len(digits) > len(str(INT_OPTION_MAX)) or int(digits) > INT_OPTION_MAX:
             raise InvalidOption(f"option {dotted} takes a number of at most {INT_OPTION_MAX:,}, not {text!r}")
         return int(digits)
-    raise InvalidOption(f"option {dotted} cannot be set from text")  # pragma: no cover - every option is bool, Enum or int
+    if isinstance(current, str):
+        if len(text) != 1 or text.isspace() or text == ":":
+            raise InvalidOption(f"option {dotted} takes one character other than a space or ':', not {text!r}")
+        return text
+    raise InvalidOption(f"option {dotted} cannot be set from text")  # pragma: no cover - every option is bool, Enum, int or str
 
 
 SEED = Profile(
@@ -444,6 +488,8 @@ SEED = Profile(
         copy_before_target=True,
         new_queue_redistributes=False,
         queue_enabled=False,
+        wildcard_matching=WildcardMatching.LINKED,
+        redistribute_by_message_address=False,
     ),
 )
 
@@ -479,6 +525,8 @@ ARTEMIS_2_11 = Profile(
         copy_before_target=True,
         new_queue_redistributes=False,
         queue_enabled=False,
+        wildcard_matching=WildcardMatching.LINKED,
+        redistribute_by_message_address=False,
     ),
 )
 

@@ -87,6 +87,7 @@ from brokerspec.spec.balancing import (
 from .choice import CONNECTED, ELIGIBLE, LOCAL, PREFERRED, BindingChoice
 from .records import Binding, ConsumerRecord, Group, QueueRecord, Waiting
 from .validity import find_problems
+from .wildcards import WildcardIndex
 
 __all__ = ["Binding", "ConsumerRecord", "FastBalancingBroker", "Group", "QueueRecord", "Waiting"]
 """The broker, and the record types its seams take (so an override can name them from this module)."""
@@ -134,6 +135,8 @@ class FastBalancingBroker(BindingChoice):
         self._redistribute_unmatched = options.redistribute_unmatched
         self._new_queue_redistributes = options.new_queue_redistributes
         self._copy_before_target = options.copy_before_target
+        self._by_message_address = options.redistribute_by_message_address
+        self._wildcards = WildcardIndex(options)
         self._nodes: list[str] = [FIRST_NODE]
         self._groups: dict[str, dict[str, dict[str, Group]]] = {FIRST_NODE: {}}
         """node -> address -> routing name -> group; an address is listed while it has a queue anywhere."""
@@ -248,11 +251,13 @@ class FastBalancingBroker(BindingChoice):
         address = message.address
         by_name = groups.get(address)
         if by_name is None:
-            return NO_BINDINGS
+            by_name = self._materialize(node, address)
+            if by_name is None:
+                return NO_BINDINGS
         landed: list[QueueRecord] = []
         if message.fqqn_queue is not None and self._fqqn_send is not FqqnSend.BALANCED:
             queue = self._queues.get((node, message.fqqn_queue))
-            if queue is not None and queue.address == address and (
+            if queue is not None and self._wildcards.binds(queue.address, address) and (
                     message.routing_type is None or message.routing_type is queue.routing_type) and (
                     self._fqqn_send is FqqnSend.LOCAL_UNFILTERED or queue.filter is None
                     or queue.filter == message.color):
@@ -384,7 +389,8 @@ class FastBalancingBroker(BindingChoice):
         the profile predates ARTEMIS-4207 (2.29.0), as soon as the type
         allows redistribution, so a failed attempt uses one up.
         """
-        lb_type = self._lb_types.get(message.address, ON_DEMAND)
+        address = message.address if self._by_message_address else origin.address  # RD-WILDCARD
+        lb_type = self._lb_types.get(address, ON_DEMAND)
         if lb_type not in REDISTRIBUTING:
             return False  # equivalent mutants: under a type that does not redistribute every attempt returns at once without effect, so going on to the next message changes nothing
         number = -1  # equivalent mutants (NumberReplacer, USub_Invert): number is only tested with < 0
@@ -394,7 +400,10 @@ class FastBalancingBroker(BindingChoice):
         group_name = origin.name
         if message.fqqn_queue is not None and origin.routing_type is ANYCAST and self._fqqn_redistribution_group:
             group_name = message.address
-        group = self._groups[origin.node].get(message.address, {}).get(group_name)
+        by_name = self._groups[origin.node].get(address)
+        if by_name is None:
+            by_name = self._materialize(origin.node, address) or {}
+        group = by_name.get(group_name)
         if group is None:
             return False
         color = message.color
@@ -419,7 +428,7 @@ class FastBalancingBroker(BindingChoice):
             self._next_message = number + 1
         target = members[index].queue
         events.append(Redistributed(message.id, origin.node, origin.name, number, target.node, target.name))
-        self._routed_to(target, message._replace(id=number), events)
+        self._routed_to(target, message._replace(id=number, address=address), events)
         return True
 
     # -- the other operations ------------------------------------------------------------------------------
@@ -431,22 +440,50 @@ class FastBalancingBroker(BindingChoice):
         self._nodes.append(node)
         groups: dict[str, dict[str, Group]] = {}
         self._groups[node] = groups
-        for queue in self._queues.values():
+        plain = self._wildcards.plain
+        for queue in self._queues.values():  # creation order, so every group is too
             self._bind(node, groups, queue)
+            if queue.address in self._wildcards.wild:
+                for address, wilds in plain.items():
+                    if queue.address in wilds:
+                        self._join(node, groups, address, queue.bindings[node])
         return None
 
     def _bind(self, node: str, groups: dict[str, dict[str, Group]], queue: QueueRecord) -> None:
         """Give ``node`` its binding of ``queue``, last in its group."""
-        by_name = groups.get(queue.address)
-        if by_name is None:
-            by_name = groups[queue.address] = {}
-        group = by_name.get(queue.routing_name)
-        if group is None:
-            group = by_name[queue.routing_name] = Group(node, queue.address, queue.routing_name)
         local = queue.node == node
         binding = Binding(queue, local, local or (node, queue.node) not in self._down)
-        group.members.append(binding)
         queue.bindings[node] = binding
+        self._join(node, groups, queue.address, binding)
+
+    @staticmethod
+    def _join(node: str, groups: dict[str, dict[str, Group]], address: str, binding: Binding) -> None:
+        """File ``binding`` last in its routing-name group of ``address`` on ``node`` (a wildcard queue's binding
+        is filed under its own address and every plain address it is copied to, LB-WILDCARD-BINDINGS)."""
+        by_name = groups.get(address)
+        if by_name is None:
+            by_name = groups[address] = {}
+        routing_name = binding.queue.routing_name
+        group = by_name.get(routing_name)
+        if group is None:
+            group = by_name[routing_name] = Group(node, address, routing_name)
+        group.members.append(binding)
+
+    def _materialize(self, node: str, address: str) -> dict[str, Group] | None:
+        """A plain address's groups on first routing: copies of the matching wildcard queues' bindings, on
+        every node at once (``WildcardAddressManager.getBindingsForRoutingAddress``); None when there are none."""
+        copies = self._wildcards.copies_for(address)
+        if not copies:
+            return None
+        self._copy_wildcards(address, copies)
+        return self._groups[node][address]
+
+    def _copy_wildcards(self, address: str, copies: list[QueueRecord]) -> None:
+        """Give every node's groups of the plain ``address`` the bindings of ``copies`` (creation order)."""
+        for each, groups in self._groups.items():
+            for queue in copies:
+                self._join(each, groups, address, queue.bindings[each])
+        self._wildcards.add_plain(address)
 
     def _create_queue(self, command: CreateQueue, events: list[Event]) -> Refused | None:
         node = command.node
@@ -462,11 +499,22 @@ class FastBalancingBroker(BindingChoice):
         self._next_serial += 1
         self._queues[queue.key] = queue
         self._by_address.setdefault(queue.address, []).append(queue)
+        wildcards = self._wildcards
+        joins: list[str] = []
+        if wildcards.enabled:
+            if wildcards.is_wild(queue.address):
+                joins = wildcards.add_wild_queue(queue)
+            elif queue.address not in wildcards.plain:
+                self._copy_wildcards(queue.address, wildcards.copies_for(queue.address))
         for each in self._nodes:
-            self._bind(each, self._groups[each], queue)
+            groups = self._groups[each]
+            self._bind(each, groups, queue)
+            for address in joins:
+                self._join(each, groups, address, queue.bindings[each])
         found = self._queues.get((node, queue.routing_name))
         if self._new_queue_redistributes and found is not None and any(other.node != node and other.consumers and (node, other.node) not in self._down
-                                     for other in self._by_address[queue.address]):
+                                     for other in (*self._by_address[queue.address],
+                                                   *wildcards.copies_for(queue.address))):
             self._add_redistributor(found)
         return None
 
@@ -503,14 +551,19 @@ class FastBalancingBroker(BindingChoice):
         siblings.remove(queue)
         if not siblings:
             del self._by_address[queue.address]
+        holders = [queue.address]
+        if queue.address in self._wildcards.wild:
+            holders += self._wildcards.remove_wild_queue(queue)
         for node, binding in queue.bindings.items():
-            by_name = self._groups[node][queue.address]
-            group = by_name[queue.routing_name]
-            group.members.remove(binding)
-            if not group.members:
-                del by_name[queue.routing_name]
-                if not by_name:
-                    del self._groups[node][queue.address]
+            for address in holders:
+                by_name = self._groups[node][address]
+                group = by_name[queue.routing_name]
+                group.members.remove(binding)
+                if not group.members:
+                    del by_name[queue.routing_name]
+                    if not by_name:  # bindingsEmpty: the address's Bindings go, and with them its copies
+                        del self._groups[node][address]
+                        self._wildcards.drop_plain(address)
         queue.bindings.clear()
         self._redistributors.discard(queue)
         return None

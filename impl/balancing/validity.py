@@ -10,13 +10,14 @@ lists, in words, every way the broker's redundant structures disagree:
   :meth:`~.broker.FastBalancingBroker._add_node` relies on);
 * the address index lists exactly the queues of each address, in order;
 * each node's groups hold exactly the bindings the spec's ``get_group``
-  derives, in creation order, with the right local and connected flags
+  derives, in creation order (a plain address's with the matching wildcard
+  queues copied in, exactly where the wildcard index says it has groups), with the right local and connected flags
   (LB-QUEUE-PER-NODE, LB-GROUPS, LB-DISCONNECTED), each binding also filed with its queue; no empty group;
 * consumers: the table and each queue's list agree, and the filter counts
   are the counts of the filters, paused consumers included;
 * waiting messages: issued, at most once in a queue (a MULTICAST send
-  leaves one message, one ID, in several queues), on the queue's own
-  address, and taken by no started consumer of its queue;
+  leaves one message, one ID, in several queues), for the queue's own
+  address or one its wild address matches, and taken by no started consumer of its queue;
 * the set of queues with a redistributor is exactly those that have one;
   settings and links agree with their fast copies.
 
@@ -67,13 +68,23 @@ def _queue_problems(broker: FastBalancingBroker) -> list[str]:
 
 def _group_problems(broker: FastBalancingBroker) -> list[str]:
     found: list[str] = []
+    index = broker._wildcards
+    listed = set(broker._by_address) | set(index.plain)
+    for address, wilds in index.plain.items():
+        if wilds != index.matching(address):
+            found.append(f"the wildcard index gives {address} the wild addresses {wilds}, not "
+                         f"{index.matching(address)}")
+    if {a: [id(q) for q in qs] for a, qs in index.wild.items()} != \
+            {a: [id(q) for q in qs] for a, qs in broker._by_address.items() if index.enabled and index.is_wild(a)}:
+        found.append("the wildcard index does not list each wild address's queues in creation order")
     for node, groups in broker._groups.items():
-        if set(groups) != set(broker._by_address):
-            found.append(f"node {node} has groups for {sorted(groups)}, the cluster has queues on "
-                         f"{sorted(broker._by_address)}")
+        if set(groups) != listed:
+            found.append(f"node {node} has groups for {sorted(groups)}, the cluster has queues or wildcard copies "
+                         f"on {sorted(listed)}")
         for address, by_name in groups.items():
             expected: dict[str, list[QueueRecord]] = {}
-            for queue in broker._by_address.get(address, ()):
+            members = [*broker._by_address.get(address, ()), *index.copies_for(address)]
+            for queue in sorted(members, key=lambda queue: queue.serial):
                 expected.setdefault(queue.routing_name, []).append(queue)
             if set(by_name) != set(expected):
                 found.append(f"node {node} groups {address} as {sorted(by_name)}, not {sorted(expected)}")
@@ -140,7 +151,7 @@ def _message_problems(broker: FastBalancingBroker) -> list[str]:
             if message.id in seen:
                 found.append(f"message {message.id} waits twice in {where}")
             seen.add(message.id)
-            if message.address != queue.address:
+            if not broker._wildcards.binds(queue.address, message.address):
                 found.append(f"message {message.id} for {message.address} waits in {where} of {queue.address}")
             if any(c.can_take(message.color) for c in queue.consumers):
                 found.append(f"message {message.id} waits in {where} beside a started consumer that matches it")

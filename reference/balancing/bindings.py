@@ -131,6 +131,13 @@ class BindingsImpl:
         if isinstance(binding, RemoteQueueBinding):
             binding.message_load_balancing_type = self.message_load_balancing_type
 
+    def sort_groups(self, order: dict[str, int]) -> None:
+        """Put every group in creation order (``order``: unique name -> place), after wildcard bindings were copied
+        in all at once (LB-WILDCARD-BINDINGS: Artemis copies them in an unspecified order; the spec keeps
+        creation order)."""
+        for group in self.routing_name_binding_map.values():
+            group.sort(key=lambda binding: order[binding.get_unique_name()])
+
     def remove_binding(self, binding: Binding) -> None:
         """Take ``binding`` out; an emptied group goes, with its position.
 

@@ -25,7 +25,7 @@ Theory of operation:
    once, a remote one receives it over the bridge, straight away (the spec
    delivers at once, even over a bridge that is down).
 2. :meth:`PostOffice.redistribute` (``PostOfficeImpl.redistribute``): the Bindings of the *message's*
-   address (ARTEMIS-3223), only when they ``allowRedistribute``.
+   address (ARTEMIS-3223; before 2.19.0 its queue's), only when they ``allowRedistribute``.
 3. :meth:`PostOffice.send_notification` is the management notification
    service: the node's own :meth:`PostOffice.on_notification` hears every
    notification, and the cluster connection carries those of distance 0
@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING
 from brokerspec.spec import BalancingOptions
 from brokerspec.spec.addressing.names import RoutingType
 from brokerspec.spec.balancing import LbType, RoutingStatus
+from brokerspec.spec.balancing.wildcards import address_matches, is_wild
 
 from .bindings import BindingsImpl
 from .messages import CoreMessage, IDGenerator, LogicalClock
@@ -142,6 +143,9 @@ class PostOffice:
         self.cluster = cluster
         self.mappings: dict[str, BindingsImpl] = {}
         self.name_map: dict[str, Binding] = {}
+        self.creation_order: dict[str, int] = {}
+        """Unique name -> the place of its binding in the order this node learnt of them: creation order,
+        since every node hears of a queue the moment it is made."""
         self.queue_infos: dict[str, QueueInfo] = {}
 
     # -- the address manager (``SimpleAddressManager.addBinding``, ``PostOfficeImpl.removeBinding``) ------------
@@ -156,34 +160,78 @@ class PostOffice:
         return binding.queue if isinstance(binding, LocalQueueBinding) else None
 
     def get_bindings_for_routing_address(self, address: str) -> BindingsImpl | None:
-        """The address's Bindings, or None when it has no bindings (``PostOfficeImpl.removeBinding``)."""
-        return self.mappings.get(address)
+        """The address's Bindings, or None when it has no bindings (``PostOfficeImpl.removeBinding``).
+
+        A plain address without Bindings of its own gets them here when some wild address matching it has
+        bindings: a copy of those, kept from then on (``WildcardAddressManager.getBindingsForRoutingAddress``,
+        LB-WILDCARD-BINDINGS). A wild address has only its own (LB-WILDCARD-SEND).
+        """
+        bindings = self.mappings.get(address)
+        if bindings is None and self.wildcards_route() and not is_wild(self.options, address):
+            created = self.new_bindings(address)
+            self.copy_wildcard_bindings(address, created)
+            if not created.is_empty():
+                bindings = self.mappings[address] = created
+        return bindings
+
+    def wildcards_route(self) -> bool:
+        """Whether this post office is a ``WildcardAddressManager`` (``wildcard-addresses/routing-enabled``)."""
+        return self.options.wildcard_routing
+
+    def new_bindings(self, address: str) -> BindingsImpl:
+        """An empty Bindings for ``address``, with its configured load-balancing type."""
+        return BindingsImpl(address, self.options, self.address_settings.get_match(address).load_balancing_type)
+
+    def copy_wildcard_bindings(self, address: str, bindings: BindingsImpl) -> None:
+        """Add the bindings of every wild address matching the plain ``address`` to its ``bindings``."""
+        for other, source in list(self.mappings.items()):
+            if is_wild(self.options, other) and address_matches(self.options, other, address):
+                for binding in list(source.bindings_name_map.values()):
+                    bindings.add_binding(binding)
+        bindings.sort_groups(self.creation_order)
 
     def add_binding(self, binding: Binding) -> None:
         """``PostOfficeImpl.addBinding``: file it, add it to its address's Bindings, announce it.
 
-        See ``SimpleAddressManager.addBinding``, ``BindingsImpl.addBinding``.
+        See ``SimpleAddressManager.addBinding``, ``BindingsImpl.addBinding``. With wildcard routing a binding of
+        a wild address also joins the Bindings of every plain address it matches, and a plain address's new
+        Bindings take in the bindings of the wild addresses matching it (``WildcardAddressManager.addBinding``).
         """
-        self.name_map[binding.get_unique_name()] = binding
+        name = binding.get_unique_name()
+        self.name_map[name] = binding
+        self.creation_order[name] = len(self.creation_order)
         address = binding.get_address()
         bindings = self.mappings.get(address)
+        created = bindings is None
         if bindings is None:
-            lb_type = self.address_settings.get_match(address).load_balancing_type
-            bindings = self.mappings[address] = BindingsImpl(address, self.options, lb_type)
+            bindings = self.mappings[address] = self.new_bindings(address)
         bindings.add_binding(binding)
+        if self.wildcards_route():
+            if is_wild(self.options, address):
+                for other, target in self.mappings.items():
+                    if not is_wild(self.options, other) and address_matches(self.options, address, other):
+                        target.add_binding(binding)
+            elif created:
+                self.copy_wildcard_bindings(address, bindings)
         self.send_notification(self.binding_notification(NotificationType.BINDING_ADDED, binding))
 
     def remove_binding(self, unique_name: str) -> None:
         """``PostOfficeImpl.removeBinding``: the reverse; an emptied Bindings goes.
 
-        See ``PostOfficeImpl.removeBinding``.
+        See ``PostOfficeImpl.removeBinding``; a wild address's binding leaves every plain address's Bindings
+        too (``WildcardAddressManager.removeBinding``).
         """
         binding = self.name_map.pop(unique_name)
         address = binding.get_address()
-        bindings = self.mappings[address]
-        bindings.remove_binding(binding)
-        if bindings.is_empty():
-            del self.mappings[address]
+        holders = [address]
+        if self.wildcards_route() and is_wild(self.options, address):
+            holders += [other for other, held in self.mappings.items()
+                        if other != address and unique_name in held.bindings_name_map]
+        for holder in holders:
+            bindings = self.mappings[holder]
+            bindings.remove_binding(binding)
+            if bindings.is_empty():
+                del self.mappings[holder]
         self.send_notification(self.binding_notification(NotificationType.BINDING_REMOVED, binding))
 
     def binding_notification(self, kind: NotificationType, binding: Binding) -> Notification:
@@ -213,6 +261,7 @@ class PostOffice:
         bindings = self.get_bindings_for_routing_address(message.address)
         if bindings is None:
             return RoutingStatus.NO_BINDINGS
+        bindings.set_message_load_balancing_type(bindings.message_load_balancing_type)  # see redistribute
         context = RoutingContext()
         bindings.route(message, context)
         if not self.process_route(message, context):
@@ -242,14 +291,18 @@ class PostOffice:
 
     def redistribute(self, message: CoreMessage, queue: QueueImpl) -> tuple[CoreMessage, RoutingContext] | None:
         """``PostOfficeImpl.redistribute``: the copy and where it goes, or None (the redistributor is BUSY)."""
-        bindings = self.get_bindings_for_routing_address(message.address)
+        address = message.address if self.options.redistribute_by_message_address else queue.address
+        bindings = self.get_bindings_for_routing_address(address)
         if bindings is None or not bindings.allow_redistribute():
             return None
+        # a wildcard's remote binding sits in several Bindings: it is judged under the type of the one routing now
+        bindings.set_message_load_balancing_type(bindings.message_load_balancing_type)
         context = RoutingContext()
         # Before 2.29.0 the copy, with its new ID, is made before a target is looked for (seed 003).
         early = message.copy(self.message_ids.generate_id()) if self.options.copy_before_target else None
         copy = bindings.redistribute(message, queue, context, self.message_ids, early)
-        return None if copy is None else (copy, context)
+        # the copy is addressed to the address searched: before ARTEMIS-3223 its queue's, maybe a wildcard
+        return None if copy is None else (dataclasses.replace(copy, address=address), context)
 
     # -- notifications (``PostOfficeImpl.onNotification``) ----------------------------------------------------------
 

@@ -37,6 +37,7 @@ from enum import Enum
 from ..addressing.names import RoutingType
 from ..frozen import FrozenMap
 from ..profiles import BalancingOptions, Profile
+from .wildcards import binds
 
 
 class LbType(Enum):
@@ -173,8 +174,15 @@ def get_settings(state: BalancingState, address: str) -> AddressBalancing:
 
 
 def get_bindings(state: BalancingState, address: str) -> tuple[QueueState, ...]:
-    """Every queue of ``address`` in the cluster, in creation order: any node's bindings of it (LB-QUEUE-PER-NODE)."""
-    return tuple(sorted((q for q in state.queues.values() if q.address == address), key=lambda q: q.serial))
+    """Every queue of ``address`` in the cluster, in creation order: any node's bindings of it (LB-QUEUE-PER-NODE).
+
+    With wildcard routing, a plain address's bindings also hold the queues of every wild address matching it
+    (:func:`~.wildcards.binds`, LB-WILDCARD-BINDINGS). Artemis copies those into a plain address's bindings
+    when it first routes there, in the order of a hash map keyed by binding ID; the spec keeps creation order.
+    """
+    options = state.options
+    return tuple(sorted((q for q in state.queues.values() if binds(options, q.address, address)),
+                        key=lambda q: q.serial))
 
 
 def get_group(state: BalancingState, address: str, routing_name: str) -> tuple[QueueState, ...]:

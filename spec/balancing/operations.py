@@ -98,6 +98,7 @@ from .outcomes import (
     RoutingStatus,
     Sent,
 )
+from .wildcards import binds, is_wild
 
 
 class Chooser(Protocol):
@@ -206,12 +207,13 @@ def route(step: Step, node: str, message: Message) -> tuple[RoutingStatus, str]:
     state = step.state
     bindings = get_bindings(state, message.address)
     if not bindings:
-        return RoutingStatus.NO_BINDINGS, "LB-NO-BINDINGS"
+        return RoutingStatus.NO_BINDINGS, "LB-WILDCARD-SEND" if is_wild(state.options, message.address) \
+            else "LB-NO-BINDINGS"
     landed: list[QueueKey] = []
     fqqn_mode = state.options.fqqn_send
     if message.fqqn_queue is not None and fqqn_mode is not FqqnSend.BALANCED:
         queue = state.queues.get((node, message.fqqn_queue))
-        if queue is not None and queue.address == message.address and (
+        if queue is not None and binds(state.options, queue.address, message.address) and (
                 message.routing_type is None or message.routing_type is queue.routing_type) and (
                 fqqn_mode is FqqnSend.LOCAL_UNFILTERED or matches(queue.filter, message)):
             landed.append((queue.node, queue.name))
@@ -284,16 +286,18 @@ def redistribute_one(step: Step, queue: QueueState, message: Message) -> bool:
     Only under a type whose ``allowRedistribute()`` holds (seed 003, RD-ALLOWED); the
     target is the first member from the group's position that has a
     matching consumer, is not the originating queue and whose filter
-    matches (RD-TARGET). The copy gets a new message ID: before 2.29.0 it is made,
+    matches (RD-TARGET), in the bindings of the message's address, or before
+    2.19.0 of the queue's address (RD-WILDCARD, ARTEMIS-3223). The copy gets a new message ID: before 2.29.0 it is made,
     and the ID used up, before the target is looked for (ARTEMIS-4207).
     """
     state = step.state
-    lb_type = get_settings(state, message.address).lb_type
+    address = message.address if state.options.redistribute_by_message_address else queue.address
+    lb_type = get_settings(state, address).lb_type
     if lb_type not in REDISTRIBUTING:
         return False
     early_copy = step.new_message_id() if state.options.copy_before_target else None
     group_name = redistribution_group(state, queue, message)
-    group = get_group(state, message.address, group_name)
+    group = get_group(state, address, group_name)
     if not group:
         return False
     targets = tuple(
@@ -301,7 +305,7 @@ def redistribute_one(step: Step, queue: QueueState, message: Message) -> bool:
                matches(q.filter, message))
         for q in group
     )
-    group_key = (queue.node, message.address, group_name)
+    group_key = (queue.node, address, group_name)
     strict, _ = choose_target(targets, state.positions.get(group_key, 0))
     if strict is None:
         return False
@@ -310,7 +314,8 @@ def redistribute_one(step: Step, queue: QueueState, message: Message) -> bool:
     step.update(positions=step.state.positions.set(group_key, (index + 1) % len(group)))
     current = step.state.queues[(queue.node, queue.name)]
     step.put_queue(replace(current, pending=tuple(m for m in current.pending if m.id != message.id)))
-    copy = replace(message, id=step.new_message_id() if early_copy is None else early_copy)
+    # before ARTEMIS-3223 the copy is addressed to its queue's address, a wildcard for a wildcard queue
+    copy = replace(message, id=step.new_message_id() if early_copy is None else early_copy, address=address)
     chosen = group[index]
     step.events.append(Redistributed(message.id, queue.node, queue.name, copy.id, chosen.node, chosen.name))
     land(step, (chosen.node, chosen.name), copy)
@@ -384,9 +389,13 @@ def _delete_queue(step: Step, command: DeleteQueue) -> BalancingOutcome:
     state = step.state
     consumer_positions = FrozenMap((k, v) for k, v in state.consumer_positions.items() if k != key)
     step.update(queues=state.queues.remove(key), consumer_positions=consumer_positions)
-    if not get_group(step.state, queue.address, queue.routing_name):
-        emptied = (queue.address, queue.routing_name)
-        step.update(positions=FrozenMap((k, v) for k, v in step.state.positions.items() if k[1:] != emptied))
+    # a group that lost its last member loses its position, on every node and in every plain address's bindings
+    # the queue was part of (CopyOnWriteBindings.removeBinding, LB-WILDCARD-BINDINGS)
+    options = step.state.options
+    emptied = {k for k in step.state.positions if k[2] == queue.routing_name
+               and binds(options, queue.address, k[1]) and not get_group(step.state, k[1], k[2])}
+    if emptied:
+        step.update(positions=FrozenMap((k, v) for k, v in step.state.positions.items() if k not in emptied))
     return Done(rule="LB-DELETE-QUEUE")
 
 

@@ -128,6 +128,24 @@ RULES: dict[str, Rule] = {
              "seed 003 PostOfficeImpl.redistribute (message.copy(storageManager.generateID()))", ALL),
         Rule("RD-GROUP", "The redistribution group is the queue's name; for an FQQN message held by an ANYCAST queue "
              "it is the FQQN's address from 2.25.0.", "seed 003; BindingsImpl.redistribute (ARTEMIS-3918)", ALL),
+        Rule("LB-WILDCARD-MATCH", "An address is words split by the delimiter ('.'); a whole word '#' stands for zero "
+             "or more words, a whole word '*' for exactly one; the three characters are configurable. Before 2.17.0 "
+             "a '#' followed by more words runs only to the first later word equal to the next one.",
+             "AddressPartNode.visitMatchingWildcards (ARTEMIS-3033, 2.17.0); AddressImpl.matches before; "
+             "WildcardConfiguration; AddressMapUnitTest, AddressImplTest", ALL),
+        Rule("LB-WILDCARD-BINDINGS", "A queue bound to a wild address is also a binding of every plain address the "
+             "wild one matches, on every node: it joins that address's routing-name groups, with a round-robin "
+             "position per plain address (an ANYCAST queue on 'a.#' forms the group 'a.#').",
+             "WildcardAddressManager.getBindingsForRoutingAddress, addBinding, removeBinding; "
+             "WildcardAddressManagerUnitTest; Artemis user manual, wildcard-routing.adoc", ALL),
+        Rule("LB-WILDCARD-SEND", "A message sent to a wild address reaches only the queues bound to exactly that "
+             "address; with none there it is NO_BINDINGS.",
+             "WildcardAddressManager.getBindingsForRoutingAddress (the address's own bindings first; before 2.17.0 "
+             "nothing else for a wild address)", ALL),
+        Rule("RD-WILDCARD", "A redistributor looks for its target among the bindings of the message's address, so a "
+             "message waiting on a wildcard queue may go to any queue of its group that the message's address "
+             "reaches; before 2.19.0 among the bindings of the queue's (wild) address.",
+             "PostOfficeImpl.redistribute (ARTEMIS-3223, 2.19.0); AmqpBridgeClusterRedistributionTest", ALL),
         Rule("LB-FAIR-TURNS", "Every round robin keeps its own turn (each routing-name group on each node, each "
              "redistribution group, each queue's consumers) and passes it on: where the allowed members stay the same "
              "and the spec would hand the next message to another one, a broker that breaks ties its own way still "
@@ -141,6 +159,7 @@ RULES: dict[str, Rule] = {
 STRUCTURAL = frozenset({
     "LB-GROUPS", "LB-ELIGIBLE", "LB-OFF-REMOTE", "LB-SINGLE", "LB-PREFERRED", "LB-FALLBACK", "RD-TRIGGER-CLOSE",
     "RD-TRIGGER-REMOTE-CONSUMER", "RD-TRIGGER-QUEUE-CREATED", "RD-ALLOWED", "RD-TARGET", "RD-SKIP-ORIGIN",
-    "RD-GROUPED", "RD-NEW-ID", "RD-GROUP", "LB-FAIR-TURNS",
+    "RD-GROUPED", "RD-NEW-ID", "RD-GROUP", "LB-FAIR-TURNS", "LB-WILDCARD-MATCH", "LB-WILDCARD-BINDINGS",
+    "RD-WILDCARD",
 })
 """Rules that shape the state or the choices rather than decide an outcome; no outcome carries their ID."""

@@ -402,7 +402,7 @@ def test_every_outcome_rule_is_used() -> None:
             AddNode("n2"), AddNode("n2"), CreateQueue("n1", "a1", "a1", ANY, "red"), CreateQueue("n1", "a1", "a1", ANY),
             Configure("a1", LbType.ON_DEMAND, 0), Configure("a1", LbType.ON_DEMAND, -3), Attach("c", "n1", "a1"),
             DeleteQueue("n1", "a1"), Send("n1", "a1", color="red"), Send("n1", "a1", color="blue"),
-            Send("n1", "zz"), Send("n1", "a1", fqqn_queue="a1"), SetLink("n1", "n2", False), Tick(1), Close("c"),
+            Send("n1", "zz"), Send("n1", "zz.#"), Send("n1", "a1", fqqn_queue="a1"), SetLink("n1", "n2", False), Tick(1), Close("c"),
             QueryQueue("n1", "a1"), UpdateQueue("n1", "a1", enabled=False), UpdateQueue("n1", "a1", None, True),
         ], profile)
         used.update(o.rule for o in outcomes)
