@@ -53,7 +53,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from brokerspec.spec import Outcome, Profile
+from brokerspec.spec import BalancingOptions, Outcome, Profile
+from brokerspec.spec.profiles import WildcardMatching
 from brokerspec.spec.addressing import RoutingType
 from brokerspec.spec.balancing import (
     AddNode,
@@ -77,6 +78,7 @@ from brokerspec.spec.balancing import (
     Tick,
     UpdateQueue,
 )
+from brokerspec.spec.balancing.wildcards import is_wild
 
 from .cluster import ArtemisCluster, Snapshot
 from .driver import CallFailed
@@ -84,8 +86,9 @@ from .outcomes import NotExpressible, UnexpectedRefusal
 from .placement import Instance, Place, Primary, QueueKey, first_landings, reconcile
 from .ticks import TickClock
 
-OURS = re.compile(r"^bs\d+-")
-"""The names this adapter gives: every case's own prefix."""
+OURS = re.compile(r"^bs\d+\.")
+"""The names this adapter gives: every case's own prefix, a word of its own, so that a wildcard address of the
+spec (``#``, ``a.*``) stays a wildcard of the same words under it (``bs3.#`` matches every address of case 3)."""
 
 ANYCAST_WITHOUT_LOCAL_QUEUE = (
     "a core send that carries the routing type ANYCAST, on a node without a queue of its address, is never "
@@ -93,6 +96,14 @@ ANYCAST_WITHOUT_LOCAL_QUEUE = (
     "with AMQ229203 (PostOfficeImpl.simpleRoute calls ServerSessionImpl.checkAutoCreate); the load-balancing "
     "spec has no auto-creation")
 """Why such a send is not expressible (see docs/artemis-fidelity.md, findings)."""
+
+
+WILD_SEND = (
+    "a send to a wild address that no queue is bound to: from 2.17.0 Artemis looks its words up in the wildcard tree "
+    "as though they were plain and files what it found under the wild address, where later plain addresses pick "
+    "it up (WildcardAddressManager.getBindingsForRoutingAddress); the spec says NO_BINDINGS, as 2.11.0 does, and "
+    "does not model that")
+"""Why such a send is not expressible (docs/load-balancing.md, what the spec simplifies)."""
 
 
 @dataclass
@@ -154,6 +165,9 @@ class BalancingAdapter:
         self.next_id = 1
         self.serials = 0
         self.ticks = TickClock()
+        self.options = BalancingOptions()
+        self.names: set[str] = set()
+        """The case's addresses, by the spec's names."""
 
     # --- lifecycle -------------------------------------------------------------------------------
 
@@ -167,12 +181,14 @@ class BalancingAdapter:
         if self.delays:
             self.cluster.set_address_settings(())
         self.runs += 1
-        self.prefix = f"bs{self.runs}-"
+        self.prefix = f"bs{self.runs}."
         self.nodes = ["n1"]
         self.queues, self.waiting, self.lb_types, self.delays = {}, {}, {}, {}
         self.addresses, self.purging = set(), set()
         self.next_id, self.serials = 1, 0
         self.ticks = TickClock()
+        self.options = profile.balancing
+        self.names = set()
 
     def leave(self) -> None:
         """Close the case's consumers and sessions."""
@@ -307,11 +323,30 @@ class BalancingAdapter:
         """The address ``name`` on every node (a symmetric cluster's configuration); its broker name."""
         address = self.real(name)
         if address not in self.addresses:
+            self.names.add(name)
+            if self.settings_for_every_address():
+                self.write_settings()  # before its first use, so that no wildcard setting applies to it
             for node in self.cluster.nodes.values():
                 if not node.call("address_query", name=address)["exists"]:
                     node.manage("createAddress", address, "ANYCAST,MULTICAST")
             self.addresses.add(address)
         return address
+
+    def settings_for_every_address(self) -> bool:
+        """Whether some configured address is wild: Artemis would apply its setting to every address it
+        matches (``HierarchicalRepository``), where the spec looks settings up by exact address, so then
+        every address of the case gets a setting of its own (an exact match wins)."""
+        return any(is_wild(self.options, address) for address in self.delays)
+
+    def write_settings(self) -> None:
+        """Every node's address settings: the configured delays, and the default for each other address of the
+        case when :meth:`settings_for_every_address`."""
+        delays = dict(self.delays)
+        if self.settings_for_every_address():
+            delays.update({name: -1 for name in self.names if name not in delays})
+        self.cluster.set_address_settings(tuple(
+            (self.real(address), {"redistribution_delay": str(self.ticks.milliseconds(delay))})
+            for address, delay in sorted(delays.items())))
 
     def create_queue(self, command: CreateQueue) -> Outcome:
         if command.node not in self.nodes:
@@ -449,6 +484,9 @@ class BalancingAdapter:
     def send(self, command: Send) -> Outcome:
         if command.node not in self.nodes:
             return Refused(Refusal.UNKNOWN_NODE)
+        if self.options.wildcard_routing and self.options.wildcard_matching is WildcardMatching.TREE \
+                and is_wild(self.options, command.address) and not any(info.address == command.address for info in self.queues.values()):
+            raise NotExpressible(WILD_SEND)
         self.ensure_type(command.address)
         node = self.cluster.nodes[command.node]
         session = f"{self.prefix}producer-{command.node}"
@@ -492,9 +530,8 @@ class BalancingAdapter:
         if any(info.address == command.address for info in self.queues.values()):
             self.ensure_type(command.address)  # else when the address's first queue or send needs it
         self.delays[command.address] = command.redistribution_delay
-        self.cluster.set_address_settings(tuple(
-            (self.real(address), {"redistribution_delay": str(self.ticks.milliseconds(delay))})
-            for address, delay in self.delays.items()))
+        self.names.add(command.address)
+        self.write_settings()
         return Done(self.step_events())
 
     def set_link(self, command: SetLink) -> Outcome:

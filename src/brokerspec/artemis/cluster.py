@@ -169,7 +169,12 @@ class ArtemisCluster:
         queues: list[LocalQueue] = []
         remotes: list[RemoteBinding] = []
         for name, node in self.nodes.items():
+            seen: set[tuple[object, object]] = set()
             for item in self.ask_state(node):
+                # a queue of a wildcard address is a binding of every plain address it matches as well: once is all
+                if (item.get("kind"), item.get("name")) in seen:
+                    continue
+                seen.add((item.get("kind"), item.get("name")))
                 if item.get("kind") == "local":
                     queues.append(LocalQueue(name, item["address"], item["name"], int(item["consumers"]),
                                              int(item["messages"]), int(item["delivering"]), tuple(item["tags"])))
