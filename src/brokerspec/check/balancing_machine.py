@@ -47,7 +47,7 @@ from .lockstep import Lockstep, SubjectFactory
 from .machine import OpsMachine, RunStats
 
 EXTRA_NODES = ("n2", "n3", "n4")
-ADDRESSES = d.pick("a1", "a1", "a2")
+ADDRESSES = d.pick("a1", "a1", "a1", "a2", "a1.x", "a1.x.x", "a1.#", "*.x")
 QUEUES = d.pick("a1", "q1", "q2")
 ROUTING_TYPES = d.pick(RoutingType.ANYCAST, RoutingType.ANYCAST, RoutingType.MULTICAST)
 MESSAGE_ROUTING_TYPES = d.pick(None, None, RoutingType.ANYCAST, RoutingType.MULTICAST)
@@ -56,7 +56,7 @@ CONSUMERS = d.pick("c1", "c2", "c3", "c4")
 LB_TYPES = d.pick(*LbType)
 DELAYS = d.pick(-1, 0, 0, 2)
 PICK = d.integers(0, 7)
-WIDE_ADDRESSES = d.pick("a1", "a1", "a2", "a3")
+WIDE_ADDRESSES = d.pick("a1", "a1", "a2", "a3", "a1.x", "a2.x", "x.x", "a1.x.x", "a1.#", "*.x", "#.x", "#")
 WIDE_QUEUES = d.pick("a1", "q1", "q2", "q3", "q4", "a2")
 WIDE_COLOURS = d.pick(None, None, "red", "blue", "green")
 WIDE_CONSUMER_NAMES = ("c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8")

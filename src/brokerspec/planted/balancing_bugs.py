@@ -28,6 +28,7 @@ from typing import TypeVar
 from brokerspec.planted.registry import ALL, PlantedBug
 
 from brokerspec.impl.balancing import FastBalancingBroker, QueueRecord, Waiting, choose_from_bits_on
+from brokerspec.impl.balancing.wildcards import WildcardIndex
 from brokerspec.spec import Profile
 from brokerspec.spec.addressing.names import RoutingType
 from brokerspec.spec.balancing import BalancingOutcome, Event, LbType, QueryQueue, QueueQueried, Send
@@ -239,6 +240,25 @@ class DisabledQueueDelivers(FastBalancingBroker):
         return super()._routed_to(queue, message, events)
 
 
+class GreedySingleWordIndex(WildcardIndex):
+    """A wildcard index whose single-word wildcard also stands for several words (against LB-WILDCARD-MATCH)."""
+
+    def matches(self, pattern: str, address: str) -> bool:
+        options = self.options
+        widened = pattern.replace(options.wildcard_single_word, options.wildcard_any_words)
+        return super().matches(pattern, address) or (
+            address.count(options.wildcard_delimiter) >= pattern.count(options.wildcard_delimiter)
+            and super().matches(widened, address))
+
+
+class SingleWordMatchesMany(FastBalancingBroker):
+    """``a1.*`` takes what is sent to ``a1.x.y`` as well: ``*`` read as one or more words (LB-WILDCARD-MATCH)."""
+
+    def __init__(self, profile: Profile) -> None:
+        super().__init__(profile)
+        self._wildcards = GreedySingleWordIndex(profile.balancing)
+
+
 # --- the registry ---------------------------------------------------------------------------
 
 
@@ -277,4 +297,7 @@ PLANTED: tuple[PlantedBug, ...] = (
                "routing's choice"),
     PlantedBug("disabled-queue-still-delivers", DisabledQueueDelivers, ("artemis-latest",), None,
                "the mistake is in whether a chosen queue keeps the message, after the choice choose_from_bits makes"),
+    PlantedBug("wildcard-single-word-matches-many", SingleWordMatchesMany, ALL, None,
+               "the mistake is in which queues are bindings of an address at all, before choose_from_bits chooses "
+               "among them"),
 )

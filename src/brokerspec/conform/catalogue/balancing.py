@@ -84,7 +84,7 @@ from brokerspec.spec.balancing import (
     Tick,
 )
 
-from . import Case, queries
+from . import Case, queries, wildcards
 
 SEED = "seed 003 (003_df6d5e31f642e5ae.txt)"
 """How a case cites the seed document that walks through Artemis 2.11.0 load balancing."""
@@ -1203,5 +1203,6 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
 )
 
 CASES: tuple[Case, ...] = (*MODEL_CASES, *TYPE_CASES, *CHOICE_CASES, *STATUS_CASES, *REDISTRIBUTION_CASES,
-                          *queries.BALANCING, *queries.ATTRIBUTE_CASES)
+                          *queries.BALANCING, *queries.ATTRIBUTE_CASES,
+                          *wildcards.BALANCING)
 """Every load-balancing case, grouped by topic."""

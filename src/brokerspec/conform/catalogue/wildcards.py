@@ -1,0 +1,142 @@
+"""Conformance cases for wildcard addresses in load balancing and redistribution.
+
+Introduction
+------------
+A queue bound to a wildcard address (``news.#``, ``news.*``) receives what
+is sent to every plain address the wildcard matches: Artemis's
+``WildcardAddressManager`` copies it into the bindings of each such address,
+where it balances in its own routing-name group with a round-robin position
+kept per plain address. The cases show which addresses match (``#`` any
+number of words, none included; ``*`` exactly one), that a send to a wild
+address reaches only its own queues, that a wildcard queue on another node
+is a remote binding like any other, and the two version differences that
+change what a client sees: how ``#`` followed by more words matches before
+Artemis 2.17.0 (ARTEMIS-3033), and which bindings a redistributor searches
+before 2.19.0 (ARTEMIS-3223).
+
+Sources: ``WildcardAddressManager``, ``AddressMap``/``AddressPartNode``
+(2.17.0 on) and ``AddressImpl.matches`` (before), ``PostOfficeImpl.redistribute``,
+Artemis's ``WildcardAddressManagerUnitTest``, ``AddressMapUnitTest`` and
+the user manual's wildcard-routing chapter.
+"""
+
+from __future__ import annotations
+
+from brokerspec.spec.addressing import RoutingType
+from brokerspec.spec.balancing import AddNode, Attach, Configure, CreateQueue, DeleteQueue, LbType, QueryQueue, Send
+
+from . import Case
+
+ANYCAST, MULTICAST = RoutingType.ANYCAST, RoutingType.MULTICAST
+
+BALANCING: tuple[Case, ...] = (
+    Case(
+        name="balancing/wildcard-queue-receives-from-every-matching-address",
+        summary="A queue on news.# receives what is sent to news, news.eu and news.eu.fr; one on news.* only what "
+                "is sent to a one-word child such as news.eu; an address no wildcard matches has no bindings.",
+        commands=(
+            CreateQueue("n1", "news.#", "all", MULTICAST),
+            CreateQueue("n1", "news.*", "children", MULTICAST),
+            CreateQueue("n1", "news.eu", "eu", MULTICAST),
+            Send("n1", "news.eu"),
+            Send("n1", "news.eu.fr"),
+            Send("n1", "news"),
+            Send("n1", "sport.eu"),
+            QueryQueue("n1", "all"),
+            QueryQueue("n1", "children"),
+        ),
+        rules=("LB-WILDCARD-MATCH", "LB-WILDCARD-BINDINGS", "LB-NO-BINDINGS"),
+        source="WildcardAddressManager.getBindingsForRoutingAddress; AddressMapUnitTest; Artemis user manual, "
+               "wildcard-syntax.adoc ('#' matches any sequence of zero or more words)",
+    ),
+    Case(
+        name="balancing/anycast-wildcard-queues-form-their-own-group-with-a-turn-per-address",
+        summary="ANYCAST queues on orders.# form the group orders.#, apart from the queue of orders.eu itself, so a "
+                "message to orders.eu reaches one of each; under STRICT the wildcard group keeps one turn for "
+                "orders.eu and another for orders.us.",
+        commands=(
+            Configure("orders.eu", LbType.STRICT),
+            Configure("orders.us", LbType.STRICT),
+            Configure("orders.#", LbType.STRICT),
+            CreateQueue("n1", "orders.eu", "eu", ANYCAST),
+            CreateQueue("n1", "orders.#", "w1", ANYCAST),
+            CreateQueue("n1", "orders.#", "w2", ANYCAST),
+            Send("n1", "orders.eu"),
+            Send("n1", "orders.eu"),
+            Send("n1", "orders.us"),
+            Send("n1", "orders.eu"),
+            QueryQueue("n1", "w1"),
+            QueryQueue("n1", "w2"),
+        ),
+        rules=("LB-WILDCARD-BINDINGS", "LB-GROUPS", "LB-ROUND-ROBIN"),
+        source="WildcardAddressManager.addBinding (a wildcard binding joins each matching address's Bindings); "
+               "LocalQueueBinding.getRoutingName; CopyOnWriteBindings (one BindingIndex per routing name)",
+    ),
+    Case(
+        name="balancing/send-to-a-wildcard-address-reaches-only-its-own-queues",
+        summary="A message sent to the wild address news.# itself goes to the queues bound to news.#, not to those "
+                "of news.* or news.eu; once its queue is gone such a send finds no bindings.",
+        commands=(
+            CreateQueue("n1", "news.#", "all", MULTICAST),
+            CreateQueue("n1", "news.*", "children", MULTICAST),
+            CreateQueue("n1", "news.eu", "eu", MULTICAST),
+            Send("n1", "news.#"),
+            DeleteQueue("n1", "all"),
+            Send("n1", "news.eu"),
+            QueryQueue("n1", "children"),
+        ),
+        rules=("LB-WILDCARD-SEND", "LB-WILDCARD-BINDINGS", "LB-DELETE-QUEUE"),
+        source="WildcardAddressManager.getBindingsForRoutingAddress (an address's own bindings come first), "
+               "removeBinding (a wildcard binding leaves every matching address)",
+    ),
+    Case(
+        name="balancing/wildcard-queue-on-another-node-takes-messages-on-demand",
+        summary="A queue on news.# on n2 with a consumer is a remote binding of news.eu on n1: under ON_DEMAND a "
+                "message sent to news.eu on n1 goes to n2's consumer rather than to n1's idle wildcard queue.",
+        commands=(
+            AddNode("n2"),
+            CreateQueue("n1", "news.#", "all", ANYCAST),
+            CreateQueue("n2", "news.#", "all", ANYCAST),
+            Attach("c2", "n2", "all"),
+            Send("n1", "news.eu"),
+            Send("n1", "news.eu"),
+            QueryQueue("n1", "all"),
+        ),
+        rules=("LB-WILDCARD-BINDINGS", "LB-PREFERRED", "LB-QUEUE-PER-NODE"),
+        source="WildcardAddressManager.addBinding (remote bindings are added like local ones); "
+               "RemoteQueueBindingImpl.isHighAcceptPriority",
+    ),
+    Case(
+        name="balancing/any-words-wildcard-before-a-word",
+        summary="#.eu matches eu.eu (the '#' standing for the first eu) from 2.17.0; before, '#' runs to the first "
+                "eu and the rest cannot match, so nothing is bound. Both match fr.eu and eu.",
+        commands=(
+            CreateQueue("n1", "#.eu", "europe", MULTICAST),
+            Send("n1", "eu.eu"),
+            Send("n1", "fr.eu"),
+            Send("n1", "eu"),
+            QueryQueue("n1", "europe"),
+        ),
+        rules=("LB-WILDCARD-MATCH", "LB-NO-BINDINGS"),
+        source="AddressPartNode.visitPathTailMatch (ARTEMIS-3033, 2.17.0); AddressImpl.matches before it",
+    ),
+    Case(
+        name="balancing/wildcard-queue-redistributes-within-the-message-address",
+        summary="n1's queue w is bound to news.# and n2's queue w to news.eu: a message sent to news.eu waits on "
+                "n1 (ON_DEMAND, no consumer) and, when a consumer attaches to n2's w, moves there from 2.19.0, "
+                "where the redistributor searches news.eu's bindings; before, it searches news.#'s, which lack "
+                "n2's queue, and the message stays.",
+        commands=(
+            AddNode("n2"),
+            Configure("news.eu", LbType.ON_DEMAND, 0),
+            Configure("news.#", LbType.ON_DEMAND, 0),
+            CreateQueue("n1", "news.#", "w", MULTICAST),
+            CreateQueue("n2", "news.eu", "w", MULTICAST),
+            Send("n1", "news.eu", MULTICAST),
+            Attach("c2", "n2", "w"),
+            QueryQueue("n1", "w"),
+        ),
+        rules=("RD-WILDCARD", "RD-TRIGGER-REMOTE-CONSUMER", "LB-WILDCARD-BINDINGS"),
+        source="PostOfficeImpl.redistribute (ARTEMIS-3223, 2.19.0: the message's address, not the queue's)",
+    ),
+)
