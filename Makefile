@@ -102,6 +102,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/addressing_bench.py
 	$(BIN)/python benchmarks/duplicates_bench.py
 	$(BIN)/python benchmarks/balancing_bench.py
+	$(BIN)/python benchmarks/wildcard_bench.py
 	$(BIN)/python benchmarks/store_choice.py
 	$(BIN)/python benchmarks/topologies_bench.py
 	$(BIN)/python benchmarks/replay_bench.py

@@ -65,6 +65,28 @@ def test_balancing_benchmark_checks_the_layers_and_prints_every_column(capsys: p
     assert "1 node x 100 bindings" in out and "8 nodes x 40 bindings" in out
 
 
+WILDCARD_BENCH = BENCH.with_name("wildcard_bench.py")
+
+
+def test_wildcard_benchmark_checks_the_layers_and_prints_the_baselines(capsys: pytest.CaptureFixture[str]) -> None:
+    module = load_script("wildcard_bench", WILDCARD_BENCH)
+    assert module.main(["--quick", "--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "agree in spec, reference and impl" in out
+    for column in ("reference", "impl", "spec", "no wildcards", "wildcard cost", "impl/reference with wildcards"):
+        assert column in out
+
+
+def test_wildcard_benchmark_refuses_to_time_a_broker_that_parts_from_the_spec(monkeypatch: pytest.MonkeyPatch) -> None:
+    from brokerspec.planted.balancing_bugs import SingleWordMatchesMany
+
+    module = load_script("wildcard_bench", WILDCARD_BENCH)
+    monkeypatch.setattr(module, "FastBalancingBroker", SingleWordMatchesMany)
+    monkeypatch.setattr(module, "make_sends", lambda plain, count: [module.Send("n1", "r1.d1.x")] * count)
+    with pytest.raises(SystemExit, match="impl parts from the spec"):
+        module.main(["--quick", "--rounds", "1"])
+
+
 TOPOLOGIES_BENCH = BENCH.with_name("topologies_bench.py")
 
 
