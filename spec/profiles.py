@@ -332,6 +332,11 @@ class BalancingOptions:
         ``single-word``; defaults ``.``, ``#``, ``*``; ``WildcardConfiguration``).
     ``wildcard_matching``
         How a wildcard address matches a plain one (:class:`WildcardMatching`).
+    ``fqqn_consumer_redistributes``
+        Whether a consumer attached by ``address::queue`` makes every other node look its queue up by the
+        FQQN's queue part, rather than by the routing name, when it hears of the consumer, and so give its
+        own queue of that name a redistributor (2.25.0 on, ARTEMIS-3918: the FQQN is the notification's
+        ``HDR_ADDRESS``; ``PostOfficeImpl.onNotification``; rule RD-TRIGGER-FQQN-CONSUMER).
     ``redistribute_by_message_address``
         Whether a redistributor looks for targets among the bindings of the message's address (2.19.0 on,
         ARTEMIS-3223) rather than of its queue's address, which for a queue on a wildcard address is the
@@ -353,6 +358,7 @@ class BalancingOptions:
     wildcard_single_word: str = "*"
     wildcard_matching: WildcardMatching = WildcardMatching.TREE
     redistribute_by_message_address: bool = True
+    fqqn_consumer_redistributes: bool = True
 
     def __post_init__(self) -> None:
         syntax = (self.wildcard_delimiter, self.wildcard_any_words, self.wildcard_single_word)
@@ -490,6 +496,7 @@ SEED = Profile(
         queue_enabled=False,
         wildcard_matching=WildcardMatching.LINKED,
         redistribute_by_message_address=False,
+        fqqn_consumer_redistributes=False,
     ),
 )
 
@@ -527,6 +534,7 @@ ARTEMIS_2_11 = Profile(
         queue_enabled=False,
         wildcard_matching=WildcardMatching.LINKED,
         redistribute_by_message_address=False,
+        fqqn_consumer_redistributes=False,
     ),
 )
 

@@ -35,6 +35,8 @@ a planted-bug subclass breaks exactly one rule:
     redistribution skips (RD-TARGET).
 ``_target_filter_matches(candidate, message)``
     whether a redistribution target's queue filter lets the message in (RD-TARGET).
+``_trigger_name(command, queue)``
+    the name other nodes find their queue by when a consumer attaches (RD-TRIGGER-FQQN-CONSUMER).
 
 :meth:`~FastBalancingBroker.check_valid` (see :mod:`.validity`) checks the
 kept views against the queues they are views of.
@@ -136,6 +138,7 @@ class FastBalancingBroker(BindingChoice):
         self._new_queue_redistributes = options.new_queue_redistributes
         self._copy_before_target = options.copy_before_target
         self._by_message_address = options.redistribute_by_message_address
+        self._fqqn_consumer_redistributes = options.fqqn_consumer_redistributes
         self._wildcards = WildcardIndex(options)
         self._nodes: list[str] = [FIRST_NODE]
         self._groups: dict[str, dict[str, dict[str, Group]]] = {FIRST_NODE: {}}
@@ -220,6 +223,14 @@ class FastBalancingBroker(BindingChoice):
         See RD-TARGET, LB-QUEUE-PER-NODE.
         """
         return candidate is origin
+
+    def _trigger_name(self, command: Attach, queue: QueueRecord) -> str:
+        """The name the other nodes look their queue up by when they hear of ``command``'s consumer: the
+        routing name, or the FQQN's queue part for a consumer that came by one (RD-TRIGGER-REMOTE-CONSUMER,
+        RD-TRIGGER-FQQN-CONSUMER: ``PostOfficeImpl.onNotification``, ARTEMIS-3918)."""
+        if command.fqqn_address is not None and self._fqqn_consumer_redistributes:
+            return command.queue
+        return queue.routing_name
 
     def _target_filter_matches(self, candidate: QueueRecord, message: Waiting) -> bool:
         """Whether ``candidate``'s queue filter lets ``message`` in (RD-TARGET: ``filter == null || filter.match``)."""
@@ -584,9 +595,10 @@ class FastBalancingBroker(BindingChoice):
         queue.unmatched = False
         self._redistributors.discard(queue)
         self._reland_waiting(queue, events)
+        name = self._trigger_name(command, queue)
         for other in self._nodes:
             if other != node:
-                self._add_redistributor(self._queues.get((other, queue.routing_name)))
+                self._add_redistributor(self._queues.get((other, name)))
         return None
 
     def _close(self, command: Close, events: list[Event]) -> Refused | None:

@@ -240,7 +240,8 @@ class ReferenceBalancingBroker:
             return Refused(Refusal.QUEUE_NOT_FOUND)
         if command.consumer in self.consumers:
             return Refused(Refusal.CONSUMER_EXISTS)
-        self.consumers[command.consumer] = node.create_consumer(command.consumer, queue, command.filter)
+        self.consumers[command.consumer] = node.create_consumer(command.consumer, queue, command.filter,
+                                                                command.fqqn_address)
         return Done()
 
     def close_consumer(self, command: Close) -> Done | Refused:

@@ -33,6 +33,8 @@ member do.
 
 from __future__ import annotations
 
+import dataclasses
+
 from brokerspec.spec import BalancingOptions
 from brokerspec.spec.addressing.names import RoutingType
 
@@ -81,11 +83,16 @@ class ClusterNode:
         queue.delete_messages()
         self.post_office.remove_binding(queue.name)
 
-    def create_consumer(self, name: str, queue: QueueImpl, filter_string: str | None) -> ServerConsumer:
-        """``ServerSessionImpl.createConsumer``: attach, then announce ``CONSUMER_CREATED``."""
+    def create_consumer(self, name: str, queue: QueueImpl, filter_string: str | None,
+                        fqqn_address: str | None = None) -> ServerConsumer:
+        """``ServerSessionImpl.createConsumer``: attach, then announce ``CONSUMER_CREATED``; a consumer that came by
+        the FQQN ``fqqn_address::queue`` puts the FQQN in the notification's address (ARTEMIS-3918, 2.25.0)."""
         consumer = ServerConsumer(name, queue, create_filter(filter_string))
         queue.add_consumer(consumer)
-        self.post_office.send_notification(self.consumer_notification(NotificationType.CONSUMER_CREATED, consumer))
+        notification = self.consumer_notification(NotificationType.CONSUMER_CREATED, consumer)
+        if fqqn_address is not None and self.cluster.options.fqqn_consumer_redistributes:
+            notification = dataclasses.replace(notification, address=f"{fqqn_address}::{queue.name}")
+        self.post_office.send_notification(notification)
         return consumer
 
     def close_consumer(self, consumer: ServerConsumer) -> None:

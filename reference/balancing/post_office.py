@@ -324,8 +324,9 @@ class PostOffice:
             self.queue_infos.pop(notification.cluster_name, None)
         elif kind is NotificationType.CONSUMER_CREATED:
             self.queue_infos[notification.cluster_name].consumer_count += 1
-            if notification.distance > 0:
-                self.add_redistributor(notification.routing_name)
+            if notification.distance > 0:  # getBinding(fqqn) finds the local queue by the FQQN's queue part
+                fqqn = "::" in notification.address
+                self.add_redistributor(notification.address.split("::", 1)[1] if fqqn else notification.routing_name)
         elif kind is NotificationType.CONSUMER_CLOSED:
             info = self.queue_infos[notification.cluster_name]
             info.consumer_count -= 1

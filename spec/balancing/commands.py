@@ -82,13 +82,19 @@ class UpdateQueue:
 
 @dataclass(frozen=True)
 class Attach:
-    """Consumer ``consumer`` attaches to queue ``queue`` on ``node``, with an optional filter."""
+    """Consumer ``consumer`` attaches to queue ``queue`` on ``node``, with an optional filter.
+
+    ``fqqn_address`` set: it attaches by the FQQN ``fqqn_address::queue``, which the core client resolves by
+    the queue part alone (``ServerSessionImpl.createConsumer``, rule ADDR-CONSUME-CORE), and which the other
+    nodes then use to find their own queue of that name (RD-TRIGGER-FQQN-CONSUMER, ARTEMIS-3918).
+    """
 
     op: ClassVar[str] = "attach"
     consumer: str
     node: str
     queue: str
     filter: str | None = None
+    fqqn_address: str | None = None
 
     def __post_init__(self) -> None:
         _check_filter(self.filter, "filter")

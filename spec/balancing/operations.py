@@ -414,9 +414,13 @@ def _attach(step: Step, command: Attach) -> BalancingOutcome:
     step.put_queue(replace(queue, consumers=(*queue.consumers, consumer.name), redistributor=None,
                                        unmatched=False))
     reland_waiting(step, key)
+    # the other nodes look their queue up by the routing name, or by the FQQN's queue part when the consumer
+    # came by one (PostOfficeImpl.onNotification, CONSUMER_CREATED at distance > 0; ARTEMIS-3918)
+    by_fqqn = command.fqqn_address is not None and step.state.options.fqqn_consumer_redistributes
+    name = command.queue if by_fqqn else queue.routing_name
     for node in step.state.nodes:
         if node != command.node:
-            add_redistributor(step, (node, queue.routing_name))
+            add_redistributor(step, (node, name))
     return Done(rule="LB-CONSUMERS")
 
 

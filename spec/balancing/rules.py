@@ -142,6 +142,11 @@ RULES: dict[str, Rule] = {
              "address; with none there it is NO_BINDINGS.",
              "WildcardAddressManager.getBindingsForRoutingAddress (the address's own bindings first; before 2.17.0 "
              "nothing else for a wild address)", ALL),
+        Rule("RD-TRIGGER-FQQN-CONSUMER", "A consumer attached by an FQQN makes every other node give its own queue "
+             "named like the FQQN's queue part a redistributor (from 2.25.0); before, the consumer counts as one "
+             "attached by name, whose trigger looks the queue up by routing name.",
+             "PostOfficeImpl.onNotification (getBinding of HDR_ADDRESS when it is an FQQN); "
+             "ServerSessionImpl.createConsumer (ARTEMIS-3918, 2.25.0)", ALL),
         Rule("RD-WILDCARD", "A redistributor looks for its target among the bindings of the message's address, so a "
              "message waiting on a wildcard queue may go to any queue of its group that the message's address "
              "reaches; before 2.19.0 among the bindings of the queue's (wild) address.",
@@ -160,6 +165,6 @@ STRUCTURAL = frozenset({
     "LB-GROUPS", "LB-ELIGIBLE", "LB-OFF-REMOTE", "LB-SINGLE", "LB-PREFERRED", "LB-FALLBACK", "RD-TRIGGER-CLOSE",
     "RD-TRIGGER-REMOTE-CONSUMER", "RD-TRIGGER-QUEUE-CREATED", "RD-ALLOWED", "RD-TARGET", "RD-SKIP-ORIGIN",
     "RD-GROUPED", "RD-NEW-ID", "RD-GROUP", "LB-FAIR-TURNS", "LB-WILDCARD-MATCH", "LB-WILDCARD-BINDINGS",
-    "RD-WILDCARD",
+    "RD-WILDCARD", "RD-TRIGGER-FQQN-CONSUMER",
 })
 """Rules that shape the state or the choices rather than decide an outcome; no outcome carries their ID."""

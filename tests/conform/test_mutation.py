@@ -195,7 +195,7 @@ def test_every_planted_bug_is_killed_by_the_catalogue_alone() -> None:
     so only --strict kills them; every other one the default suite kills (the two that never take turns by
     its fairness check, LB-FAIR-TURNS)."""
     report = measure(Plan([], {}, {}), SuiteSettings(fuzz_examples=0), jobs=2, planted=True)
-    assert len(report.planted) == 35 and report.planted_survivors == []
+    assert len(report.planted) == 36 and report.planted_survivors == []
     strict = sorted(name for _, name, outcome in report.planted if outcome.fate == "strict")
     assert strict == ["on-demand-falls-back-to-first-local", "position-advanced-on-skip",
                       "position-not-reset-when-out-of-range"]

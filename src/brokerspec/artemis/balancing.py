@@ -448,7 +448,10 @@ class BalancingAdapter:
         session = f"{real}-session"
         node.call("session", id=session)
         try:
-            node.driver.call("consumer", session=session, id=real, queue=self.real(command.queue),
+            queue = self.real(command.queue)
+            if command.fqqn_address is not None:  # the core client by FQQN: ServerSessionImpl.createConsumer
+                queue = f"{self.real(command.fqqn_address) if command.fqqn_address else ''}::{queue}"
+            node.driver.call("consumer", session=session, id=real, queue=queue,
                              filter=color_filter(command.filter), listen=True)
         except CallFailed as failure:
             self._quietly("close_session", id=session)

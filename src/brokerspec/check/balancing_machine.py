@@ -56,6 +56,8 @@ CONSUMERS = d.pick("c1", "c2", "c3", "c4")
 LB_TYPES = d.pick(*LbType)
 DELAYS = d.pick(-1, 0, 0, 2)
 PICK = d.integers(0, 7)
+BY_FQQN = d.pick(False, False, True)
+"""Whether a consumer attaches by FQQN (RD-TRIGGER-FQQN-CONSUMER)."""
 WIDE_ADDRESSES = d.pick("a1", "a1", "a2", "a3", "a1.x", "a2.x", "x.x", "a1.x.x", "a1.#", "*.x", "#.x", "#")
 WIDE_QUEUES = d.pick("a1", "q1", "q2", "q3", "q4", "a2")
 WIDE_COLOURS = d.pick(None, None, "red", "blue", "green")
@@ -158,15 +160,21 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             node, name = self.queue(pick)
             self.run(QueryQueue(self.node(pick + 1) if elsewhere else node, name))
 
-        @issues("attach")
-        @rule(consumer=consumers, pick=PICK, consumer_filter=colours)
-        def attach(self, consumer: str, pick: int, consumer_filter: str | None) -> None:
-            node, name = self.queue(pick)
-            self.run(Attach(consumer, node, name, consumer_filter))
+        def fqqn_address(self, key: tuple[str, str], by_fqqn: bool) -> str | None:
+            """The address part for a consumer attaching by FQQN: the queue's own address (None: by name)."""
+            queue = self.lockstep.state.queues.get(key)
+            return None if not by_fqqn else queue.address if queue is not None else "a1"
 
         @issues("attach")
-        @rule(consumer=consumers, pick=PICK, consumer_filter=colours)
-        def attach_where_messages_wait(self, consumer: str, pick: int, consumer_filter: str | None) -> None:
+        @rule(consumer=consumers, pick=PICK, consumer_filter=colours, by_fqqn=BY_FQQN)
+        def attach(self, consumer: str, pick: int, consumer_filter: str | None, by_fqqn: bool) -> None:
+            node, name = self.queue(pick)
+            self.run(Attach(consumer, node, name, consumer_filter, self.fqqn_address((node, name), by_fqqn)))
+
+        @issues("attach")
+        @rule(consumer=consumers, pick=PICK, consumer_filter=colours, by_fqqn=BY_FQQN)
+        def attach_where_messages_wait(self, consumer: str, pick: int, consumer_filter: str | None,
+                                       by_fqqn: bool) -> None:
             """Attach on another node's member of a group in which messages wait: remote demand appears.
 
             That is the commonest redistribution trigger; drawing the queue at
@@ -182,7 +190,7 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
                 key=lambda key: state.queues[key].serial,
             )
             node, name = targets[pick % len(targets)] if targets else self.queue(pick)
-            self.run(Attach(consumer, node, name, consumer_filter))
+            self.run(Attach(consumer, node, name, consumer_filter, self.fqqn_address((node, name), by_fqqn)))
 
         if wide:
             @issues("attach")

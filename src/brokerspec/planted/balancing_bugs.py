@@ -31,7 +31,7 @@ from brokerspec.impl.balancing import FastBalancingBroker, QueueRecord, Waiting,
 from brokerspec.impl.balancing.wildcards import WildcardIndex
 from brokerspec.spec import Profile
 from brokerspec.spec.addressing.names import RoutingType
-from brokerspec.spec.balancing import BalancingOutcome, Event, LbType, QueryQueue, QueueQueried, Send
+from brokerspec.spec.balancing import Attach, BalancingOutcome, Event, LbType, QueryQueue, QueueQueried, Send
 
 Member = TypeVar("Member")
 
@@ -259,6 +259,15 @@ class SingleWordMatchesMany(FastBalancingBroker):
         self._wildcards = GreedySingleWordIndex(profile.balancing)
 
 
+class FqqnConsumerIgnored(FastBalancingBroker):
+    """A consumer that came by FQQN triggers as one that came by name: the other nodes look their queue up by the
+    routing name, so an ANYCAST queue named otherwise than its address never redistributes to it (against
+    RD-TRIGGER-FQQN-CONSUMER, ARTEMIS-3918)."""
+
+    def _trigger_name(self, command: Attach, queue: QueueRecord) -> str:
+        return queue.routing_name
+
+
 # --- the registry ---------------------------------------------------------------------------
 
 
@@ -297,6 +306,9 @@ PLANTED: tuple[PlantedBug, ...] = (
                "routing's choice"),
     PlantedBug("disabled-queue-still-delivers", DisabledQueueDelivers, ("artemis-latest",), None,
                "the mistake is in whether a chosen queue keeps the message, after the choice choose_from_bits makes"),
+    PlantedBug("fqqn-consumer-redistribution-missed", FqqnConsumerIgnored, ("artemis-latest",), None,
+               "the mistake is in which queue a consumer's arrival gives a redistributor; choose_from_bits covers "
+               "only first routing's choice"),
     PlantedBug("wildcard-single-word-matches-many", SingleWordMatchesMany, ALL, None,
                "the mistake is in which queues are bindings of an address at all, before choose_from_bits chooses "
                "among them"),

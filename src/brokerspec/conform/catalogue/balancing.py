@@ -1204,5 +1204,5 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
 
 CASES: tuple[Case, ...] = (*MODEL_CASES, *TYPE_CASES, *CHOICE_CASES, *STATUS_CASES, *REDISTRIBUTION_CASES,
                           *queries.BALANCING, *queries.ATTRIBUTE_CASES,
-                          *wildcards.BALANCING)
+                          *wildcards.BALANCING, *wildcards.FQQN_CONSUMERS)
 """Every load-balancing case, grouped by topic."""

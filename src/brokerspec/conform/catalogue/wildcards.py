@@ -1,4 +1,4 @@
-"""Conformance cases for wildcard addresses in load balancing and redistribution.
+"""Conformance cases for wildcard addresses and FQQN consumers in load balancing and redistribution.
 
 Introduction
 ------------
@@ -14,6 +14,11 @@ change what a client sees: how ``#`` followed by more words matches before
 Artemis 2.17.0 (ARTEMIS-3033), and which bindings a redistributor searches
 before 2.19.0 (ARTEMIS-3223).
 
+``FQQN_CONSUMERS`` shows the consumer half of ARTEMIS-3918: a consumer that
+attaches by ``address::queue`` lets the other nodes find their own queue of
+that name, which an ANYCAST queue named otherwise than its address is never
+found by otherwise.
+
 Sources: ``WildcardAddressManager``, ``AddressMap``/``AddressPartNode``
 (2.17.0 on) and ``AddressImpl.matches`` (before), ``PostOfficeImpl.redistribute``,
 Artemis's ``WildcardAddressManagerUnitTest``, ``AddressMapUnitTest`` and
@@ -23,7 +28,17 @@ the user manual's wildcard-routing chapter.
 from __future__ import annotations
 
 from brokerspec.spec.addressing import RoutingType
-from brokerspec.spec.balancing import AddNode, Attach, Configure, CreateQueue, DeleteQueue, LbType, QueryQueue, Send
+from brokerspec.spec.balancing import (
+    AddNode,
+    Attach,
+    Close,
+    Configure,
+    CreateQueue,
+    DeleteQueue,
+    LbType,
+    QueryQueue,
+    Send,
+)
 
 from . import Case
 
@@ -138,5 +153,30 @@ BALANCING: tuple[Case, ...] = (
         ),
         rules=("RD-WILDCARD", "RD-TRIGGER-REMOTE-CONSUMER", "LB-WILDCARD-BINDINGS"),
         source="PostOfficeImpl.redistribute (ARTEMIS-3223, 2.19.0: the message's address, not the queue's)",
+    ),
+)
+
+FQQN_CONSUMERS: tuple[Case, ...] = (
+    Case(
+        name="balancing/fqqn-consumer-arms-redistribution-of-a-queue-named-apart-from-its-address",
+        summary="q1 is an ANYCAST queue of orders on n1 and n2; a message sent to orders::q1 waits on n1. A "
+                "consumer attaching to n2's q1 by the FQQN orders::q1 makes n1 find its own q1 from 2.25.0, and "
+                "the message, redistributed in the group of the FQQN's address, moves to it; one attaching by "
+                "name makes n1 look for a queue named orders, finds none, and the next message stays.",
+        commands=(
+            AddNode("n2"),
+            Configure("orders", LbType.ON_DEMAND, 0),
+            CreateQueue("n1", "orders", "q1", ANYCAST),
+            CreateQueue("n2", "orders", "q1", ANYCAST),
+            Send("n1", "orders", fqqn_queue="q1"),
+            Attach("c2", "n2", "q1", fqqn_address="orders"),
+            Close("c2"),
+            Send("n1", "orders", fqqn_queue="q1"),
+            Attach("c3", "n2", "q1"),
+            QueryQueue("n1", "q1"),
+        ),
+        rules=("RD-TRIGGER-FQQN-CONSUMER", "RD-TRIGGER-REMOTE-CONSUMER", "RD-GROUP", "LB-CONSUMERS"),
+        source="PostOfficeImpl.onNotification (CONSUMER_CREATED: getBinding of HDR_ADDRESS when it is an FQQN); "
+               "ServerSessionImpl.createConsumer puts the FQQN there (ARTEMIS-3918, 2.25.0)",
     ),
 )
