@@ -337,6 +337,12 @@ class BalancingOptions:
         FQQN's queue part, rather than by the routing name, when it hears of the consumer, and so give its
         own queue of that name a redistributor (2.25.0 on, ARTEMIS-3918: the FQQN is the notification's
         ``HDR_ADDRESS``; ``PostOfficeImpl.onNotification``; rule RD-TRIGGER-FQQN-CONSUMER).
+    ``prefix_keeps_fqqn``
+        Whether a send to ``<prefix>address::queue`` still goes to the FQQN's queue (before 2.19.0: the
+        routing context takes the address without the prefix, the message keeps its FQQN). From 2.19.0
+        the prefix is stripped from the message's address itself, by way of an ``AddressInfo`` that has
+        already dropped the queue part, so the message is routed to the address like any other
+        (ARTEMIS-1612; ``ServerSessionImpl.doSend``; rule LB-PREFIX).
     ``redistribute_by_message_address``
         Whether a redistributor looks for targets among the bindings of the message's address (2.19.0 on,
         ARTEMIS-3223) rather than of its queue's address, which for a queue on a wildcard address is the
@@ -359,6 +365,7 @@ class BalancingOptions:
     wildcard_matching: WildcardMatching = WildcardMatching.TREE
     redistribute_by_message_address: bool = True
     fqqn_consumer_redistributes: bool = True
+    prefix_keeps_fqqn: bool = False
 
     def __post_init__(self) -> None:
         syntax = (self.wildcard_delimiter, self.wildcard_any_words, self.wildcard_single_word)
@@ -497,6 +504,7 @@ SEED = Profile(
         wildcard_matching=WildcardMatching.LINKED,
         redistribute_by_message_address=False,
         fqqn_consumer_redistributes=False,
+        prefix_keeps_fqqn=True,
     ),
 )
 
@@ -535,6 +543,7 @@ ARTEMIS_2_11 = Profile(
         wildcard_matching=WildcardMatching.LINKED,
         redistribute_by_message_address=False,
         fqqn_consumer_redistributes=False,
+        prefix_keeps_fqqn=True,
     ),
 )
 

@@ -48,8 +48,8 @@ from collections.abc import Callable
 from operator import attrgetter
 from typing import Any
 
-from brokerspec.spec import FrozenMap, FqqnSend, InvariantBroken, Profile
-from brokerspec.spec.addressing.names import RoutingType
+from brokerspec.spec import FrozenMap, FqqnSend, InvariantBroken, PrefixMatch, Profile
+from brokerspec.spec.addressing.names import RoutingType, strip_prefix
 from brokerspec.spec.balancing import (
     FIRST_NODE,
     REDISTRIBUTING,
@@ -82,6 +82,7 @@ from brokerspec.spec.balancing import (
     Send,
     Sent,
     SetLink,
+    SetPrefix,
     Tick,
     UpdateQueue,
 )
@@ -152,6 +153,8 @@ class FastBalancingBroker(BindingChoice):
         self._lb_types: dict[str, LbType] = {}
         self._delays: dict[str, int] = {}
         self._down: set[tuple[str, str]] = set()
+        self._prefixes: dict[str, RoutingType] = {}
+        self._prefix_keeps_fqqn = options.prefix_keeps_fqqn
         self._redistributors: set[QueueRecord] = set()
         self._prompted: set[QueueRecord] = set()
         """Queues whose delivery the current step prompted (``deliverAsync``): only their redistributors try."""
@@ -173,6 +176,7 @@ class FastBalancingBroker(BindingChoice):
             SetLink: self._set_link,
             Tick: self._tick,
             UpdateQueue: self._update_queue,
+            SetPrefix: self._set_prefix,
         }
 
     # -- the public surface ----------------------------------------------------------------------
@@ -245,8 +249,14 @@ class FastBalancingBroker(BindingChoice):
             return UNKNOWN_NODE
         number = self._next_message
         self._next_message = number + 1
-        message = Waiting(number, command.address, command.routing_type, command.color, command.grouped,
-                          command.fqqn_queue)
+        address, routing_type, fqqn_queue = command.address, command.routing_type, command.fqqn_queue
+        if self._prefixes:
+            address, prefix_type = strip_prefix(address, self._prefixes, PrefixMatch.HASH_MAP)
+            if prefix_type is not None:  # LB-PREFIX
+                routing_type = prefix_type
+                if not self._prefix_keeps_fqqn:
+                    fqqn_queue = None
+        message = Waiting(number, address, routing_type, command.color, command.grouped, fqqn_queue)
         events: list[Event] = []
         status = self._route(node, groups, message, events)
         if self._redistributors:
@@ -644,6 +654,13 @@ class FastBalancingBroker(BindingChoice):
         self._delays[command.address] = command.redistribution_delay
         return None
 
+    def _set_prefix(self, command: SetPrefix, events: list[Event]) -> Refused | None:
+        if command.routing_type is None:
+            self._prefixes.pop(command.prefix, None)
+        else:
+            self._prefixes[command.prefix] = command.routing_type
+        return None
+
     def _set_link(self, command: SetLink, events: list[Event]) -> Refused | None:
         node, peer = command.node, command.peer
         if node not in self._groups or peer not in self._groups:
@@ -688,6 +705,7 @@ class FastBalancingBroker(BindingChoice):
                                           for queue in queues if queue.consumer_position_kept}),
             settings=FrozenMap(self._settings),
             down_links=frozenset(self._down),
+            prefixes=FrozenMap(self._prefixes),
             clock=self._clock,
             next_message=self._next_message,
             next_serial=self._next_serial,

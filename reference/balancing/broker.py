@@ -59,7 +59,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from brokerspec.spec import BalancingOptions, FrozenMap, Outcome, Profile
+from brokerspec.spec import BalancingOptions, FrozenMap, Outcome, PrefixMatch, Profile
+from brokerspec.spec.addressing.names import RoutingType, strip_prefix
 from brokerspec.spec.balancing import (
     FIRST_NODE,
     AddNode,
@@ -84,6 +85,7 @@ from brokerspec.spec.balancing import (
     Send,
     Sent,
     SetLink,
+    SetPrefix,
     Tick,
     UpdateQueue,
 )
@@ -107,6 +109,8 @@ class ReferenceBalancingBroker:
         self.cluster = ClusterConnection(self.options, self.clock, self.log, self.message_ids)
         self.cluster.add_node(FIRST_NODE)
         self.consumers: dict[str, ServerConsumer] = {}
+        self.prefixes: dict[str, RoutingType] = {}
+        """Every node's acceptor prefixes (``AbstractProtocolManager.prefixes``): prefix -> routing type."""
 
     # -- the one entry point -----------------------------------------------------------
 
@@ -153,6 +157,8 @@ class ReferenceBalancingBroker:
             return self.tick(command)
         if isinstance(command, UpdateQueue):
             return self.update_queue(command)
+        if isinstance(command, SetPrefix):
+            return self.set_prefix(command)
         raise TypeError(f"not a load-balancing command: {command!r}")  # pragma: no cover - the union is closed
 
     def deliver_to_redistributors(self, since: int) -> None:
@@ -274,8 +280,16 @@ class ReferenceBalancingBroker:
         node = self.cluster.nodes.get(command.node)
         if node is None:
             return Refused(Refusal.UNKNOWN_NODE)
-        message = CoreMessage(self.message_ids.generate_id(), command.address, command.routing_type, command.color,
-                              GROUP_ID if command.grouped else None, command.fqqn_queue)
+        address, routing_type, fqqn_queue = command.address, command.routing_type, command.fqqn_queue
+        # ServerSessionImpl.doSend: the acceptor's prefix goes, its routing type comes; from 2.19.0 the message's own
+        # address is rewritten from an AddressInfo that has dropped the FQQN's queue part (ARTEMIS-1612)
+        address, prefix_type = strip_prefix(address, self.prefixes, PrefixMatch.HASH_MAP)
+        if prefix_type is not None:
+            routing_type = prefix_type
+            if not self.options.prefix_keeps_fqqn:
+                fqqn_queue = None
+        message = CoreMessage(self.message_ids.generate_id(), address, routing_type, command.color,
+                              GROUP_ID if command.grouped else None, fqqn_queue)
         status = node.post_office.route(message)
         return Sent(message.message_id, status)
 
@@ -287,6 +301,14 @@ class ReferenceBalancingBroker:
                                                 AddressSettings(command.redistribution_delay, command.lb_type))
         for node in self.cluster.nodes.values():
             node.post_office.update_message_load_balancing_type(command.address)
+        return Done()
+
+    def set_prefix(self, command: SetPrefix) -> Done:
+        """Give every acceptor a routing-type prefix, or take it away (LB-PREFIX)."""
+        if command.routing_type is None:
+            self.prefixes.pop(command.prefix, None)
+        else:
+            self.prefixes[command.prefix] = command.routing_type
         return Done()
 
     def set_link(self, command: SetLink) -> Done | Refused:
@@ -310,7 +332,7 @@ class ReferenceBalancingBroker:
     def snapshot(self) -> BalancingState:
         """The cluster rendered as a spec state."""
         return render_state(self.options, self.cluster, self.consumers, self.clock.now, self.message_ids.next_id,
-                            self.queue_ids.next_id)
+                            self.queue_ids.next_id, self.prefixes)
 
 
 # -- the cluster as a spec state --------------------------------------------------------
@@ -341,7 +363,8 @@ def render_consumer(consumer: ServerConsumer) -> Consumer:
 
 
 def render_state(options: BalancingOptions, cluster: ClusterConnection, consumers: Mapping[str, ServerConsumer],
-                 clock: int, next_message: int, next_serial: int) -> BalancingState:
+                 clock: int, next_message: int, next_serial: int,
+                 prefixes: Mapping[str, RoutingType] | None = None) -> BalancingState:
     """The whole cluster as a spec state."""
     queues: dict[tuple[str, str], QueueState] = {}
     consumer_positions: dict[tuple[str, str], int] = {}
@@ -367,6 +390,7 @@ def render_state(options: BalancingOptions, cluster: ClusterConnection, consumer
         consumer_positions=FrozenMap(consumer_positions),
         settings=FrozenMap(settings),
         down_links=cluster.get_down_links(),
+        prefixes=FrozenMap(prefixes or {}),
         clock=clock,
         next_message=next_message,
         next_serial=next_serial,

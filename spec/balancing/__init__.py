@@ -54,6 +54,7 @@ from .commands import (
     Resume,
     Send,
     SetLink,
+    SetPrefix,
     Tick,
     UpdateQueue,
 )
@@ -98,7 +99,7 @@ __all__ = [
     "ChoicePoint", "Member", "Target", "allowed_bindings", "allowed_consumers", "allowed_targets", "check_bits_domain", "choose_binding",
     "choose_consumer", "choose_from_bits", "choose_target", "member_from_bits", "scan_order",
     "COMMAND_TYPES", "AddNode", "Attach", "BalancingCommand", "Close", "Configure", "CreateQueue", "DeleteQueue",
-    "Pause", "QueryQueue", "Resume", "Send", "SetLink", "Tick", "UpdateQueue",
+    "Pause", "QueryQueue", "Resume", "Send", "SetLink", "SetPrefix", "Tick", "UpdateQueue",
     "MAX_BRANCHES", "Mode", "Verdict", "allowed_choices", "allowed_outcomes", "judge",
     "FIRST_NODE", "REDISTRIBUTING", "AddressBalancing", "BalancingState", "Consumer", "LbType", "Message",
     "QueueState", "get_bindings", "get_group", "get_routing_names", "get_settings", "initial_state",

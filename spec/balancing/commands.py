@@ -162,6 +162,21 @@ class SetLink:
 
 
 @dataclass(frozen=True)
+class SetPrefix:
+    """Give every node's acceptor the routing-type prefix ``prefix`` (``anycastPrefix``/``multicastPrefix``), or
+    take it away when ``routing_type`` is None (rule LB-PREFIX).
+
+    A send whose address starts with a prefix is routed on the address without it, with the prefix's routing
+    type (``PrefixUtil.getAddress``; the first matching prefix in ``HashMap`` order, as ``strip_prefix`` with
+    ``PrefixMatch.HASH_MAP`` finds it).
+    """
+
+    op: ClassVar[str] = "set_prefix"
+    prefix: str
+    routing_type: RoutingType | None
+
+
+@dataclass(frozen=True)
 class Tick:
     """Advance the logical clock by ``ticks`` (1 or more)."""
 
@@ -184,6 +199,7 @@ class QueryQueue:
 
 
 BalancingCommand = Union[AddNode, CreateQueue, DeleteQueue, Attach, Close, Pause, Resume, Send, Configure, SetLink,
-                         Tick, QueryQueue, UpdateQueue]
+                         Tick, QueryQueue, UpdateQueue, SetPrefix]
 COMMAND_TYPES: tuple[type[BalancingCommand], ...] = (AddNode, CreateQueue, DeleteQueue, Attach, Close, Pause, Resume,
-                                                     Send, Configure, SetLink, Tick, QueryQueue, UpdateQueue)
+                                                     Send, Configure, SetLink, Tick, QueryQueue, UpdateQueue,
+                                                     SetPrefix)

@@ -155,6 +155,8 @@ class BalancingState:
     consumer_positions: FrozenMap[QueueKey, int] = field(default_factory=FrozenMap)
     settings: FrozenMap[str, AddressBalancing] = field(default_factory=FrozenMap)
     down_links: frozenset[tuple[str, str]] = frozenset()
+    prefixes: FrozenMap[str, RoutingType] = field(default_factory=FrozenMap)
+    """The acceptor routing-type prefixes, the same on every node (LB-PREFIX)."""
     clock: int = 0
     next_message: int = 1
     next_serial: int = 1

@@ -38,7 +38,8 @@ from typing import Any, Protocol
 from ..addressing.names import RoutingType
 from ..frozen import FrozenMap, replace
 from ..outcome import is_query
-from ..profiles import FqqnSend
+from ..addressing.names import strip_prefix
+from ..profiles import FqqnSend, PrefixMatch
 from .choice import (
     ChoicePoint,
     Member,
@@ -63,6 +64,7 @@ from .commands import (
     Resume,
     Send,
     SetLink,
+    SetPrefix,
     Tick,
     UpdateQueue,
 )
@@ -493,8 +495,13 @@ def _resume(step: Step, command: Resume) -> BalancingOutcome:
 def _send(step: Step, command: Send) -> BalancingOutcome:
     if command.node not in step.state.nodes:
         return Refused(Refusal.UNKNOWN_NODE, rule="LB-NODES")
-    message = Message(step.new_message_id(), command.address, command.routing_type, command.color, command.grouped,
-                      command.fqqn_queue)
+    address, routing_type, fqqn_queue = command.address, command.routing_type, command.fqqn_queue
+    if step.state.prefixes:
+        address, prefix_type = strip_prefix(address, step.state.prefixes, PrefixMatch.HASH_MAP)
+        if prefix_type is not None:  # LB-PREFIX: the prefix's routing type; the FQQN kept only before 2.19.0
+            routing_type = prefix_type
+            fqqn_queue = fqqn_queue if step.state.options.prefix_keeps_fqqn else None
+    message = Message(step.new_message_id(), address, routing_type, command.color, command.grouped, fqqn_queue)
     status, rule = route(step, command.node, message)
     return Sent(message.id, status, rule=rule)
 
@@ -505,6 +512,17 @@ def _configure(step: Step, command: Configure) -> BalancingOutcome:
     settings = AddressBalancing(command.lb_type, command.redistribution_delay)
     step.update(settings=step.state.settings.set(command.address, settings))
     return Done(rule="LB-TYPES")
+
+
+def _set_prefix(step: Step, command: SetPrefix) -> BalancingOutcome:
+    """Set or remove an acceptor prefix on every node (LB-PREFIX)."""
+    prefixes = step.state.prefixes
+    if command.routing_type is None:
+        prefixes = prefixes.remove(command.prefix) if command.prefix in prefixes else prefixes
+    else:
+        prefixes = prefixes.set(command.prefix, command.routing_type)
+    step.update(prefixes=prefixes)
+    return Done(rule="LB-PREFIX")
 
 
 def _set_link(step: Step, command: SetLink) -> BalancingOutcome:
@@ -557,6 +575,7 @@ TRANSITIONS: dict[type, Operation] = {
     Tick: _tick,
     QueryQueue: _query_queue,
     UpdateQueue: _update_queue,
+    SetPrefix: _set_prefix,
 }
 
 

@@ -147,6 +147,12 @@ RULES: dict[str, Rule] = {
              "attached by name, whose trigger looks the queue up by routing name.",
              "PostOfficeImpl.onNotification (getBinding of HDR_ADDRESS when it is an FQQN); "
              "ServerSessionImpl.createConsumer (ARTEMIS-3918, 2.25.0)", ALL),
+        Rule("LB-PREFIX", "An acceptor prefix (the same on every node) is stripped from a send's address, and the "
+             "message takes the prefix's routing type; with an FQQN the queue part is lost from 2.19.0 and the "
+             "message routed to the address, while before it still goes to the FQQN's queue.",
+             "ServerSessionImpl.doSend (AddressInfo drops the queue part, getAddressAndRoutingType strips the "
+             "prefix, the message address is rewritten from 2.19.0: ARTEMIS-1612); PrefixUtil.getAddress; "
+             "Artemis user manual, address-model.adoc (Using Prefixes to Determine Routing Type)", ALL),
         Rule("RD-WILDCARD", "A redistributor looks for its target among the bindings of the message's address, so a "
              "message waiting on a wildcard queue may go to any queue of its group that the message's address "
              "reaches; before 2.19.0 among the bindings of the queue's (wild) address.",

@@ -42,6 +42,7 @@ from brokerspec.spec.balancing import (
     Target,
     QueryQueue,
     Tick,
+    SetPrefix,
     UpdateQueue,
     allowed_bindings,
     allowed_outcomes,
@@ -404,6 +405,7 @@ def test_every_outcome_rule_is_used() -> None:
             DeleteQueue("n1", "a1"), Send("n1", "a1", color="red"), Send("n1", "a1", color="blue"),
             Send("n1", "zz"), Send("n1", "zz.#"), Send("n1", "a1", fqqn_queue="a1"), SetLink("n1", "n2", False), Tick(1), Close("c"),
             QueryQueue("n1", "a1"), UpdateQueue("n1", "a1", enabled=False), UpdateQueue("n1", "a1", None, True),
+            SetPrefix("p:", ANY),
         ], profile)
         used.update(o.rule for o in outcomes)
     assert set(RULES) - STRUCTURAL <= set(used), set(RULES) - STRUCTURAL - set(used)

@@ -53,7 +53,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from brokerspec.spec import BalancingOptions, Outcome, Profile
+from brokerspec.spec import BalancingOptions, Outcome, PrefixMatch, Profile
+from brokerspec.spec.addressing.names import strip_prefix
 from brokerspec.spec.profiles import WildcardMatching
 from brokerspec.spec.addressing import RoutingType
 from brokerspec.spec.balancing import (
@@ -75,6 +76,7 @@ from brokerspec.spec.balancing import (
     Send,
     Sent,
     SetLink,
+    SetPrefix,
     Tick,
     UpdateQueue,
 )
@@ -166,6 +168,8 @@ class BalancingAdapter:
         self.serials = 0
         self.ticks = TickClock()
         self.options = BalancingOptions()
+        self.prefixes: dict[str, RoutingType] = {}
+        """The acceptor prefixes of the case (spec names)."""
         self.names: set[str] = set()
         """The case's addresses, by the spec's names."""
 
@@ -189,6 +193,9 @@ class BalancingAdapter:
         self.ticks = TickClock()
         self.options = profile.balancing
         self.names = set()
+        if self.prefixes:
+            self.cluster.set_prefixes({})
+        self.prefixes = {}
 
     def leave(self) -> None:
         """Close the case's consumers and sessions."""
@@ -214,7 +221,7 @@ class BalancingAdapter:
         handlers: dict[type[Any], Callable[[Any], Outcome]] = {
             AddNode: self.add_node, CreateQueue: self.create_queue, DeleteQueue: self.delete_queue,
             Attach: self.attach, Close: self.close, Pause: self.pause, Resume: self.resume, Send: self.send,
-            Configure: self.configure, SetLink: self.set_link, Tick: self.tick, QueryQueue: self.query_queue,
+            Configure: self.configure, SetLink: self.set_link, SetPrefix: self.set_prefix, Tick: self.tick, QueryQueue: self.query_queue,
             UpdateQueue: self.update_queue,
         }
         start = time.monotonic()
@@ -487,10 +494,12 @@ class BalancingAdapter:
     def send(self, command: Send) -> Outcome:
         if command.node not in self.nodes:
             return Refused(Refusal.UNKNOWN_NODE)
+        plain, prefix_type = strip_prefix(command.address, self.prefixes, PrefixMatch.HASH_MAP)
+        prefix = command.address[:len(command.address) - len(plain)] if prefix_type is not None else ""
         if self.options.wildcard_routing and self.options.wildcard_matching is WildcardMatching.TREE \
-                and is_wild(self.options, command.address) and not any(info.address == command.address for info in self.queues.values()):
+                and is_wild(self.options, plain) and not any(info.address == plain for info in self.queues.values()):
             raise NotExpressible(WILD_SEND)
-        self.ensure_type(command.address)
+        self.ensure_type(plain)
         node = self.cluster.nodes[command.node]
         session = f"{self.prefix}producer-{command.node}"
         if session not in self.sessions:
@@ -503,15 +512,16 @@ class BalancingAdapter:
             properties["color"] = {"kind": "string", "value": command.color}
         if command.grouped:
             properties["_AMQ_GROUP_ID"] = {"kind": "simple_string", "value": f"group-{tag}"}
-        address = self.ensure_address(command.address)
+        address = prefix + self.ensure_address(plain)  # the acceptor strips the prefix (LB-PREFIX)
         if command.fqqn_queue is not None:
             address = f"{address}::{self.real(command.fqqn_queue)}"
         routing_type = None if command.routing_type is None else command.routing_type.value
+        effective = prefix_type or command.routing_type
         try:
             self.cluster.driver.call("send", session=session, address=address, properties=properties,
                                      routing_type=routing_type)
         except CallFailed as failure:
-            if failure.has_type("ADDRESS_DOES_NOT_EXIST") and command.routing_type is RoutingType.ANYCAST:
+            if failure.has_type("ADDRESS_DOES_NOT_EXIST") and effective is RoutingType.ANYCAST:
                 raise NotExpressible(ANYCAST_WITHOUT_LOCAL_QUEUE) from None
             raise UnexpectedRefusal(str(failure)) from None
         snapshot, deliveries = self.cluster.settle(self.expected_remotes(), OURS)
@@ -535,6 +545,26 @@ class BalancingAdapter:
         self.delays[command.address] = command.redistribution_delay
         self.names.add(command.address)
         self.write_settings()
+        return Done(self.step_events())
+
+    def set_prefix(self, command: SetPrefix) -> Outcome:
+        """Acceptor prefixes are acceptor parameters: every node restarts with the new set (queues and waiting
+        messages are durable and outlive it; consumers would not, so with one open it is not expressible)."""
+        prefixes = dict(self.prefixes)
+        if command.routing_type is None:
+            prefixes.pop(command.prefix, None)
+        else:
+            prefixes[command.prefix] = command.routing_type
+        if prefixes != self.prefixes:
+            if self.consumers:
+                raise NotExpressible("acceptor prefixes change only with a restart of every node, which would close "
+                                     "the case's consumers")
+            if any(not prefix or OURS.match(prefix) or prefix.startswith("$") for prefix in prefixes):
+                raise NotExpressible("a prefix that the adapter's own names or the cluster's internal addresses "
+                                     "start with would be stripped from them too")
+            self.leave()
+            self.cluster.set_prefixes({prefix: kind.value for prefix, kind in prefixes.items()})
+            self.prefixes = prefixes
         return Done(self.step_events())
 
     def set_link(self, command: SetLink) -> Outcome:

@@ -112,6 +112,7 @@ class ArtemisCluster:
         self.names = tuple(f"n{i}" for i in range(1, size + 1))
         ports = {name: find_free_port() for name in self.names}
         self.lb_type = "ON_DEMAND"
+        self.prefixes: dict[str, str] = {}
         self.nodes: dict[str, Node] = {}
         for name in self.names:
             peers = {peer: port for peer, port in ports.items() if peer != name}
@@ -150,12 +151,24 @@ class ArtemisCluster:
         """Every node's cluster connection set to ``lb_type``: a restart of the whole cluster."""
         if lb_type == self.lb_type:
             return
+        self.restart_with(cluster=(ClusterLink("", lb_type),))
+        self.lb_type = lb_type
+
+    def set_prefixes(self, prefixes: dict[str, str]) -> None:
+        """Every node's acceptor given the routing-type prefixes ``prefixes`` (prefix -> ANYCAST or MULTICAST):
+        acceptor parameters, so a restart of the whole cluster."""
+        if dict(self.prefixes) == prefixes:
+            return
+        self.restart_with(prefixes=dict(prefixes))
+        self.prefixes = dict(prefixes)
+
+    def restart_with(self, **changes: Any) -> None:
+        """Stop every node, change its configuration by ``changes`` (``BrokerConfig`` fields), start them all."""
         for node in self.nodes.values():
-            config = dataclasses.replace(node.settled_config(), cluster=(ClusterLink("", lb_type),))
+            config = dataclasses.replace(node.settled_config(), **changes)
             node.driver.call("disconnect", node=node.name)
             node.broker.stop()
             node.broker.write_config(config)
-        self.lb_type = lb_type
         self.start()
 
     def set_address_settings(self, settings: tuple[tuple[str, dict[str, str]], ...]) -> None:

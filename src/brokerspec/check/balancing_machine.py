@@ -36,6 +36,7 @@ from brokerspec.spec.balancing import (
     Resume,
     Send,
     SetLink,
+    SetPrefix,
     Tick,
     UpdateQueue,
 )
@@ -57,6 +58,9 @@ LB_TYPES = d.pick(*LbType)
 DELAYS = d.pick(-1, 0, 0, 2)
 PICK = d.integers(0, 7)
 BY_FQQN = d.pick(False, False, True)
+PREFIXES = ("any:", "multi:")
+"""Acceptor prefixes the machine sets and sends with (LB-PREFIX)."""
+SEND_PREFIXES = d.pick("", "", "", *PREFIXES)
 """Whether a consumer attaches by FQQN (RD-TRIGGER-FQQN-CONSUMER)."""
 WIDE_ADDRESSES = d.pick("a1", "a1", "a2", "a3", "a1.x", "a2.x", "x.x", "a1.x.x", "a1.#", "*.x", "#.x", "#")
 WIDE_QUEUES = d.pick("a1", "q1", "q2", "q3", "q4", "a2")
@@ -219,10 +223,17 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
 
         @issues("send")
         @rule(pick=PICK, address=addresses, routing_type=MESSAGE_ROUTING_TYPES, color=colours,
-              grouped=d.pick(False, False, False, True), fqqn_queue=d.pick(None, None, None, "a1", "q1"))
+              grouped=d.pick(False, False, False, True), fqqn_queue=d.pick(None, None, None, "a1", "q1"),
+              prefix=SEND_PREFIXES)
         def send(self, pick: int, address: str, routing_type: RoutingType | None, color: str | None,
-                 grouped: bool, fqqn_queue: str | None) -> None:
-            self.run(Send(self.node(pick), address, routing_type, color, grouped, fqqn_queue))
+                 grouped: bool, fqqn_queue: str | None, prefix: str) -> None:
+            self.run(Send(self.node(pick), prefix + address, routing_type, color, grouped, fqqn_queue))
+
+        @issues("set_prefix")
+        @rule(prefix=d.pick(*PREFIXES), routing_type=d.pick(RoutingType.ANYCAST, RoutingType.MULTICAST, None))
+        def set_prefix(self, prefix: str, routing_type: RoutingType | None) -> None:
+            """An acceptor prefix on every node, or its removal (LB-PREFIX)."""
+            self.run(SetPrefix(prefix, routing_type))
 
         @issues("send")
         @rule(pick=PICK, count=d.integers(2, 4), color=colours, grouped=d.pick(False, False, True))

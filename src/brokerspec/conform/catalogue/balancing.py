@@ -84,7 +84,7 @@ from brokerspec.spec.balancing import (
     Tick,
 )
 
-from . import Case, queries, wildcards
+from . import Case, balancing_addresses, queries
 
 SEED = "seed 003 (003_df6d5e31f642e5ae.txt)"
 """How a case cites the seed document that walks through Artemis 2.11.0 load balancing."""
@@ -1204,5 +1204,6 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
 
 CASES: tuple[Case, ...] = (*MODEL_CASES, *TYPE_CASES, *CHOICE_CASES, *STATUS_CASES, *REDISTRIBUTION_CASES,
                           *queries.BALANCING, *queries.ATTRIBUTE_CASES,
-                          *wildcards.BALANCING, *wildcards.FQQN_CONSUMERS)
+                          *balancing_addresses.WILDCARDS, *balancing_addresses.FQQN_CONSUMERS,
+                          *balancing_addresses.PREFIXES)
 """Every load-balancing case, grouped by topic."""

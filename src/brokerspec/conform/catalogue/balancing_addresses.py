@@ -1,4 +1,4 @@
-"""Conformance cases for wildcard addresses and FQQN consumers in load balancing and redistribution.
+"""Conformance cases for how load balancing reads addresses: wildcards, FQQN consumers, acceptor prefixes.
 
 Introduction
 ------------
@@ -19,6 +19,10 @@ attaches by ``address::queue`` lets the other nodes find their own queue of
 that name, which an ANYCAST queue named otherwise than its address is never
 found by otherwise.
 
+``PREFIXES`` shows acceptor prefixes (``anycastPrefix``, ``multicastPrefix``)
+on a cluster: the prefix gives a send its routing type, and with an FQQN
+the queue part survives only before 2.19.0 (ARTEMIS-1612).
+
 Sources: ``WildcardAddressManager``, ``AddressMap``/``AddressPartNode``
 (2.17.0 on) and ``AddressImpl.matches`` (before), ``PostOfficeImpl.redistribute``,
 Artemis's ``WildcardAddressManagerUnitTest``, ``AddressMapUnitTest`` and
@@ -38,13 +42,14 @@ from brokerspec.spec.balancing import (
     LbType,
     QueryQueue,
     Send,
+    SetPrefix,
 )
 
 from . import Case
 
 ANYCAST, MULTICAST = RoutingType.ANYCAST, RoutingType.MULTICAST
 
-BALANCING: tuple[Case, ...] = (
+WILDCARDS: tuple[Case, ...] = (
     Case(
         name="balancing/wildcard-queue-receives-from-every-matching-address",
         summary="A queue on news.# receives what is sent to news, news.eu and news.eu.fr; one on news.* only what "
@@ -178,5 +183,46 @@ FQQN_CONSUMERS: tuple[Case, ...] = (
         rules=("RD-TRIGGER-FQQN-CONSUMER", "RD-TRIGGER-REMOTE-CONSUMER", "RD-GROUP", "LB-CONSUMERS"),
         source="PostOfficeImpl.onNotification (CONSUMER_CREATED: getBinding of HDR_ADDRESS when it is an FQQN); "
                "ServerSessionImpl.createConsumer puts the FQQN there (ARTEMIS-3918, 2.25.0)",
+    ),
+)
+
+PREFIXES: tuple[Case, ...] = (
+    Case(
+        name="balancing/acceptor-prefix-gives-the-send-its-routing-type",
+        summary="With the prefixes any: (ANYCAST) and multi: (MULTICAST) on every acceptor, a send to any:orders "
+                "reaches only the ANYCAST queue of orders, one to multi:orders only the MULTICAST one, and a plain "
+                "send both; a removed prefix is part of the address again.",
+        commands=(
+            SetPrefix("any:", ANYCAST),
+            SetPrefix("multi:", MULTICAST),
+            CreateQueue("n1", "orders", "orders", ANYCAST),
+            CreateQueue("n1", "orders", "audit", MULTICAST),
+            Send("n1", "any:orders"),
+            Send("n1", "multi:orders"),
+            Send("n1", "orders"),
+            SetPrefix("multi:", None),
+            Send("n1", "multi:orders"),
+        ),
+        rules=("LB-PREFIX", "LB-ELIGIBLE", "LB-NO-BINDINGS"),
+        source="ServerSessionImpl.doSend (getAddressAndRoutingType); PrefixUtil.getAddress; Artemis user manual, "
+               "address-model.adoc (Using Prefixes to Determine Routing Type)",
+    ),
+    Case(
+        name="balancing/prefix-with-an-fqqn-loses-the-queue-from-2.19",
+        summary="A send to any:orders::q2 goes to q2 before 2.19.0; from 2.19.0 the prefix is stripped from the "
+                "message's address by way of an address that has already dropped ::q2, so the message is "
+                "routed to orders like any ANYCAST send and STRICT round robin gives it to q1 first.",
+        commands=(
+            SetPrefix("any:", ANYCAST),
+            Configure("orders", LbType.STRICT),
+            CreateQueue("n1", "orders", "q1", ANYCAST),
+            CreateQueue("n1", "orders", "q2", ANYCAST),
+            Send("n1", "any:orders", fqqn_queue="q2"),
+            Send("n1", "any:orders", fqqn_queue="q2"),
+            QueryQueue("n1", "q1"),
+        ),
+        rules=("LB-PREFIX", "LB-FQQN-LOCAL", "LB-ROUND-ROBIN"),
+        source="ServerSessionImpl.doSend: message.setAddress(art.getName()) from 2.19.0 (ARTEMIS-1612); "
+               "AddressInfo(SimpleString, RoutingType) keeps only CompositeAddress.extractAddressName",
     ),
 )
