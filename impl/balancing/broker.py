@@ -150,8 +150,13 @@ class FastBalancingBroker(BindingChoice):
         """address -> its queues in creation order: any node's bindings of it (LB-QUEUE-PER-NODE)."""
         self._consumers: dict[str, ConsumerRecord] = {}
         self._settings: dict[str, AddressBalancing] = {}
-        self._lb_types: dict[str, LbType] = {}
-        self._delays: dict[str, int] = {}
+        """The cluster-wide settings (LB-TYPES)."""
+        self._node_settings: dict[tuple[str, str], AddressBalancing] = {}
+        """(node, address) -> settings one node has of its own."""
+        self._lb_types: dict[str, dict[str, LbType]] = {FIRST_NODE: {}}
+        """node -> address -> the type that node routes and redistributes it under (its own, else the cluster's)."""
+        self._delays: dict[str, dict[str, int]] = {FIRST_NODE: {}}
+        """node -> address -> that node's redistribution delay for it, the same way."""
         self._down: set[tuple[str, str]] = set()
         self._prefixes: dict[str, RoutingType] = {}
         self._prefix_keeps_fqqn = options.prefix_keeps_fqqn
@@ -284,7 +289,7 @@ class FastBalancingBroker(BindingChoice):
                     or queue.filter == message.color):
                 landed.append(queue)
         else:
-            lb_type = self._lb_types.get(address, ON_DEMAND)
+            lb_type = self._lb_types[node].get(address, ON_DEMAND)
             flags = self._flags_for(message, lb_type)
             pick = self._pick
             for group in by_name.values():
@@ -366,7 +371,7 @@ class FastBalancingBroker(BindingChoice):
         """
         if queue is None:
             return
-        delay = self._delays.get(queue.address, -1)
+        delay = self._delays[queue.node].get(queue.address, -1)
         if delay == -1:
             return
         self._prompted.add(queue)  # one in place is prompted to try again ("just prompt delivery")
@@ -411,7 +416,7 @@ class FastBalancingBroker(BindingChoice):
         allows redistribution, so a failed attempt uses one up.
         """
         address = message.address if self._by_message_address else origin.address  # RD-WILDCARD
-        lb_type = self._lb_types.get(address, ON_DEMAND)
+        lb_type = self._lb_types[origin.node].get(address, ON_DEMAND)
         if lb_type not in REDISTRIBUTING:
             return False  # equivalent mutants: under a type that does not redistribute every attempt returns at once without effect, so going on to the next message changes nothing
         number = -1  # equivalent mutants (NumberReplacer, USub_Invert): number is only tested with < 0
@@ -459,6 +464,8 @@ class FastBalancingBroker(BindingChoice):
             return NODE_EXISTS
         node = command.node
         self._nodes.append(node)
+        self._lb_types[node] = {address: entry.lb_type for address, entry in self._settings.items()}
+        self._delays[node] = {address: entry.redistribution_delay for address, entry in self._settings.items()}
         groups: dict[str, dict[str, Group]] = {}
         self._groups[node] = groups
         plain = self._wildcards.plain
@@ -647,11 +654,24 @@ class FastBalancingBroker(BindingChoice):
             self._land(queue, message, events)
 
     def _configure(self, command: Configure, events: list[Event]) -> Refused | None:
+        """Settings for an address on every node, or on one (LB-TYPES)."""
+        if command.node is not None and command.node not in self._lb_types:
+            return UNKNOWN_NODE
         if command.lb_type is OFF_WITH_REDISTRIBUTION and not self._has_off_with_redistribution:
             return NOT_SUPPORTED
-        self._settings[command.address] = AddressBalancing(command.lb_type, command.redistribution_delay)
-        self._lb_types[command.address] = command.lb_type
-        self._delays[command.address] = command.redistribution_delay
+        address = command.address
+        settings = AddressBalancing(command.lb_type, command.redistribution_delay)
+        if command.node is not None:
+            self._node_settings[(command.node, address)] = settings
+            nodes: list[str] = [command.node]
+        else:
+            self._settings[address] = settings
+            for node in self._nodes:
+                self._node_settings.pop((node, address), None)
+            nodes = self._nodes
+        for node in nodes:
+            self._lb_types[node][address] = command.lb_type
+            self._delays[node][address] = command.redistribution_delay
         return None
 
     def _set_prefix(self, command: SetPrefix, events: list[Event]) -> Refused | None:
@@ -704,6 +724,7 @@ class FastBalancingBroker(BindingChoice):
             consumer_positions=FrozenMap({queue.key: queue.consumer_position
                                           for queue in queues if queue.consumer_position_kept}),
             settings=FrozenMap(self._settings),
+            node_settings=FrozenMap(self._node_settings),
             down_links=frozenset(self._down),
             prefixes=FrozenMap(self._prefixes),
             clock=self._clock,

@@ -163,12 +163,20 @@ def _message_problems(broker: FastBalancingBroker) -> list[str]:
 
 def _setting_problems(broker: FastBalancingBroker) -> list[str]:
     found: list[str] = []
-    for address, settings in broker._settings.items():
-        if broker._lb_types.get(address) is not settings.lb_type \
-                or broker._delays.get(address) != settings.redistribution_delay:
-            found.append(f"the fast copies of {address}'s settings differ from {settings}")
-    if set(broker._lb_types) != set(broker._settings) or set(broker._delays) != set(broker._settings):
-        found.append("fast settings are kept for an address that was never configured")
+    if set(broker._lb_types) != set(broker._nodes) or set(broker._delays) != set(broker._nodes):
+        found.append(f"fast settings are kept for the nodes {sorted(broker._lb_types)}, not {sorted(broker._nodes)}")
+    for node, _ in broker._node_settings:
+        if node not in broker._nodes:
+            found.append(f"settings are kept for the unknown node {node}")
+    for node in broker._nodes:
+        types, delays = broker._lb_types.get(node, {}), broker._delays.get(node, {})
+        configured = set(broker._settings) | {a for n, a in broker._node_settings if n == node}
+        if set(types) != configured or set(delays) != configured:
+            found.append(f"node {node} keeps fast settings for {sorted(types)}, configured are {sorted(configured)}")
+        for address in configured:
+            settings = broker._node_settings.get((node, address)) or broker._settings[address]
+            if types.get(address) is not settings.lb_type or delays.get(address) != settings.redistribution_delay:
+                found.append(f"node {node}'s fast copies of {address}'s settings differ from {settings}")
     for node, peer in broker._down:
         if node == peer or node not in broker._groups or peer not in broker._groups:
             found.append(f"link {(node, peer)} names an unknown node or is a loop")

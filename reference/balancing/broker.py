@@ -294,12 +294,20 @@ class ReferenceBalancingBroker:
         return Sent(message.message_id, status)
 
     def configure(self, command: Configure) -> Done | Refused:
-        """Set an address's type and delay on every node (LB-TYPES, RD-DELAY)."""
+        """Set an address's type and delay on every node, or on one (LB-TYPES, RD-DELAY)."""
+        if command.node is not None and command.node not in self.cluster.nodes:
+            return Refused(Refusal.UNKNOWN_NODE)
         if command.lb_type is LbType.OFF_WITH_REDISTRIBUTION and not self.options.off_with_redistribution:
             return Refused(Refusal.NOT_SUPPORTED)
-        self.cluster.address_settings.add_match(command.address,
-                                                AddressSettings(command.redistribution_delay, command.lb_type))
+        settings = AddressSettings(command.redistribution_delay, command.lb_type)
+        if command.node is not None:
+            node = self.cluster.nodes[command.node]
+            node.address_settings.add_match(command.address, settings)
+            node.post_office.update_message_load_balancing_type(command.address)
+            return Done()
+        self.cluster.address_settings.add_match(command.address, settings)
         for node in self.cluster.nodes.values():
+            node.address_settings.matches.pop(command.address, None)  # every node's broker.xml says it now
             node.post_office.update_message_load_balancing_type(command.address)
         return Done()
 
@@ -381,6 +389,10 @@ def render_state(options: BalancingOptions, cluster: ClusterConnection, consumer
         address: AddressBalancing(entry.load_balancing_type, entry.redistribution_delay)
         for address, entry in cluster.address_settings.matches.items()
     }
+    node_settings = {
+        (name, address): AddressBalancing(entry.load_balancing_type, entry.redistribution_delay)
+        for name, node in cluster.nodes.items() for address, entry in node.address_settings.matches.items()
+    }
     return BalancingState(
         nodes=tuple(cluster.nodes),
         options=options,
@@ -389,6 +401,7 @@ def render_state(options: BalancingOptions, cluster: ClusterConnection, consumer
         positions=FrozenMap(positions),
         consumer_positions=FrozenMap(consumer_positions),
         settings=FrozenMap(settings),
+        node_settings=FrozenMap(node_settings),
         down_links=cluster.get_down_links(),
         prefixes=FrozenMap(prefixes or {}),
         clock=clock,

@@ -60,7 +60,9 @@ class ClusterNode:
         self.name = name
         self.node_id = compute_node_id(name)
         self.cluster = cluster
-        self.post_office = PostOffice(name, self.node_id, cluster.options, cluster.address_settings, cluster.clock,
+        self.address_settings = AddressSettingsRepository(parent=cluster.address_settings)
+        """This node's own settings, before the cluster-wide ones (LB-TYPES)."""
+        self.post_office = PostOffice(name, self.node_id, cluster.options, self.address_settings, cluster.clock,
                                       cluster.log, cluster.message_ids, cluster)
 
     def get_local_queues(self) -> list[QueueImpl]:

@@ -107,16 +107,24 @@ class AddressSettings:
 
 
 class AddressSettingsRepository:
-    """``HierarchicalRepository<AddressSettings>`` without wildcards: explicit entries, else the defaults."""
+    """``HierarchicalRepository<AddressSettings>`` without wildcards: explicit entries, else the defaults.
 
-    def __init__(self) -> None:
+    A node's own repository has the cluster's as its ``parent``: what the node was configured with alone comes
+    first, then what every node was (each Artemis node reads its own ``broker.xml``; LB-TYPES).
+    """
+
+    def __init__(self, parent: AddressSettingsRepository | None = None) -> None:
         self.matches: dict[str, AddressSettings] = {}
+        self.parent = parent
 
     def add_match(self, address: str, settings: AddressSettings) -> None:
         self.matches[address] = settings
 
     def get_match(self, address: str) -> AddressSettings:
-        return self.matches.get(address, AddressSettings())
+        found = self.matches.get(address)
+        if found is not None:
+            return found
+        return self.parent.get_match(address) if self.parent is not None else AddressSettings()
 
 
 class QueueInfo:

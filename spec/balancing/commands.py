@@ -143,12 +143,17 @@ class Send:
 
 @dataclass(frozen=True)
 class Configure:
-    """Set ``address``'s load-balancing type and redistribution delay (ticks; -1 never) on every node."""
+    """Set ``address``'s load-balancing type and redistribution delay (ticks; -1 never) on every node, or on
+    ``node`` alone (its own cluster connection and address settings; LB-TYPES).
+
+    On every node, it replaces what a configure on one node set for the address there.
+    """
 
     op: ClassVar[str] = "configure"
     address: str
     lb_type: LbType
     redistribution_delay: int = -1
+    node: str | None = None
 
 
 @dataclass(frozen=True)

@@ -154,6 +154,8 @@ class BalancingState:
     positions: FrozenMap[GroupKey, int] = field(default_factory=FrozenMap)
     consumer_positions: FrozenMap[QueueKey, int] = field(default_factory=FrozenMap)
     settings: FrozenMap[str, AddressBalancing] = field(default_factory=FrozenMap)
+    node_settings: FrozenMap[tuple[str, str], AddressBalancing] = field(default_factory=FrozenMap)
+    """(node, address) -> the settings one node has of its own, before the cluster-wide ones (LB-TYPES)."""
     down_links: frozenset[tuple[str, str]] = frozenset()
     prefixes: FrozenMap[str, RoutingType] = field(default_factory=FrozenMap)
     """The acceptor routing-type prefixes, the same on every node (LB-PREFIX)."""
@@ -170,9 +172,10 @@ def initial_state(profile: Profile) -> BalancingState:
     return BalancingState(nodes=(FIRST_NODE,), options=profile.balancing)
 
 
-def get_settings(state: BalancingState, address: str) -> AddressBalancing:
-    """The settings of ``address``, or the defaults."""
-    return state.settings.get(address, AddressBalancing())
+def get_settings(state: BalancingState, address: str, node: str | None = None) -> AddressBalancing:
+    """The settings of ``address`` on ``node``: its own, else the cluster's, else the defaults (LB-TYPES)."""
+    own = state.node_settings.get((node, address)) if node is not None else None
+    return own if own is not None else state.settings.get(address, AddressBalancing())
 
 
 def get_bindings(state: BalancingState, address: str) -> tuple[QueueState, ...]:
@@ -299,6 +302,9 @@ def invariant_violations(state: BalancingState) -> list[str]:
     for node_queue in state.consumer_positions:
         if node_queue not in state.queues:
             problems.append(f"a consumer position is kept for the missing queue {node_queue}")
+    for node, _ in state.node_settings:
+        if node not in state.nodes:
+            problems.append(f"settings are kept for the unknown node {node}")
     for link in state.down_links:
         if link[0] not in state.nodes or link[1] not in state.nodes:
             problems.append(f"link {link} names an unknown node")

@@ -221,7 +221,7 @@ def route(step: Step, node: str, message: Message) -> tuple[RoutingStatus, str]:
             landed.append((queue.node, queue.name))
         rule = "LB-FQQN-LOCAL"
     else:
-        lb_type = get_settings(state, message.address).lb_type
+        lb_type = get_settings(state, message.address, node).lb_type
         for routing_name, group in get_groups(bindings).items():
             members = tuple(
                 Member(is_eligible(state, node, q, message, lb_type), is_preferred(state, node, q, message, lb_type),
@@ -260,7 +260,7 @@ def add_redistributor(step: Step, key: QueueKey) -> None:
     queue = step.state.queues.get(key)
     if queue is None:
         return
-    delay = get_settings(step.state, queue.address).redistribution_delay
+    delay = get_settings(step.state, queue.address, queue.node).redistribution_delay
     if delay == -1:
         return
     step.prompted.add(key)  # a redistributor in place is prompted to try again ("just prompt delivery")
@@ -294,7 +294,7 @@ def redistribute_one(step: Step, queue: QueueState, message: Message) -> bool:
     """
     state = step.state
     address = message.address if state.options.redistribute_by_message_address else queue.address
-    lb_type = get_settings(state, address).lb_type
+    lb_type = get_settings(state, address, queue.node).lb_type
     if lb_type not in REDISTRIBUTING:
         return False
     early_copy = step.new_message_id() if state.options.copy_before_target else None
@@ -507,10 +507,18 @@ def _send(step: Step, command: Send) -> BalancingOutcome:
 
 
 def _configure(step: Step, command: Configure) -> BalancingOutcome:
+    """An address's type and delay on every node, or on one: each node routes and redistributes under its own
+    (its cluster connection's ``message-load-balancing``, its ``redistribution-delay``; LB-TYPES)."""
+    if command.node is not None and command.node not in step.state.nodes:
+        return Refused(Refusal.UNKNOWN_NODE, rule="LB-NODES")
     if command.lb_type is LbType.OFF_WITH_REDISTRIBUTION and not step.state.options.off_with_redistribution:
         return Refused(Refusal.NOT_SUPPORTED, rule="LB-TYPES")
     settings = AddressBalancing(command.lb_type, command.redistribution_delay)
-    step.update(settings=step.state.settings.set(command.address, settings))
+    if command.node is not None:
+        step.update(node_settings=step.state.node_settings.set((command.node, command.address), settings))
+        return Done(rule="LB-TYPES")
+    own = FrozenMap((k, v) for k, v in step.state.node_settings.items() if k[1] != command.address)
+    step.update(settings=step.state.settings.set(command.address, settings), node_settings=own)
     return Done(rule="LB-TYPES")
 
 

@@ -61,8 +61,11 @@ RULES: dict[str, Rule] = {
         Rule("LB-DISCONNECTED", "A remote binding whose bridge is down is never a first choice, only a fallback or a "
              "group's only member.", "Binding.isConnected in BindingsImpl.getNextBinding", ALL),
         Rule("LB-TYPES", "The load-balancing types are OFF, STRICT and ON_DEMAND, and OFF_WITH_REDISTRIBUTION "
-             "since 2.19.0; configuring a type the version lacks is refused.",
-             "seed 003 MessageLoadBalancingType; ARTEMIS-1925", ALL),
+             "since 2.19.0; configuring a type the version lacks is refused. A type and delay are set per address "
+             "on every node or on one node, and each node routes and redistributes under its own.",
+             "seed 003 MessageLoadBalancingType; ARTEMIS-1925; ClusterConnectionConfiguration "
+             "(message-load-balancing, one per node's cluster connection; the remote bindings it makes carry it, "
+             "ARTEMIS-3009)", ALL),
         Rule("LB-CONSUMERS", "A message that lands on a queue goes to one started consumer whose filter matches, in "
              "turn; with none it waits. A paused consumer takes nothing but still counts for routing. A consumer "
              "name is unique in the cluster.", "QueueImpl.deliver, hasMatchingConsumer (a paused consumer counts); "

@@ -67,7 +67,8 @@ CORRUPTIONS: dict[str, tuple[Callable[[FastBalancingBroker], object], str]] = {
     "message twice": (lambda b: b._queues[("n1", "a1")].pending.append(b._queues[("n1", "a1")].pending[0]),
                       "waits twice"),
     "redistributors": (lambda b: b._redistributors.clear(), "redistributor"),
-    "settings": (lambda b: b._lb_types.__setitem__("zz", LbType.OFF), "never configured"),
+    "settings": (lambda b: b._lb_types["n1"].__setitem__("zz", LbType.OFF), "configured are"),
+    "node settings": (lambda b: b._lb_types.__setitem__("n9", {}), "fast settings are kept for the nodes"),
     "links": (lambda b: b._down.add(("n1", "n1")), "is a loop"),
 }
 

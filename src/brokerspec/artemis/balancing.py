@@ -160,6 +160,9 @@ class BalancingAdapter:
         self.consumers: dict[str, ConsumerInfo] = {}
         self.waiting: dict[QueueKey, tuple[Instance, ...]] = {}
         self.lb_types: dict[str, LbType] = {}
+        self.node_lb_types: dict[tuple[str, str], LbType] = {}
+        """(node, address) -> the type a configure on that node alone gave it."""
+        self.node_delays: dict[tuple[str, str], int] = {}
         self.delays: dict[str, int] = {}
         self.sessions: set[str] = set()
         self.addresses: set[str] = set()
@@ -182,12 +185,13 @@ class BalancingAdapter:
             for name in node.manage("getQueueNames"):
                 if OURS.match(name):
                     node.manage("destroyQueue", name, True)
-        if self.delays:
+        if self.delays or self.node_delays:
             self.cluster.set_address_settings(())
         self.runs += 1
         self.prefix = f"bs{self.runs}."
         self.nodes = ["n1"]
         self.queues, self.waiting, self.lb_types, self.delays = {}, {}, {}, {}
+        self.node_lb_types, self.node_delays = {}, {}
         self.addresses, self.purging = set(), set()
         self.next_id, self.serials = 1, 0
         self.ticks = TickClock()
@@ -311,20 +315,25 @@ class BalancingAdapter:
         expressible, as it is while another address with queues needs another
         type (Artemis has one type per cluster connection).
         """
-        wanted = self.lb_types.get(address, LbType.ON_DEMAND)
-        if self.cluster.lb_type == wanted.value:
+        wanted = {node: self.type_on(node, address) for node in self.cluster.names}
+        if all(self.cluster.lb_types[node] == kind.value for node, kind in wanted.items()):
             return
-        clash = sorted({info.address for info in self.queues.values() if info.address != address
-                        and self.lb_types.get(info.address, LbType.ON_DEMAND) is not wanted})
-        if clash:
-            raise NotExpressible(f"{address} needs the load-balancing type {wanted.value} while {', '.join(clash)} "
-                                 "needs another: Artemis has one type per cluster connection, and the adapter runs "
-                                 "one")
+        for node, kind in wanted.items():
+            clash = sorted({info.address for info in self.queues.values() if info.address != address
+                            and self.type_on(node, info.address) is not kind})
+            if clash:
+                raise NotExpressible(f"{address} needs the load-balancing type {kind.value} on {node} while "
+                                     f"{', '.join(clash)} needs another: Artemis has one type per cluster "
+                                     "connection, and the adapter runs one on each node")
         if self.consumers:
-            raise NotExpressible(f"{address} needs the load-balancing type {wanted.value}: a cluster connection's "
-                                 "type changes only with a restart, which would close the case's consumers")
+            raise NotExpressible(f"{address} needs another load-balancing type: a cluster connection's type changes "
+                                 "only with a restart, which would close the case's consumers")
         self.leave()
-        self.cluster.set_lb_type(wanted.value)
+        self.cluster.set_lb_types({node: kind.value for node, kind in wanted.items()})
+
+    def type_on(self, node: str, address: str) -> LbType:
+        """The type the spec gives ``address`` on ``node``: the node's own, else the cluster's, else ON_DEMAND."""
+        return self.node_lb_types.get((node, address)) or self.lb_types.get(address, LbType.ON_DEMAND)
 
     def ensure_address(self, name: str) -> str:
         """The address ``name`` on every node (a symmetric cluster's configuration); its broker name."""
@@ -343,7 +352,7 @@ class BalancingAdapter:
         """Whether some configured address is wild: Artemis would apply its setting to every address it
         matches (``HierarchicalRepository``), where the spec looks settings up by exact address, so then
         every address of the case gets a setting of its own (an exact match wins)."""
-        return any(is_wild(self.options, address) for address in self.delays)
+        return any(is_wild(self.options, address) for address in (*self.delays, *(a for _, a in self.node_delays)))
 
     def write_settings(self) -> None:
         """Every node's address settings: the configured delays, and the default for each other address of the
@@ -351,9 +360,13 @@ class BalancingAdapter:
         delays = dict(self.delays)
         if self.settings_for_every_address():
             delays.update({name: -1 for name in self.names if name not in delays})
-        self.cluster.set_address_settings(tuple(
-            (self.real(address), {"redistribution_delay": str(self.ticks.milliseconds(delay))})
-            for address, delay in sorted(delays.items())))
+
+        def entries(chosen: dict[str, int]) -> tuple[tuple[str, dict[str, str]], ...]:
+            return tuple((self.real(address), {"redistribution_delay": str(self.ticks.milliseconds(delay))})
+                         for address, delay in sorted(chosen.items()))
+        per_node = {node: entries(delays | {a: d for (n, a), d in self.node_delays.items() if n == node})
+                    for node in self.cluster.names if any(n == node for n, _ in self.node_delays)}
+        self.cluster.set_address_settings(entries(delays), per_node)
 
     def create_queue(self, command: CreateQueue) -> Outcome:
         if command.node not in self.nodes:
@@ -537,12 +550,21 @@ class BalancingAdapter:
         return Sent(message, RoutingStatus(status), events)
 
     def configure(self, command: Configure) -> Outcome:
+        if command.node is not None and command.node not in self.nodes:
+            return Refused(Refusal.UNKNOWN_NODE)
         if not self.cluster.driver.call("lb_type", name=command.lb_type.value)["exists"]:
             return Refused(Refusal.NOT_SUPPORTED)
-        self.lb_types[command.address] = command.lb_type
+        if command.node is None:
+            self.lb_types[command.address] = command.lb_type
+            self.delays[command.address] = command.redistribution_delay
+            for key in [key for key in self.node_lb_types if key[1] == command.address]:
+                del self.node_lb_types[key]
+                del self.node_delays[key]
+        else:
+            self.node_lb_types[(command.node, command.address)] = command.lb_type
+            self.node_delays[(command.node, command.address)] = command.redistribution_delay
         if any(info.address == command.address for info in self.queues.values()):
             self.ensure_type(command.address)  # else when the address's first queue or send needs it
-        self.delays[command.address] = command.redistribution_delay
         self.names.add(command.address)
         self.write_settings()
         return Done(self.step_events())

@@ -13,7 +13,7 @@ client driver of the single-node SUT; their connections are named
 The cluster connection carries the load-balancing type. Artemis has one
 type per cluster connection (``message-load-balancing``, not an address
 setting), and a cluster connection is not reloaded while the broker runs,
-so :meth:`set_lb_type` restarts every node; the address settings
+so :meth:`set_lb_types` restarts every node (each node may have its own type); the address settings
 (``redistribution-delay``) are re-read without a restart.
 
 :meth:`snapshot` asks each node's probe for its ``state``: every binding of
@@ -111,13 +111,14 @@ class ArtemisCluster:
         self.driver = driver
         self.names = tuple(f"n{i}" for i in range(1, size + 1))
         ports = {name: find_free_port() for name in self.names}
-        self.lb_type = "ON_DEMAND"
+        self.lb_types = dict.fromkeys(self.names, "ON_DEMAND")
+        """node -> its cluster connection's ``message-load-balancing``."""
         self.prefixes: dict[str, str] = {}
         self.nodes: dict[str, Node] = {}
         for name in self.names:
             peers = {peer: port for peer, port in ports.items() if peer != name}
             config = BrokerConfig(name, ports[name], str(workdir / f"cluster-{name}-probe.jsonl"), peers=peers,
-                                  cluster=(ClusterLink("", self.lb_type),), address_settings=NO_AUTO_CREATION)
+                                  cluster=(ClusterLink("", "ON_DEMAND"),), address_settings=NO_AUTO_CREATION)
             broker = ArtemisBroker(version, workdir / f"cluster-{name}", config)
             self.nodes[name] = Node(f"cl-{name}", broker, driver)
         self.node_ids: dict[str, str] = {}
@@ -147,12 +148,19 @@ class ArtemisCluster:
             time.sleep(0.1)
         raise BrokerFailed(f"the Artemis {self.version} cluster did not form within {FORMATION_TIMEOUT:g} s")
 
-    def set_lb_type(self, lb_type: str) -> None:
-        """Every node's cluster connection set to ``lb_type``: a restart of the whole cluster."""
-        if lb_type == self.lb_type:
+    def set_lb_types(self, lb_types: dict[str, str]) -> None:
+        """Each node's cluster connection set to its type in ``lb_types`` (node -> type; a node not named keeps
+        its own): a restart of the whole cluster when any changes."""
+        wanted = {name: lb_types.get(name, current) for name, current in self.lb_types.items()}
+        if wanted == self.lb_types:
             return
-        self.restart_with(cluster=(ClusterLink("", lb_type),))
-        self.lb_type = lb_type
+        for name, node in self.nodes.items():
+            config = dataclasses.replace(node.settled_config(), cluster=(ClusterLink("", wanted[name]),))
+            node.driver.call("disconnect", node=node.name)
+            node.broker.stop()
+            node.broker.write_config(config)
+        self.lb_types = wanted
+        self.start()
 
     def set_prefixes(self, prefixes: dict[str, str]) -> None:
         """Every node's acceptor given the routing-type prefixes ``prefixes`` (prefix -> ANYCAST or MULTICAST):
@@ -171,10 +179,13 @@ class ArtemisCluster:
             node.broker.write_config(config)
         self.start()
 
-    def set_address_settings(self, settings: tuple[tuple[str, dict[str, str]], ...]) -> None:
-        """Every node's address settings, beyond the fixed ones, replaced by ``settings`` (re-read while running)."""
-        for node in self.nodes.values():
-            node.reconfigure(dataclasses.replace(node.settled_config(), address_settings=(*NO_AUTO_CREATION, *settings)),
+    def set_address_settings(self, settings: tuple[tuple[str, dict[str, str]], ...],
+                             per_node: dict[str, tuple[tuple[str, dict[str, str]], ...]] | None = None) -> None:
+        """Every node's address settings, beyond the fixed ones, replaced by ``settings``, or for a node named in
+        ``per_node`` by its own (re-read while running)."""
+        for name, node in self.nodes.items():
+            own = settings if per_node is None or name not in per_node else per_node[name]
+            node.reconfigure(dataclasses.replace(node.settled_config(), address_settings=(*NO_AUTO_CREATION, *own)),
                              restart=False)
 
     def snapshot(self) -> Snapshot:

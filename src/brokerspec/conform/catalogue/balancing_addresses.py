@@ -226,3 +226,27 @@ PREFIXES: tuple[Case, ...] = (
                "AddressInfo(SimpleString, RoutingType) keeps only CompositeAddress.extractAddressName",
     ),
 )
+
+PER_NODE: tuple[Case, ...] = (
+    Case(
+        name="balancing/each-node-routes-under-its-own-load-balancing-type",
+        summary="orders is STRICT on every node, then OFF on n2 alone: a message sent on n1 still takes turns "
+                "between n1's and n2's queue, while one sent on n2 stays on n2, whose cluster connection keeps "
+                "ANYCAST messages local under OFF.",
+        commands=(
+            AddNode("n2"),
+            Configure("orders", LbType.STRICT),
+            Configure("orders", LbType.OFF, node="n2"),
+            CreateQueue("n1", "orders", "orders", ANYCAST),
+            CreateQueue("n2", "orders", "orders", ANYCAST),
+            Send("n1", "orders"),
+            Send("n1", "orders"),
+            Send("n2", "orders"),
+            Send("n2", "orders"),
+            Configure("orders", LbType.STRICT, node="n3"),
+        ),
+        rules=("LB-TYPES", "LB-OFF-REMOTE", "LB-ROUND-ROBIN", "LB-NODES"),
+        source="ClusterConnectionConfiguration message-load-balancing (one per node's cluster connection); "
+               "RemoteQueueBindingImpl takes its cluster connection's type (ARTEMIS-3009); BindingsImpl.matchBinding",
+    ),
+)
