@@ -337,6 +337,12 @@ class BalancingOptions:
         FQQN's queue part, rather than by the routing name, when it hears of the consumer, and so give its
         own queue of that name a redistributor (2.25.0 on, ARTEMIS-3918: the FQQN is the notification's
         ``HDR_ADDRESS``; ``PostOfficeImpl.onNotification``; rule RD-TRIGGER-FQQN-CONSUMER).
+    ``update_clears_filter``
+        Whether ``update_queue`` clears the queue's filter: from 2.14.0 the management ``updateQueue`` takes a
+        whole queue configuration, and one that gives no filter replaces the queue's with none
+        (``PostOfficeImpl.updateQueue``, ARTEMIS-2797; the other nodes' bindings follow from 2.32.0,
+        ARTEMIS-4570, which the bundled profiles both have). Before, the filter stays. Found fuzzing Artemis
+        2.40.0 (rule LB-UPDATE-FILTER).
     ``prefix_keeps_fqqn``
         Whether a send to ``<prefix>address::queue`` still goes to the FQQN's queue (before 2.19.0: the
         routing context takes the address without the prefix, the message keeps its FQQN). From 2.19.0
@@ -366,6 +372,7 @@ class BalancingOptions:
     redistribute_by_message_address: bool = True
     fqqn_consumer_redistributes: bool = True
     prefix_keeps_fqqn: bool = False
+    update_clears_filter: bool = True
 
     def __post_init__(self) -> None:
         syntax = (self.wildcard_delimiter, self.wildcard_any_words, self.wildcard_single_word)
@@ -505,6 +512,7 @@ SEED = Profile(
         redistribute_by_message_address=False,
         fqqn_consumer_redistributes=False,
         prefix_keeps_fqqn=True,
+        update_clears_filter=False,
     ),
 )
 
@@ -544,6 +552,7 @@ ARTEMIS_2_11 = Profile(
         redistribute_by_message_address=False,
         fqqn_consumer_redistributes=False,
         prefix_keeps_fqqn=True,
+        update_clears_filter=False,
     ),
 )
 

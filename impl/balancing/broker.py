@@ -160,6 +160,7 @@ class FastBalancingBroker(BindingChoice):
         self._down: set[tuple[str, str]] = set()
         self._prefixes: dict[str, RoutingType] = {}
         self._prefix_keeps_fqqn = options.prefix_keeps_fqqn
+        self._update_clears_filter = options.update_clears_filter
         self._redistributors: set[QueueRecord] = set()
         self._prompted: set[QueueRecord] = set()
         """Queues whose delivery the current step prompted (``deliverAsync``): only their redistributors try."""
@@ -551,7 +552,7 @@ class FastBalancingBroker(BindingChoice):
         queue = self._queues.get((command.node, command.queue))
         if queue is None:
             return UNKNOWN_NODE if command.node not in self._nodes else QueueQueried(False)
-        return QueueQueried(True, queue.address, queue.routing_type, queue.filter, len(queue.pending),
+        return QueueQueried(True, queue.address, queue.routing_type, queue.configured_filter, len(queue.pending),
                             len(queue.consumers), queue.enabled, queue.purge_on_no_consumers)
 
     def _update_queue(self, command: UpdateQueue, events: list[Event]) -> Refused | None:
@@ -565,6 +566,8 @@ class FastBalancingBroker(BindingChoice):
             queue.enabled = command.enabled
         if command.purge_on_no_consumers is not None:
             queue.purge_on_no_consumers = command.purge_on_no_consumers
+        if self._update_clears_filter:
+            queue.filter = None  # LB-UPDATE-FILTER: every node's binding is this record
         return None
 
     def _delete_queue(self, command: DeleteQueue, events: list[Event]) -> Refused | None:
@@ -714,7 +717,8 @@ class FastBalancingBroker(BindingChoice):
                 queue.key: QueueState(queue.node, queue.name, queue.address, queue.routing_type, queue.filter,
                                       queue.serial, tuple(c.name for c in queue.consumers),
                                       tuple(Message(*message) for message in queue.pending), queue.redistributor,
-                                      queue.unmatched, queue.enabled, queue.purge_on_no_consumers)
+                                      queue.unmatched, queue.enabled, queue.purge_on_no_consumers,
+                                      queue.configured_filter)
                 for queue in queues}),
             consumers=FrozenMap({name: Consumer(name, c.queue.node, c.queue.name, c.filter, c.paused)
                                  for name, c in self._consumers.items()}),

@@ -67,7 +67,7 @@ class QueueRecord:
 
     __slots__ = ("node", "name", "address", "routing_type", "filter", "serial", "routing_name", "key",
                  "consumers", "unfiltered", "by_filter", "pending", "consumer_position", "consumer_position_kept",
-                 "redistributor", "unmatched", "bindings", "enabled", "purge_on_no_consumers")
+                 "redistributor", "unmatched", "bindings", "enabled", "purge_on_no_consumers", "configured_filter")
 
     def __init__(self, node: str, name: str, address: str, routing_type: RoutingType, filter: str | None,
                  serial: int) -> None:
@@ -76,6 +76,8 @@ class QueueRecord:
         self.address = address
         self.routing_type = routing_type
         self.filter = filter
+        self.configured_filter = filter
+        """What a queue query reports; an update takes ``filter`` away, not this (LB-UPDATE-FILTER)."""
         self.serial = serial
         self.routing_name = address if routing_type is RoutingType.ANYCAST else name
         """The group it balances in (LB-GROUPS)."""

@@ -93,6 +93,7 @@ from brokerspec.spec.balancing import (
 from .cluster import ClusterConnection
 from .messages import GROUP_ID, CoreMessage, IDGenerator, LogicalClock
 from .post_office import AddressSettings
+from .queue_bindings import RemoteQueueBinding
 from .queues import DeliveryLog, QueueImpl, ServerConsumer
 
 
@@ -212,6 +213,14 @@ class ReferenceBalancingBroker:
             queue.enabled = command.enabled
         if command.purge_on_no_consumers is not None:
             queue.purge_on_no_consumers = command.purge_on_no_consumers
+        if self.options.update_clears_filter and queue.filter is not None:
+            # PostOfficeImpl.updateQueue: the configuration's filter (none) replaces the queue's, and the other
+            # nodes hear of it (BINDING_UPDATED, ARTEMIS-4570) (LB-UPDATE-FILTER)
+            queue.filter = None
+            for node in self.cluster.nodes.values():
+                binding = node.post_office.get_binding(queue.name + self.cluster.nodes[command.node].node_id)
+                if isinstance(binding, RemoteQueueBinding):
+                    binding.filter = None
         return Done()
 
     def delete_queue(self, command: DeleteQueue) -> Done | Refused:
@@ -232,8 +241,7 @@ class ReferenceBalancingBroker:
             return QueueQueried(False)
         if isinstance(queue, Refused):
             return queue
-        colour = None if queue.filter is None else queue.filter.filter_string
-        return QueueQueried(True, queue.address, queue.routing_type, colour, len(queue.messages),
+        return QueueQueried(True, queue.address, queue.routing_type, queue.configured_filter, len(queue.messages),
                             queue.get_consumer_count(), queue.enabled, queue.purge_on_no_consumers)
 
     def attach_consumer(self, command: Attach) -> Done | Refused:
@@ -361,6 +369,7 @@ def render_queue(queue: QueueImpl) -> QueueState:
         unmatched=queue.unmatched,
         enabled=queue.enabled,
         purge_on_no_consumers=queue.purge_on_no_consumers,
+        configured_filter=queue.configured_filter,
     )
 
 

@@ -176,6 +176,8 @@ class QueueImpl:
         self.address = address
         self.routing_type = routing_type
         self.filter = filter
+        self.configured_filter = None if filter is None else filter.filter_string
+        """The filter string of the queue's configuration, which a queue query reports (LB-UPDATE-FILTER)."""
         self.node = node
         self.post_office = post_office
         self.clock = clock

@@ -70,7 +70,13 @@ def allowed_outcomes(state: BalancingState,
 
 def allowed_choices(state: BalancingState, command: BalancingCommand
                     ) -> list[tuple[BalancingState, BalancingOutcome, tuple[ChoicePoint, ...]]]:
-    """:func:`allowed_outcomes` with the choices that lead to each outcome (the first sequence found)."""
+    """:func:`allowed_outcomes` with the choices that lead to each outcome.
+
+    Where several choice sequences lead to one outcome (a message dropped by whichever disabled queue of a
+    group took it leaves no trace of which did), the one that follows Artemis's own round robin at the most
+    choice points stands for them: an outcome that cannot tell the choices apart is not taken as evidence
+    that a broker kept a turn (LB-FAIR-TURNS).
+    """
     results: dict[BalancingOutcome, tuple[BalancingState, tuple[ChoicePoint, ...]]] = {}
     pending: list[tuple[int, ...]] = [()]
     branches = 0
@@ -81,11 +87,18 @@ def allowed_choices(state: BalancingState, command: BalancingCommand
             raise RuntimeError(f"more than {MAX_BRANCHES} ways to carry out {command!r}")
         chooser = ScriptedChooser(script)
         next_state, outcome, choices = apply_recording(state, command, chooser)
-        results.setdefault(outcome, (next_state, choices))
+        known = results.get(outcome)
+        if known is None or _followed(choices) > _followed(known[1]):
+            results[outcome] = (next_state, choices)
         for point in range(len(script), len(chooser.fanout)):
             prefix = script + (0,) * (point - len(script))
             pending.extend(prefix + (alternative,) for alternative in range(1, chooser.fanout[point]))
     return [(s, o, c) for o, (s, c) in results.items()]
+
+
+def _followed(choices: tuple[ChoicePoint, ...]) -> int:
+    """At how many choice points the pick is Artemis's own."""
+    return sum(1 for choice in choices if choice.picked == choice.strict)
 
 
 @dataclass(frozen=True)

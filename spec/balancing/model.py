@@ -113,6 +113,9 @@ class QueueState:
     unmatched: bool = False
     enabled: bool = True
     purge_on_no_consumers: bool = False
+    configured_filter: str | None = None
+    """The filter the queue was created with, which a queue query reports: an ``update_queue`` from 2.14.0
+    takes the routing ``filter`` away but leaves the queue's configuration saying it (LB-UPDATE-FILTER)."""
 
     @property
     def drops(self) -> bool:

@@ -368,7 +368,8 @@ def _create_queue(step: Step, command: CreateQueue) -> BalancingOutcome:
     if not command.enabled and not state.options.queue_enabled:
         return Refused(Refusal.NOT_SUPPORTED, rule="LB-QUEUE-ENABLED")
     queue = QueueState(command.node, command.queue, command.address, command.routing_type, command.filter,
-                       state.next_serial, enabled=command.enabled, purge_on_no_consumers=command.purge_on_no_consumers)
+                       state.next_serial, enabled=command.enabled, purge_on_no_consumers=command.purge_on_no_consumers,
+                       configured_filter=command.filter)
     step.put_queue(queue)
     step.update(next_serial=state.next_serial + 1)
     found = step.state.queues.get((command.node, queue.routing_name))
@@ -463,7 +464,8 @@ def _update_queue(step: Step, command: UpdateQueue) -> BalancingOutcome:
         return Refused(Refusal.NOT_SUPPORTED, rule="LB-QUEUE-ENABLED")
     enabled = queue.enabled if command.enabled is None else command.enabled
     purging = queue.purge_on_no_consumers if command.purge_on_no_consumers is None else command.purge_on_no_consumers
-    step.put_queue(replace(queue, enabled=enabled, purge_on_no_consumers=purging))
+    queue_filter = None if step.state.options.update_clears_filter else queue.filter  # LB-UPDATE-FILTER
+    step.put_queue(replace(queue, enabled=enabled, purge_on_no_consumers=purging, filter=queue_filter))
     return Done(rule="LB-QUEUE-ENABLED" if command.enabled is not None else "LB-PURGE-ON-NO-CONSUMERS")
 
 
@@ -565,7 +567,7 @@ def _query_queue(step: Step, command: QueryQueue) -> BalancingOutcome:
     queue = step.state.queues.get((command.node, command.queue))
     if queue is None:
         return QueueQueried(False, rule="LB-QUERY-QUEUE")
-    return QueueQueried(True, queue.address, queue.routing_type, queue.filter, len(queue.pending),
+    return QueueQueried(True, queue.address, queue.routing_type, queue.configured_filter, len(queue.pending),
                         len(queue.consumers), queue.enabled, queue.purge_on_no_consumers, rule="LB-QUERY-QUEUE")
 
 

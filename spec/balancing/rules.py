@@ -156,6 +156,11 @@ RULES: dict[str, Rule] = {
              "ServerSessionImpl.doSend (AddressInfo drops the queue part, getAddressAndRoutingType strips the "
              "prefix, the message address is rewritten from 2.19.0: ARTEMIS-1612); PrefixUtil.getAddress; "
              "Artemis user manual, address-model.adoc (Using Prefixes to Determine Routing Type)", ALL),
+        Rule("LB-UPDATE-FILTER", "From 2.14.0 an update_queue, a queue configuration without a filter, leaves the "
+             "queue routing without one, on every node (2.32.0 on), while a queue query still reports the filter it "
+             "was created with; what waits in it stays. Before, the filter stays.",
+             "PostOfficeImpl.updateQueue (ARTEMIS-2797, 2.14.0; BINDING_UPDATED to the other nodes, ARTEMIS-4570, "
+             "2.32.0); found fuzzing Artemis 2.40.0", ALL),
         Rule("RD-WILDCARD", "A redistributor looks for its target among the bindings of the message's address, so a "
              "message waiting on a wildcard queue may go to any queue of its group that the message's address "
              "reaches; before 2.19.0 among the bindings of the queue's (wild) address.",
@@ -174,6 +179,6 @@ STRUCTURAL = frozenset({
     "LB-GROUPS", "LB-ELIGIBLE", "LB-OFF-REMOTE", "LB-SINGLE", "LB-PREFERRED", "LB-FALLBACK", "RD-TRIGGER-CLOSE",
     "RD-TRIGGER-REMOTE-CONSUMER", "RD-TRIGGER-QUEUE-CREATED", "RD-ALLOWED", "RD-TARGET", "RD-SKIP-ORIGIN",
     "RD-GROUPED", "RD-NEW-ID", "RD-GROUP", "LB-FAIR-TURNS", "LB-WILDCARD-MATCH", "LB-WILDCARD-BINDINGS",
-    "RD-WILDCARD", "RD-TRIGGER-FQQN-CONSUMER",
+    "RD-WILDCARD", "RD-TRIGGER-FQQN-CONSUMER", "LB-UPDATE-FILTER",
 })
 """Rules that shape the state or the choices rather than decide an outcome; no outcome carries their ID."""

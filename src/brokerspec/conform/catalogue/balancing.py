@@ -1205,5 +1205,6 @@ REDISTRIBUTION_CASES: tuple[Case, ...] = (
 CASES: tuple[Case, ...] = (*MODEL_CASES, *TYPE_CASES, *CHOICE_CASES, *STATUS_CASES, *REDISTRIBUTION_CASES,
                           *queries.BALANCING, *queries.ATTRIBUTE_CASES,
                           *balancing_addresses.WILDCARDS, *balancing_addresses.FQQN_CONSUMERS,
-                          *balancing_addresses.PREFIXES, *balancing_addresses.PER_NODE)
+                          *balancing_addresses.PREFIXES, *balancing_addresses.PER_NODE,
+                          *balancing_addresses.UPDATES)
 """Every load-balancing case, grouped by topic."""

@@ -43,6 +43,7 @@ from brokerspec.spec.balancing import (
     QueryQueue,
     Send,
     SetPrefix,
+    UpdateQueue,
 )
 
 from . import Case
@@ -248,5 +249,26 @@ PER_NODE: tuple[Case, ...] = (
         rules=("LB-TYPES", "LB-OFF-REMOTE", "LB-ROUND-ROBIN", "LB-NODES"),
         source="ClusterConnectionConfiguration message-load-balancing (one per node's cluster connection); "
                "RemoteQueueBindingImpl takes its cluster connection's type (ARTEMIS-3009); BindingsImpl.matchBinding",
+    ),
+)
+
+UPDATES: tuple[Case, ...] = (
+    Case(
+        name="balancing/update-queue-takes-the-routing-filter-away",
+        summary="From 2.14.0 an update_queue (a queue configuration without a filter) leaves q1 routing without its "
+                "filter red, so a blue message may reach it, while a queue query still reports red; 2.11's update "
+                "keeps the filter.",
+        commands=(
+            Configure("a1", LbType.STRICT),
+            CreateQueue("n1", "a1", "q1", ANYCAST, "red"),
+            CreateQueue("n1", "a1", "a1", ANYCAST),
+            UpdateQueue("n1", "q1", purge_on_no_consumers=False),
+            Send("n1", "a1", color="blue"),
+            Send("n1", "a1", color="red"),
+            QueryQueue("n1", "q1"),
+        ),
+        rules=("LB-UPDATE-FILTER", "LB-ELIGIBLE", "LB-ROUND-ROBIN", "LB-QUERY-QUEUE"),
+        source="PostOfficeImpl.updateQueue (a missing filter string is the empty filter, which replaces the "
+               "queue's: ARTEMIS-2797, 2.14.0); found fuzzing Artemis 2.40.0",
     ),
 )
