@@ -95,6 +95,11 @@ from .wildcards import WildcardIndex
 __all__ = ["Binding", "ConsumerRecord", "FastBalancingBroker", "Group", "QueueRecord", "Waiting"]
 """The broker, and the record types its seams take (so an override can name them from this module)."""
 
+def _has_remote(by_name: dict[str, Group]) -> bool:
+    """Whether a node's groups of an address hold a binding of another node's queue."""
+    return any(not binding.local for group in by_name.values() for binding in group.members)
+
+
 OFF = LbType.OFF
 ON_DEMAND = LbType.ON_DEMAND
 OFF_WITH_REDISTRIBUTION = LbType.OFF_WITH_REDISTRIBUTION
@@ -152,6 +157,8 @@ class FastBalancingBroker(BindingChoice):
         self._settings: dict[str, AddressBalancing] = {}
         """The cluster-wide settings (LB-TYPES)."""
         self._node_settings: dict[tuple[str, str], AddressBalancing] = {}
+        self._typed: set[tuple[str, str]] = set()
+        """(node, address) whose bindings took the configured type from a remote binding (LB-TYPE-ADOPTED)."""
         """(node, address) -> settings one node has of its own."""
         self._lb_types: dict[str, dict[str, LbType]] = {FIRST_NODE: {}}
         """node -> address -> the type that node routes and redistributes it under (its own, else the cluster's)."""
@@ -290,7 +297,8 @@ class FastBalancingBroker(BindingChoice):
                     or queue.filter == message.color):
                 landed.append(queue)
         else:
-            lb_type = self._lb_types[node].get(address, ON_DEMAND)
+            lb_type = self._lb_types[node].get(address, ON_DEMAND) \
+                if (node, address) in self._typed or _has_remote(by_name) else OFF  # LB-TYPE-ADOPTED
             flags = self._flags_for(message, lb_type)
             pick = self._pick
             for group in by_name.values():
@@ -417,7 +425,11 @@ class FastBalancingBroker(BindingChoice):
         allows redistribution, so a failed attempt uses one up.
         """
         address = message.address if self._by_message_address else origin.address  # RD-WILDCARD
-        lb_type = self._lb_types[origin.node].get(address, ON_DEMAND)
+        by_name = self._groups[origin.node].get(address)
+        if by_name is None:
+            by_name = self._materialize(origin.node, address) or {}
+        lb_type = self._lb_types[origin.node].get(address, ON_DEMAND) \
+            if (origin.node, address) in self._typed or _has_remote(by_name) else OFF  # LB-TYPE-ADOPTED
         if lb_type not in REDISTRIBUTING:
             return False  # equivalent mutants: under a type that does not redistribute every attempt returns at once without effect, so going on to the next message changes nothing
         number = -1  # equivalent mutants (NumberReplacer, USub_Invert): number is only tested with < 0
@@ -427,9 +439,6 @@ class FastBalancingBroker(BindingChoice):
         group_name = origin.name
         if message.fqqn_queue is not None and origin.routing_type is ANYCAST and self._fqqn_redistribution_group:
             group_name = message.address
-        by_name = self._groups[origin.node].get(address)
-        if by_name is None:
-            by_name = self._materialize(origin.node, address) or {}
         group = by_name.get(group_name)
         if group is None:
             return False
@@ -476,7 +485,22 @@ class FastBalancingBroker(BindingChoice):
                 for address, wilds in plain.items():
                     if queue.address in wilds:
                         self._join(node, groups, address, queue.bindings[node])
+        for address in list(self._by_address):
+            self._record_types(address)
         return None
+
+    def _record_types(self, address: str) -> None:
+        """Every node whose bindings of ``address`` (or, for a wild one, of each address of a queue it matches) hold
+        a remote binding has them take the configured type (LB-TYPE-ADOPTED)."""
+        index = self._wildcards
+        joined = [address]
+        if index.enabled and index.is_wild(address):
+            joined += [other for other in self._by_address if other != address and index.binds(address, other)]
+        for each in joined:
+            members = [*self._by_address.get(each, ()), *index.copies_for(each)]
+            for node in self._nodes:
+                if any(queue.node != node for queue in members):
+                    self._typed.add((node, each))
 
     def _bind(self, node: str, groups: dict[str, dict[str, Group]], queue: QueueRecord) -> None:
         """Give ``node`` its binding of ``queue``, last in its group."""
@@ -540,6 +564,7 @@ class FastBalancingBroker(BindingChoice):
             self._bind(each, groups, queue)
             for address in joins:
                 self._join(each, groups, address, queue.bindings[each])
+        self._record_types(queue.address)
         found = self._queues.get((node, queue.routing_name))
         if self._new_queue_redistributes and found is not None and any(other.node != node and other.consumers and (node, other.node) not in self._down
                                      for other in (*self._by_address[queue.address],
@@ -597,6 +622,9 @@ class FastBalancingBroker(BindingChoice):
                         self._wildcards.drop_plain(address)
         queue.bindings.clear()
         self._redistributors.discard(queue)
+        if self._typed:  # an address without bindings loses the type its bindings took (LB-TYPE-ADOPTED)
+            self._typed = {key for key in self._typed
+                           if self._by_address.get(key[1]) or self._wildcards.copies_for(key[1])}
         return None
 
     def _attach(self, command: Attach, events: list[Event]) -> Refused | None:
@@ -731,6 +759,7 @@ class FastBalancingBroker(BindingChoice):
             node_settings=FrozenMap(self._node_settings),
             down_links=frozenset(self._down),
             prefixes=FrozenMap(self._prefixes),
+            typed=frozenset(self._typed),
             clock=self._clock,
             next_message=self._next_message,
             next_serial=self._next_serial,

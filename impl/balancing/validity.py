@@ -165,6 +165,11 @@ def _setting_problems(broker: FastBalancingBroker) -> list[str]:
     found: list[str] = []
     if set(broker._lb_types) != set(broker._nodes) or set(broker._delays) != set(broker._nodes):
         found.append(f"fast settings are kept for the nodes {sorted(broker._lb_types)}, not {sorted(broker._nodes)}")
+    for node, address in broker._typed:
+        if node not in broker._nodes:
+            found.append(f"a type is recorded for the unknown node {node}")
+        if not broker._by_address.get(address) and not broker._wildcards.copies_for(address):
+            found.append(f"a type is recorded for {address}, which has no bindings")
     for node, _ in broker._node_settings:
         if node not in broker._nodes:
             found.append(f"settings are kept for the unknown node {node}")

@@ -413,6 +413,7 @@ def render_state(options: BalancingOptions, cluster: ClusterConnection, consumer
         node_settings=FrozenMap(node_settings),
         down_links=cluster.get_down_links(),
         prefixes=FrozenMap(prefixes or {}),
+        typed=frozenset((name, address) for name, node in cluster.nodes.items() for address in node.post_office.typed),
         clock=clock,
         next_message=next_message,
         next_serial=next_serial,

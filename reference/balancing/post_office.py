@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING
 from brokerspec.spec import BalancingOptions
 from brokerspec.spec.addressing.names import RoutingType
 from brokerspec.spec.balancing import LbType, RoutingStatus
-from brokerspec.spec.balancing.wildcards import address_matches, is_wild
+from brokerspec.spec.balancing.wildcards import address_matches, binds, is_wild
 
 from .bindings import BindingsImpl
 from .messages import CoreMessage, IDGenerator, LogicalClock
@@ -151,6 +151,9 @@ class PostOffice:
         self.cluster = cluster
         self.mappings: dict[str, BindingsImpl] = {}
         self.name_map: dict[str, Binding] = {}
+        self.typed: set[str] = set()
+        """Addresses whose bindings on this node have taken the configured type from a remote binding; the others
+        route under OFF (``BindingsImpl``, ARTEMIS-3009; LB-TYPE-ADOPTED)."""
         self.creation_order: dict[str, int] = {}
         """Unique name -> the place of its binding in the order this node learnt of them: creation order,
         since every node hears of a queue the moment it is made."""
@@ -221,7 +224,29 @@ class PostOffice:
                         target.add_binding(binding)
             elif created:
                 self.copy_wildcard_bindings(address, bindings)
+        self.record_types(address)
         self.send_notification(self.binding_notification(NotificationType.BINDING_ADDED, binding))
+
+    def binds(self, binding: Binding, address: str) -> bool:
+        """Whether ``binding`` is one of ``address``'s bindings here (its own, or a matching wildcard's)."""
+        return binds(self.options, binding.get_address(), address)
+
+    def record_types(self, address: str) -> None:
+        """A binding of ``address`` arrived: every address whose bindings it joins, its own and for a wild one
+        each address of some queue it matches, takes the configured type if a remote binding is among them."""
+        joined = {address}
+        if self.wildcards_route() and is_wild(self.options, address):
+            joined |= {b.get_address() for b in self.name_map.values() if binds(self.options, address, b.get_address())}
+        for each in joined:
+            if any(isinstance(b, RemoteQueueBinding) and self.binds(b, each) for b in self.name_map.values()):
+                self.typed.add(each)
+
+    def type_of(self, address: str) -> LbType:
+        """The type this node routes ``address`` under: the configured one once its bindings took it, else OFF."""
+        if address in self.typed or any(isinstance(b, RemoteQueueBinding) and self.binds(b, address)
+                                        for b in self.name_map.values()):
+            return self.address_settings.get_match(address).load_balancing_type
+        return LbType.OFF
 
     def remove_binding(self, unique_name: str) -> None:
         """``PostOfficeImpl.removeBinding``: the reverse; an emptied Bindings goes.
@@ -240,6 +265,7 @@ class PostOffice:
             bindings.remove_binding(binding)
             if bindings.is_empty():
                 del self.mappings[holder]
+        self.typed = {each for each in self.typed if any(self.binds(b, each) for b in self.name_map.values())}
         self.send_notification(self.binding_notification(NotificationType.BINDING_REMOVED, binding))
 
     def binding_notification(self, kind: NotificationType, binding: Binding) -> Notification:
@@ -269,7 +295,7 @@ class PostOffice:
         bindings = self.get_bindings_for_routing_address(message.address)
         if bindings is None:
             return RoutingStatus.NO_BINDINGS
-        bindings.set_message_load_balancing_type(bindings.message_load_balancing_type)  # see redistribute
+        bindings.set_message_load_balancing_type(self.type_of(message.address))  # LB-TYPE-ADOPTED
         context = RoutingContext()
         bindings.route(message, context)
         if not self.process_route(message, context):
@@ -303,8 +329,9 @@ class PostOffice:
         bindings = self.get_bindings_for_routing_address(address)
         if bindings is None or not bindings.allow_redistribute():
             return None
-        # a wildcard's remote binding sits in several Bindings: it is judged under the type of the one routing now
-        bindings.set_message_load_balancing_type(bindings.message_load_balancing_type)
+        # the Bindings route under OFF until a remote binding joined them (LB-TYPE-ADOPTED); a wildcard's remote
+        # binding sits in several Bindings and is judged under the type of the one routing now
+        bindings.set_message_load_balancing_type(self.type_of(address))
         context = RoutingContext()
         # Before 2.29.0 the copy, with its new ID, is made before a target is looked for (seed 003).
         early = message.copy(self.message_ids.generate_id()) if self.options.copy_before_target else None

@@ -160,6 +160,9 @@ class BalancingState:
     node_settings: FrozenMap[tuple[str, str], AddressBalancing] = field(default_factory=FrozenMap)
     """(node, address) -> the settings one node has of its own, before the cluster-wide ones (LB-TYPES)."""
     down_links: frozenset[tuple[str, str]] = frozenset()
+    typed: frozenset[tuple[str, str]] = frozenset()
+    """(node, address): the node's bindings of the address have taken the configured type from a remote
+    binding (:func:`lb_type_on`, LB-TYPE-ADOPTED)."""
     prefixes: FrozenMap[str, RoutingType] = field(default_factory=FrozenMap)
     """The acceptor routing-type prefixes, the same on every node (LB-PREFIX)."""
     clock: int = 0
@@ -179,6 +182,21 @@ def get_settings(state: BalancingState, address: str, node: str | None = None) -
     """The settings of ``address`` on ``node``: its own, else the cluster's, else the defaults (LB-TYPES)."""
     own = state.node_settings.get((node, address)) if node is not None else None
     return own if own is not None else state.settings.get(address, AddressBalancing())
+
+
+def lb_type_on(state: BalancingState, node: str, address: str) -> LbType:
+    """The type ``node`` routes and redistributes ``address`` under (LB-TYPE-ADOPTED).
+
+    A node's bindings of an address start as OFF and take the configured type when a remote binding joins
+    them, keeping it until the address has no bindings left (``BindingsImpl``: initial
+    ``MessageLoadBalancingType.OFF``, ``addBinding`` adopts a ``RemoteQueueBinding``'s type, ARTEMIS-3009). The
+    spec counts a remote binding as having joined when it is one now, or was recorded in :attr:`BalancingState.typed`
+    when a queue of the address (or of a wild address matching an address that has queues of its own) was made
+    on another node, or when the node joined.
+    """
+    if (node, address) in state.typed or any(q.node != node for q in get_bindings(state, address)):
+        return get_settings(state, address, node).lb_type
+    return LbType.OFF
 
 
 def get_bindings(state: BalancingState, address: str) -> tuple[QueueState, ...]:
@@ -305,6 +323,9 @@ def invariant_violations(state: BalancingState) -> list[str]:
     for node_queue in state.consumer_positions:
         if node_queue not in state.queues:
             problems.append(f"a consumer position is kept for the missing queue {node_queue}")
+    for node, _ in state.typed:
+        if node not in state.nodes:
+            problems.append(f"a type is recorded for the unknown node {node}")
     for node, _ in state.node_settings:
         if node not in state.nodes:
             problems.append(f"settings are kept for the unknown node {node}")

@@ -85,6 +85,7 @@ from .model import (
     refused_by_every_filter,
     is_connected,
     is_preferred,
+    lb_type_on,
     matches,
 )
 from .outcomes import (
@@ -221,7 +222,7 @@ def route(step: Step, node: str, message: Message) -> tuple[RoutingStatus, str]:
             landed.append((queue.node, queue.name))
         rule = "LB-FQQN-LOCAL"
     else:
-        lb_type = get_settings(state, message.address, node).lb_type
+        lb_type = lb_type_on(state, node, message.address)
         for routing_name, group in get_groups(bindings).items():
             members = tuple(
                 Member(is_eligible(state, node, q, message, lb_type), is_preferred(state, node, q, message, lb_type),
@@ -294,7 +295,7 @@ def redistribute_one(step: Step, queue: QueueState, message: Message) -> bool:
     """
     state = step.state
     address = message.address if state.options.redistribute_by_message_address else queue.address
-    lb_type = get_settings(state, address, queue.node).lb_type
+    lb_type = lb_type_on(state, queue.node, address)
     if lb_type not in REDISTRIBUTING:
         return False
     early_copy = step.new_message_id() if state.options.copy_before_target else None
@@ -356,7 +357,28 @@ def _add_node(step: Step, command: AddNode) -> BalancingOutcome:
     if command.node in step.state.nodes:
         return Refused(Refusal.NODE_EXISTS, rule="LB-NODES")
     step.update(nodes=(*step.state.nodes, command.node))
+    for queue in step.state.queues.values():  # the new node learns every queue as a remote binding
+        record_types(step, queue.address)
     return Done(rule="LB-NODES")
+
+
+def record_types(step: Step, address: str) -> None:
+    """Remember which nodes' bindings have taken the configured type because a queue of ``address`` is, or
+    joined them as, a remote binding (LB-TYPE-ADOPTED)."""
+    state = step.state
+    typed = {(node, each) for each in typed_addresses(state, address) for node in state.nodes
+             if any(q.node != node for q in get_bindings(state, each))}
+    if not typed <= state.typed:
+        step.update(typed=state.typed | typed)
+
+
+def typed_addresses(state: BalancingState, address: str) -> set[str]:
+    """The addresses whose bindings a remote binding of a queue of ``address`` joins: its own, and for a wild
+    one each address of some queue that it matches (LB-TYPE-ADOPTED, LB-WILDCARD-BINDINGS)."""
+    found = {address}
+    if state.options.wildcard_routing and is_wild(state.options, address):
+        found |= {q.address for q in state.queues.values() if binds(state.options, address, q.address)}
+    return found
 
 
 def _create_queue(step: Step, command: CreateQueue) -> BalancingOutcome:
@@ -372,6 +394,7 @@ def _create_queue(step: Step, command: CreateQueue) -> BalancingOutcome:
                        configured_filter=command.filter)
     step.put_queue(queue)
     step.update(next_serial=state.next_serial + 1)
+    record_types(step, queue.address)
     found = step.state.queues.get((command.node, queue.routing_name))
     if state.options.new_queue_redistributes and found is not None and any(
         q.node != command.node and q.consumers and is_connected(step.state, command.node, q)
@@ -399,6 +422,9 @@ def _delete_queue(step: Step, command: DeleteQueue) -> BalancingOutcome:
                and binds(options, queue.address, k[1]) and not get_group(step.state, k[1], k[2])}
     if emptied:
         step.update(positions=FrozenMap((k, v) for k, v in step.state.positions.items() if k not in emptied))
+    # an address without bindings loses them on every node, and with them the type they took (LB-TYPE-ADOPTED)
+    if any(not get_bindings(step.state, address) for _, address in step.state.typed):
+        step.update(typed=frozenset(k for k in step.state.typed if get_bindings(step.state, k[1])))
     return Done(rule="LB-DELETE-QUEUE")
 
 

@@ -161,6 +161,12 @@ RULES: dict[str, Rule] = {
              "was created with; what waits in it stays. Before, the filter stays.",
              "PostOfficeImpl.updateQueue (ARTEMIS-2797, 2.14.0; BINDING_UPDATED to the other nodes, ARTEMIS-4570, "
              "2.32.0); found fuzzing Artemis 2.40.0", ALL),
+        Rule("LB-TYPE-ADOPTED", "A node's bindings of an address route and redistribute under OFF until a remote "
+             "binding joins them, then under the configured type until the address has no bindings left; so on a "
+             "node that never held a remote binding of it, ON_DEMAND falls back to the first eligible queue from "
+             "the position rather than the last local one.",
+             "BindingsImpl (messageLoadBalancingType starts as OFF; addBinding takes a RemoteQueueBinding's type, "
+             "ARTEMIS-3009); found fuzzing Artemis 2.40.0", ALL),
         Rule("RD-WILDCARD", "A redistributor looks for its target among the bindings of the message's address, so a "
              "message waiting on a wildcard queue may go to any queue of its group that the message's address "
              "reaches; before 2.19.0 among the bindings of the queue's (wild) address.",
@@ -179,6 +185,6 @@ STRUCTURAL = frozenset({
     "LB-GROUPS", "LB-ELIGIBLE", "LB-OFF-REMOTE", "LB-SINGLE", "LB-PREFERRED", "LB-FALLBACK", "RD-TRIGGER-CLOSE",
     "RD-TRIGGER-REMOTE-CONSUMER", "RD-TRIGGER-QUEUE-CREATED", "RD-ALLOWED", "RD-TARGET", "RD-SKIP-ORIGIN",
     "RD-GROUPED", "RD-NEW-ID", "RD-GROUP", "LB-FAIR-TURNS", "LB-WILDCARD-MATCH", "LB-WILDCARD-BINDINGS",
-    "RD-WILDCARD", "RD-TRIGGER-FQQN-CONSUMER", "LB-UPDATE-FILTER",
+    "RD-WILDCARD", "RD-TRIGGER-FQQN-CONSUMER", "LB-UPDATE-FILTER", "LB-TYPE-ADOPTED",
 })
 """Rules that shape the state or the choices rather than decide an outcome; no outcome carries their ID."""

@@ -123,10 +123,25 @@ def test_on_demand_keeps_messages_local_when_no_one_consumes() -> None:
 
 
 def test_on_demand_falls_back_to_the_last_local_queue_every_time() -> None:
-    """Notes F3, code-derived: two local anycast queues without consumers -> always the second."""
-    _, outcomes = run([Configure("a1", LbType.ON_DEMAND), CreateQueue("n1", "a1", "qa", ANY),
-                       CreateQueue("n1", "a1", "qb", ANY), *[Send("n1", "a1") for _ in range(3)]])
+    """BindingsImpl.getNextBinding, code-derived: once the node's bindings hold a remote one (and so run under
+    ON_DEMAND), two local anycast queues without consumers -> always the second."""
+    _, outcomes = run([AddNode("n2"), Configure("a1", LbType.ON_DEMAND), CreateQueue("n1", "a1", "qa", ANY),
+                       CreateQueue("n1", "a1", "qb", ANY), CreateQueue("n2", "a1", "qc", ANY),
+                       *[Send("n1", "a1") for _ in range(3)]])
     assert [landings(o) for o in outcomes[-3:]] == [[("n1", "qb", None)]] * 3
+
+
+def test_a_node_without_remote_bindings_routes_as_off_whatever_the_type() -> None:
+    """LB-TYPE-ADOPTED: BindingsImpl starts as OFF until a remote binding joins (ARTEMIS-3009), so a lone node
+    round-robins its queues without consumers (AddressingTest.testAnycastRoutingRoundRobin); a remote queue
+    that came and went leaves the type taken."""
+    _, outcomes = run([Configure("a1", LbType.ON_DEMAND), CreateQueue("n1", "a1", "qa", ANY),
+                       CreateQueue("n1", "a1", "qb", ANY), *[Send("n1", "a1") for _ in range(3)],
+                       AddNode("n2"), CreateQueue("n2", "a1", "qc", ANY), DeleteQueue("n2", "qc"),
+                       *[Send("n1", "a1") for _ in range(2)]])
+    assert [landings(o)[0][1] for o in outcomes[3:6]] == ["qa", "qb", "qa"]
+    # ON_DEMAND now: from the position (1, past qa), the last local queue scanned is qa, every time
+    assert [landings(o)[0][1] for o in outcomes[-2:]] == ["qa", "qa"]
 
 
 def test_off_round_robins_local_queues_without_consumers() -> None:

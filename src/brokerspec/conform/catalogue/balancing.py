@@ -1206,5 +1206,5 @@ CASES: tuple[Case, ...] = (*MODEL_CASES, *TYPE_CASES, *CHOICE_CASES, *STATUS_CAS
                           *queries.BALANCING, *queries.ATTRIBUTE_CASES,
                           *balancing_addresses.WILDCARDS, *balancing_addresses.FQQN_CONSUMERS,
                           *balancing_addresses.PREFIXES, *balancing_addresses.PER_NODE,
-                          *balancing_addresses.UPDATES)
+                          *balancing_addresses.UPDATES, *balancing_addresses.TYPE_ADOPTION)
 """Every load-balancing case, grouped by topic."""

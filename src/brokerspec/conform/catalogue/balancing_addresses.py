@@ -272,3 +272,28 @@ UPDATES: tuple[Case, ...] = (
                "queue's: ARTEMIS-2797, 2.14.0); found fuzzing Artemis 2.40.0",
     ),
 )
+
+TYPE_ADOPTION: tuple[Case, ...] = (
+    Case(
+        name="balancing/a-lone-node-round-robins-whatever-the-type",
+        summary="Two queues of orders on n1 alone, no consumers, ON_DEMAND: n1's bindings are still OFF, so the "
+                "messages take turns; once n2 has a queue of orders they take its type and ON_DEMAND's fallback "
+                "to the last local queue scanned begins.",
+        commands=(
+            Configure("orders", LbType.ON_DEMAND),
+            CreateQueue("n1", "orders", "qa", ANYCAST),
+            CreateQueue("n1", "orders", "qb", ANYCAST),
+            Send("n1", "orders"),
+            Send("n1", "orders"),
+            Send("n1", "orders"),
+            AddNode("n2"),
+            CreateQueue("n2", "orders", "qc", ANYCAST),
+            Send("n1", "orders"),
+            Send("n1", "orders"),
+        ),
+        rules=("LB-TYPE-ADOPTED", "LB-FALLBACK", "LB-ROUND-ROBIN"),
+        source="BindingsImpl (messageLoadBalancingType starts as OFF, addBinding adopts a RemoteQueueBinding's "
+               "type, ARTEMIS-3009); AddressingTest.testAnycastRoutingRoundRobin (one broker round-robins); "
+               "found fuzzing Artemis 2.40.0",
+    ),
+)
