@@ -155,6 +155,7 @@ class PostOffice:
         """Addresses whose bindings on this node have taken the configured type from a remote binding; the others
         route under OFF (``BindingsImpl``, ARTEMIS-3009; LB-TYPE-ADOPTED)."""
         self.creation_order: dict[str, int] = {}
+        self.next_order = 0
         """Unique name -> the place of its binding in the order this node learnt of them: creation order,
         since every node hears of a queue the moment it is made."""
         self.queue_infos: dict[str, QueueInfo] = {}
@@ -210,7 +211,8 @@ class PostOffice:
         """
         name = binding.get_unique_name()
         self.name_map[name] = binding
-        self.creation_order[name] = len(self.creation_order)
+        self.creation_order[name] = self.next_order  # a name made again goes last, as its new queue does
+        self.next_order += 1
         address = binding.get_address()
         bindings = self.mappings.get(address)
         created = bindings is None
@@ -327,11 +329,13 @@ class PostOffice:
         """``PostOfficeImpl.redistribute``: the copy and where it goes, or None (the redistributor is BUSY)."""
         address = message.address if self.options.redistribute_by_message_address else queue.address
         bindings = self.get_bindings_for_routing_address(address)
-        if bindings is None or not bindings.allow_redistribute():
+        if bindings is None:
             return None
         # the Bindings route under OFF until a remote binding joined them (LB-TYPE-ADOPTED); a wildcard's remote
         # binding sits in several Bindings and is judged under the type of the one routing now
         bindings.set_message_load_balancing_type(self.type_of(address))
+        if not bindings.allow_redistribute():
+            return None
         context = RoutingContext()
         # Before 2.29.0 the copy, with its new ID, is made before a target is looked for (seed 003).
         early = message.copy(self.message_ids.generate_id()) if self.options.copy_before_target else None

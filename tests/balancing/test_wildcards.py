@@ -6,7 +6,17 @@ import pytest
 
 from brokerspec.spec import InvalidOption
 from brokerspec.spec.addressing import RoutingType
-from brokerspec.spec.balancing import CreateQueue, Delivered, DeleteQueue, Send, Sent, apply, initial_state
+from brokerspec.spec.balancing import (
+    BalancingCommand,
+    CreateQueue,
+    Delivered,
+    DeleteQueue,
+    Done,
+    Send,
+    Sent,
+    apply,
+    initial_state,
+)
 from brokerspec.spec.balancing.wildcards import address_matches, binds, is_wild
 from brokerspec.spec.profiles import get_profile
 
@@ -86,3 +96,36 @@ def test_a_wildcard_group_keeps_a_position_per_plain_address_and_loses_it_with_i
     for name in ("w1", "w2"):
         state, _ = apply(state, DeleteQueue("n1", name))
     assert not state.positions, "the emptied group's positions go in every plain address"
+
+
+def test_a_queue_made_again_under_its_old_name_goes_last_in_the_reference_as_in_the_spec() -> None:
+    """A wildcard queue that takes the name of a deleted queue is newer than a queue made after it in the
+    reference's copy order too (found by brokerspec check: the reference reused the old place)."""
+    from brokerspec.reference.balancing import ReferenceBalancingBroker
+
+    profile = get_profile("artemis-2.11")
+    script: list[BalancingCommand] = [CreateQueue("n1", "a1", "a1", RoutingType.ANYCAST), DeleteQueue("n1", "a1"),
+              CreateQueue("n1", "a1.#", "a1", RoutingType.MULTICAST), CreateQueue("n1", "a1", "q1", RoutingType.ANYCAST),
+              Send("n1", "a1")]
+    state, broker = initial_state(profile), ReferenceBalancingBroker(profile)
+    for command in script:
+        state, expected = apply(state, command)
+        assert broker.execute(command) == expected, command
+    assert isinstance(expected, Sent) and [e.queue for e in expected.events if isinstance(e, Delivered)] == ["a1"]
+
+
+def test_the_reference_redistributes_once_its_bindings_took_the_type() -> None:
+    """The reference asks whether its bindings allow redistribution under the type they have now, not the OFF
+    they had when a lone node last routed (found by brokerspec check, LB-TYPE-ADOPTED)."""
+    from brokerspec.reference.balancing import ReferenceBalancingBroker
+    from brokerspec.spec.balancing import AddNode, Attach, Configure, LbType, Redistributed
+
+    profile = get_profile("artemis-2.11")
+    script: list[BalancingCommand] = [
+              AddNode("n2"), Configure("a1", LbType.ON_DEMAND, 0), CreateQueue("n1", "a1", "a1", RoutingType.ANYCAST),
+              Send("n1", "a1"), CreateQueue("n2", "a1", "a1", RoutingType.ANYCAST), Attach("c1", "n2", "a1")]
+    state, broker = initial_state(profile), ReferenceBalancingBroker(profile)
+    for command in script:
+        state, expected = apply(state, command)
+        assert broker.execute(command) == expected, command
+    assert isinstance(expected, Done) and any(isinstance(e, Redistributed) for e in expected.events)
