@@ -95,11 +95,6 @@ from .wildcards import WildcardIndex
 __all__ = ["Binding", "ConsumerRecord", "FastBalancingBroker", "Group", "QueueRecord", "Waiting"]
 """The broker, and the record types its seams take (so an override can name them from this module)."""
 
-def _has_remote(by_name: dict[str, Group]) -> bool:
-    """Whether a node's groups of an address hold a binding of another node's queue."""
-    return any(not binding.local for group in by_name.values() for binding in group.members)
-
-
 OFF = LbType.OFF
 ON_DEMAND = LbType.ON_DEMAND
 OFF_WITH_REDISTRIBUTION = LbType.OFF_WITH_REDISTRIBUTION
@@ -157,9 +152,9 @@ class FastBalancingBroker(BindingChoice):
         self._settings: dict[str, AddressBalancing] = {}
         """The cluster-wide settings (LB-TYPES)."""
         self._node_settings: dict[tuple[str, str], AddressBalancing] = {}
+        """(node, address) -> settings one node has of its own."""
         self._typed: set[tuple[str, str]] = set()
         """(node, address) whose bindings took the configured type from a remote binding (LB-TYPE-ADOPTED)."""
-        """(node, address) -> settings one node has of its own."""
         self._lb_types: dict[str, dict[str, LbType]] = {FIRST_NODE: {}}
         """node -> address -> the type that node routes and redistributes it under (its own, else the cluster's)."""
         self._delays: dict[str, dict[str, int]] = {FIRST_NODE: {}}
@@ -297,8 +292,7 @@ class FastBalancingBroker(BindingChoice):
                     or queue.filter == message.color):
                 landed.append(queue)
         else:
-            lb_type = self._lb_types[node].get(address, ON_DEMAND) \
-                if (node, address) in self._typed or _has_remote(by_name) else OFF  # LB-TYPE-ADOPTED
+            lb_type = self._type_on(node, address, by_name)
             flags = self._flags_for(message, lb_type)
             pick = self._pick
             for group in by_name.values():
@@ -428,8 +422,7 @@ class FastBalancingBroker(BindingChoice):
         by_name = self._groups[origin.node].get(address)
         if by_name is None:
             by_name = self._materialize(origin.node, address) or {}
-        lb_type = self._lb_types[origin.node].get(address, ON_DEMAND) \
-            if (origin.node, address) in self._typed or _has_remote(by_name) else OFF  # LB-TYPE-ADOPTED
+        lb_type = self._type_on(origin.node, address, by_name)
         if lb_type not in REDISTRIBUTING:
             return False  # equivalent mutants: under a type that does not redistribute every attempt returns at once without effect, so going on to the next message changes nothing
         number = -1  # equivalent mutants (NumberReplacer, USub_Invert): number is only tested with < 0
@@ -488,6 +481,16 @@ class FastBalancingBroker(BindingChoice):
         for address in list(self._by_address):
             self._record_types(address)
         return None
+
+    def _type_on(self, node: str, address: str, by_name: dict[str, Group]) -> LbType:
+        """The type ``node`` routes ``address`` under: the configured one once its bindings took it, else OFF
+        (LB-TYPE-ADOPTED). A remote binding of an address with queues of its own was recorded when it came
+        (:meth:`_record_types`), so only the groups of an address without queues (wildcard copies alone) need
+        a look for one, which keeps the scan off the usual send."""
+        if (node, address) in self._typed or (address not in self._by_address and any(
+                not binding.local for group in by_name.values() for binding in group.members)):
+            return self._lb_types[node].get(address, ON_DEMAND)
+        return OFF
 
     def _record_types(self, address: str) -> None:
         """Every node whose bindings of ``address`` (or, for a wild one, of each address of a queue it matches) hold
