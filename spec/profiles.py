@@ -272,6 +272,23 @@ class WildcardMatching(Enum):
     word and never reconsiders (``AddressImpl.matches`` before 2.17.0): ``#.b`` does not match ``b.b``."""
 
 
+class SendAutoCreate(Enum):
+    """When a core send of an ANYCAST message makes the sending node a queue named like the address (LB-AUTO-CREATE).
+
+    The check is ``ServerSessionImpl.checkAutoCreate``, run by ``PostOfficeImpl.simpleRoute``; an address
+    setting ``auto-create-queues`` off turns the creation into a refusal (AMQ229203).
+    """
+
+    NEVER = "NEVER"
+    """Before 2.28.0: a core send routes to what exists and never creates or refuses (``ServerSessionImpl.doSend``)."""
+    WITHOUT_BINDINGS = "WITHOUT_BINDINGS"
+    """2.28.0-2.31.0 (ARTEMIS-4089): only when the address has no bindings at all on that node, remote ones
+    included."""
+    WITHOUT_LOCAL_BINDING = "WITHOUT_LOCAL_BINDING"
+    """2.31.1 on (ARTEMIS-4450): whenever the node has no local queue of the address, so a send is never balanced
+    onto remote queues alone."""
+
+
 class UnroutedStatus(Enum):
     """The send status when the address has bindings but none accepted the message (LB-UNROUTED-STATUS)."""
 
@@ -353,6 +370,9 @@ class BalancingOptions:
         Whether a redistributor looks for targets among the bindings of the message's address (2.19.0 on,
         ARTEMIS-3223) rather than of its queue's address, which for a queue on a wildcard address is the
         wildcard itself (rule RD-WILDCARD).
+    ``send_auto_create``
+        When an ANYCAST send makes, or is refused for want of, a local queue (:class:`SendAutoCreate`,
+        rule LB-AUTO-CREATE).
     """
 
     off_with_redistribution: bool = True
@@ -373,6 +393,7 @@ class BalancingOptions:
     fqqn_consumer_redistributes: bool = True
     prefix_keeps_fqqn: bool = False
     update_clears_filter: bool = True
+    send_auto_create: SendAutoCreate = SendAutoCreate.WITHOUT_LOCAL_BINDING
 
     def __post_init__(self) -> None:
         syntax = (self.wildcard_delimiter, self.wildcard_any_words, self.wildcard_single_word)
@@ -513,6 +534,7 @@ SEED = Profile(
         fqqn_consumer_redistributes=False,
         prefix_keeps_fqqn=True,
         update_clears_filter=False,
+        send_auto_create=SendAutoCreate.NEVER,
     ),
 )
 
@@ -553,6 +575,7 @@ ARTEMIS_2_11 = Profile(
         fqqn_consumer_redistributes=False,
         prefix_keeps_fqqn=True,
         update_clears_filter=False,
+        send_auto_create=SendAutoCreate.NEVER,
     ),
 )
 

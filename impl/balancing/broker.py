@@ -49,6 +49,7 @@ from operator import attrgetter
 from typing import Any
 
 from brokerspec.spec import FrozenMap, FqqnSend, InvariantBroken, PrefixMatch, Profile
+from brokerspec.spec.profiles import SendAutoCreate
 from brokerspec.spec.addressing.names import RoutingType, strip_prefix
 from brokerspec.spec.balancing import (
     FIRST_NODE,
@@ -114,6 +115,7 @@ QUEUE_IN_USE = Refused(Refusal.QUEUE_IN_USE)
 CONSUMER_EXISTS = Refused(Refusal.CONSUMER_EXISTS)
 CONSUMER_NOT_FOUND = Refused(Refusal.CONSUMER_NOT_FOUND)
 NOT_SUPPORTED = Refused(Refusal.NOT_SUPPORTED)
+ADDRESS_DOES_NOT_EXIST = Refused(Refusal.ADDRESS_DOES_NOT_EXIST)
 BAD_VALUE = Refused(Refusal.BAD_VALUE)
 """Outcomes are frozen values, so the constant ones are built once."""
 
@@ -163,6 +165,7 @@ class FastBalancingBroker(BindingChoice):
         self._prefixes: dict[str, RoutingType] = {}
         self._prefix_keeps_fqqn = options.prefix_keeps_fqqn
         self._update_clears_filter = options.update_clears_filter
+        self._send_auto_create = options.send_auto_create
         self._redistributors: set[QueueRecord] = set()
         self._prompted: set[QueueRecord] = set()
         """Queues whose delivery the current step prompted (``deliverAsync``): only their redistributors try."""
@@ -255,8 +258,6 @@ class FastBalancingBroker(BindingChoice):
         groups = self._groups.get(node)
         if groups is None:
             return UNKNOWN_NODE
-        number = self._next_message
-        self._next_message = number + 1
         address, routing_type, fqqn_queue = command.address, command.routing_type, command.fqqn_queue
         if self._prefixes:
             address, prefix_type = strip_prefix(address, self._prefixes, PrefixMatch.HASH_MAP)
@@ -264,12 +265,36 @@ class FastBalancingBroker(BindingChoice):
                 routing_type = prefix_type
                 if not self._prefix_keeps_fqqn:
                     fqqn_queue = None
-        message = Waiting(number, address, routing_type, command.color, command.grouped, fqqn_queue)
         events: list[Event] = []
+        if routing_type is RoutingType.ANYCAST and self._send_auto_create is not SendAutoCreate.NEVER \
+                and not self._auto_create(node, address, events):
+            return ADDRESS_DOES_NOT_EXIST
+        number = self._next_message
+        self._next_message = number + 1
+        message = Waiting(number, address, routing_type, command.color, command.grouped, fqqn_queue)
         status = self._route(node, groups, message, events)
         if self._redistributors:
             self._deliver(events)
         return Sent(number, status, tuple(events))
+
+    def _auto_create(self, node: str, address: str, events: list[Event]) -> bool:
+        """Whether an ANYCAST send from ``node`` may go on: its address has a local queue (from 2.28.0 to
+        2.31.0: any binding), a local queue named like the address is ANYCAST, or the node makes one now as
+        ``auto-create-queues`` allows (LB-AUTO-CREATE; ``ServerSessionImpl.checkAutoCreate``)."""
+        own = self._by_address.get(address, ())
+        if self._send_auto_create is SendAutoCreate.WITHOUT_BINDINGS:
+            if own or self._wildcards.copies_for(address):
+                return True
+        elif any(q.node == node for q in own) or any(q.node == node for q in self._wildcards.copies_for(address)):
+            return True
+        located = self._queues.get((node, address))
+        if located is not None:
+            return located.routing_type is RoutingType.ANYCAST
+        settings = self._node_settings.get((node, address)) or self._settings.get(address)
+        if settings is None or not settings.auto_create_queues:
+            return False
+        self._create_queue(CreateQueue(node, address, address, RoutingType.ANYCAST), events)
+        return True
 
     def _route(self, node: str, groups: dict[str, dict[str, Group]], message: Waiting,
                events: list[Event]) -> RoutingStatus:
@@ -694,7 +719,7 @@ class FastBalancingBroker(BindingChoice):
         if command.lb_type is OFF_WITH_REDISTRIBUTION and not self._has_off_with_redistribution:
             return NOT_SUPPORTED
         address = command.address
-        settings = AddressBalancing(command.lb_type, command.redistribution_delay)
+        settings = AddressBalancing(command.lb_type, command.redistribution_delay, command.auto_create_queues)
         if command.node is not None:
             self._node_settings[(command.node, address)] = settings
             nodes: list[str] = [command.node]

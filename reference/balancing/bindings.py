@@ -151,6 +151,10 @@ class BindingsImpl:
             self.routing_name_positions.pop(routing_name, None)
         del self.bindings_name_map[binding.get_unique_name()]
 
+    def has_local_binding(self) -> bool:
+        """Whether a queue of this node is among the bindings (``BindingsImpl.hasLocalBinding``, ARTEMIS-4450)."""
+        return any(binding.is_local() for binding in self.bindings_name_map.values())
+
     def is_empty(self) -> bool:
         """No bindings left: the address manager then drops this object (``PostOfficeImpl.removeBinding``)."""
         return not self.bindings_name_map

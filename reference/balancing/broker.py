@@ -296,6 +296,8 @@ class ReferenceBalancingBroker:
             routing_type = prefix_type
             if not self.options.prefix_keeps_fqqn:
                 fqqn_queue = None
+        if not node.check_auto_create(address, routing_type, self.queue_ids):
+            return Refused(Refusal.ADDRESS_DOES_NOT_EXIST)
         message = CoreMessage(self.message_ids.generate_id(), address, routing_type, command.color,
                               GROUP_ID if command.grouped else None, fqqn_queue)
         status = node.post_office.route(message)
@@ -307,7 +309,7 @@ class ReferenceBalancingBroker:
             return Refused(Refusal.UNKNOWN_NODE)
         if command.lb_type is LbType.OFF_WITH_REDISTRIBUTION and not self.options.off_with_redistribution:
             return Refused(Refusal.NOT_SUPPORTED)
-        settings = AddressSettings(command.redistribution_delay, command.lb_type)
+        settings = AddressSettings(command.redistribution_delay, command.lb_type, command.auto_create_queues)
         if command.node is not None:
             node = self.cluster.nodes[command.node]
             node.address_settings.add_match(command.address, settings)
@@ -395,11 +397,11 @@ def render_state(options: BalancingOptions, cluster: ClusterConnection, consumer
             for routing_name, position in bindings.routing_name_positions.items():
                 positions[(name, address, routing_name)] = position
     settings = {
-        address: AddressBalancing(entry.load_balancing_type, entry.redistribution_delay)
+        address: AddressBalancing(entry.load_balancing_type, entry.redistribution_delay, entry.auto_create_queues)
         for address, entry in cluster.address_settings.matches.items()
     }
     node_settings = {
-        (name, address): AddressBalancing(entry.load_balancing_type, entry.redistribution_delay)
+        (name, address): AddressBalancing(entry.load_balancing_type, entry.redistribution_delay, entry.auto_create_queues)
         for name, node in cluster.nodes.items() for address, entry in node.address_settings.matches.items()
     }
     return BalancingState(

@@ -36,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 
 from brokerspec.spec import BalancingOptions
+from brokerspec.spec.profiles import SendAutoCreate
 from brokerspec.spec.addressing.names import RoutingType
 
 from .messages import CoreMessage, IDGenerator, LogicalClock, create_filter
@@ -79,6 +80,32 @@ class ClusterNode:
         queue.enabled, queue.purge_on_no_consumers = enabled, purge_on_no_consumers
         self.post_office.add_binding(LocalQueueBinding(queue, self.node_id))
         return queue
+
+    def check_auto_create(self, address: str, routing_type: RoutingType | None, queue_ids: IDGenerator) -> bool:
+        """``ServerSessionImpl.checkAutoCreate`` as ``PostOfficeImpl.simpleRoute`` runs it before routing a send;
+        False where it answers NOT_FOUND, which refuses the send (AMQ229203; LB-AUTO-CREATE).
+
+        A message without a routing type passes unchecked, and so does a
+        MULTICAST one (the domain's addresses have both routing types).
+        From 2.28.0 (ARTEMIS-4089) the check runs when the address has no
+        Bindings, from 2.31.1 also when they hold no local queue
+        (ARTEMIS-4450). A local queue named like the address passes if it
+        is ANYCAST (ARTEMIS-4512); else a queue of that name is made where
+        ``auto-create-queues`` allows it.
+        """
+        mode = self.cluster.options.send_auto_create
+        if mode is SendAutoCreate.NEVER or routing_type is not RoutingType.ANYCAST:
+            return True
+        bindings = self.post_office.get_bindings_for_routing_address(address)
+        if bindings is not None and (mode is SendAutoCreate.WITHOUT_BINDINGS or bindings.has_local_binding()):
+            return True
+        located = self.post_office.get_local_queue(address)
+        if located is not None:
+            return located.routing_type is RoutingType.ANYCAST
+        if not self.address_settings.get_match(address).auto_create_queues:
+            return False
+        self.create_queue(queue_ids.generate_id(), address, address, RoutingType.ANYCAST, None)
+        return True
 
     def destroy_queue(self, queue: QueueImpl) -> None:
         """``ActiveMQServerImpl.destroyQueue`` of a queue without consumers: its messages go with it."""

@@ -99,11 +99,13 @@ class Notification:
 @dataclass(frozen=True)
 class AddressSettings:
     """One address's settings: ``redistribution-delay`` in ticks (default -1, never;
-    ``PostOfficeImpl.onNotification``) and the load-balancing type (default ON_DEMAND,
-    the cluster connection's default; LB-TYPES)."""
+    ``PostOfficeImpl.onNotification``), the load-balancing type (default ON_DEMAND,
+    the cluster connection's default; LB-TYPES) and ``auto-create-queues`` (off in
+    this domain unless configured; LB-AUTO-CREATE)."""
 
     redistribution_delay: int = -1
     load_balancing_type: LbType = LbType.ON_DEMAND
+    auto_create_queues: bool = False
 
 
 class AddressSettingsRepository:

@@ -143,8 +143,9 @@ class Send:
 
 @dataclass(frozen=True)
 class Configure:
-    """Set ``address``'s load-balancing type and redistribution delay (ticks; -1 never) on every node, or on
-    ``node`` alone (its own cluster connection and address settings; LB-TYPES).
+    """Set ``address``'s load-balancing type, redistribution delay (ticks; -1 never) and ``auto-create-queues``
+    on every node, or on ``node`` alone (its own cluster connection and address settings; LB-TYPES,
+    LB-AUTO-CREATE).
 
     On every node, it replaces what a configure on one node set for the address there.
     """
@@ -154,6 +155,7 @@ class Configure:
     lb_type: LbType
     redistribution_delay: int = -1
     node: str | None = None
+    auto_create_queues: bool = False
 
 
 @dataclass(frozen=True)

@@ -72,14 +72,17 @@ class Message:
 
 @dataclass(frozen=True)
 class AddressBalancing:
-    """The per-address settings: load-balancing type and redistribution delay in ticks.
+    """The per-address settings: load-balancing type, redistribution delay in ticks, auto-creation of queues.
 
-    Defaults: ON_DEMAND (the cluster connection default, LB-TYPES) and -1, never
-    redistribute (``redistribution-delay`` default, ``AddressSettings``).
+    Defaults: ON_DEMAND (the cluster connection default, LB-TYPES), -1, never
+    redistribute (``redistribution-delay`` default, ``AddressSettings``), and
+    ``auto-create-queues`` off: the domain's addresses make no queue of their
+    own unless configured to (Artemis's own default is on; LB-AUTO-CREATE).
     """
 
     lb_type: LbType = LbType.ON_DEMAND
     redistribution_delay: int = -1
+    auto_create_queues: bool = False
 
 
 @dataclass(frozen=True)

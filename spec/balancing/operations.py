@@ -39,7 +39,7 @@ from ..addressing.names import RoutingType
 from ..frozen import FrozenMap, replace
 from ..outcome import is_query
 from ..addressing.names import strip_prefix
-from ..profiles import FqqnSend, PrefixMatch
+from ..profiles import FqqnSend, PrefixMatch, SendAutoCreate
 from .choice import (
     ChoicePoint,
     Member,
@@ -389,19 +389,24 @@ def _create_queue(step: Step, command: CreateQueue) -> BalancingOutcome:
         return Refused(Refusal.QUEUE_EXISTS, rule="LB-QUEUE-PER-NODE")
     if not command.enabled and not state.options.queue_enabled:
         return Refused(Refusal.NOT_SUPPORTED, rule="LB-QUEUE-ENABLED")
-    queue = QueueState(command.node, command.queue, command.address, command.routing_type, command.filter,
-                       state.next_serial, enabled=command.enabled, purge_on_no_consumers=command.purge_on_no_consumers,
-                       configured_filter=command.filter)
+    add_queue(step, QueueState(command.node, command.queue, command.address, command.routing_type, command.filter,
+                               state.next_serial, enabled=command.enabled,
+                               purge_on_no_consumers=command.purge_on_no_consumers, configured_filter=command.filter))
+    return Done(rule="LB-QUEUE-PER-NODE")
+
+
+def add_queue(step: Step, queue: QueueState) -> None:
+    """A new queue (``queue.serial`` the next one): every node binds it, and a connected remote queue of its
+    address with consumers gives it a redistributor where the profile has that trigger (RD-TRIGGER-NEW-QUEUE)."""
     step.put_queue(queue)
-    step.update(next_serial=state.next_serial + 1)
+    step.update(next_serial=queue.serial + 1)
     record_types(step, queue.address)
-    found = step.state.queues.get((command.node, queue.routing_name))
-    if state.options.new_queue_redistributes and found is not None and any(
-        q.node != command.node and q.consumers and is_connected(step.state, command.node, q)
-        for q in get_bindings(step.state, command.address)
+    found = step.state.queues.get((queue.node, queue.routing_name))
+    if step.state.options.new_queue_redistributes and found is not None and any(
+        q.node != queue.node and q.consumers and is_connected(step.state, queue.node, q)
+        for q in get_bindings(step.state, queue.address)
     ):
         add_redistributor(step, (found.node, found.name))
-    return Done(rule="LB-QUEUE-PER-NODE")
 
 
 def _delete_queue(step: Step, command: DeleteQueue) -> BalancingOutcome:
@@ -529,9 +534,44 @@ def _send(step: Step, command: Send) -> BalancingOutcome:
         if prefix_type is not None:  # LB-PREFIX: the prefix's routing type; the FQQN kept only before 2.19.0
             routing_type = prefix_type
             fqqn_queue = fqqn_queue if step.state.options.prefix_keeps_fqqn else None
+    refusal = auto_create(step, command.node, address, routing_type)
+    if refusal is not None:
+        return refusal
     message = Message(step.new_message_id(), address, routing_type, command.color, command.grouped, fqqn_queue)
     status, rule = route(step, command.node, message)
     return Sent(message.id, status, rule=rule)
+
+
+def auto_create(step: Step, node: str, address: str, routing_type: RoutingType | None) -> Refused | None:
+    """``ServerSessionImpl.checkAutoCreate`` as ``PostOfficeImpl.simpleRoute`` runs it for a send (LB-AUTO-CREATE).
+
+    Only an ANYCAST send on a node whose bindings of the address hold no
+    local queue (from 2.31.1, ARTEMIS-4450; 2.28.0-2.31.0: no bindings at
+    all, ARTEMIS-4089; never before) is concerned; an FQQN send too, by its
+    address part. A queue of the node named like the address, bound
+    elsewhere, is taken as it is when it is ANYCAST and refuses the send
+    when it is MULTICAST (ARTEMIS-4512, 2.32.0; applied in both creating
+    modes, so 2.28.0-2.31.x differ there). Otherwise the node makes an ANYCAST
+    queue named like the address where ``auto-create-queues`` is on, and
+    refuses the send (AMQ229203) where it is off. The domain's addresses
+    exist on every node with both routing types, so no address is made.
+    """
+    mode = step.state.options.send_auto_create
+    if mode is SendAutoCreate.NEVER or routing_type is not RoutingType.ANYCAST:
+        return None
+    state = step.state
+    bindings = get_bindings(state, address)
+    if bindings if mode is SendAutoCreate.WITHOUT_BINDINGS else any(q.node == node for q in bindings):
+        return None
+    located = state.queues.get((node, address))
+    if located is not None:
+        if located.routing_type is RoutingType.ANYCAST:
+            return None
+        return Refused(Refusal.ADDRESS_DOES_NOT_EXIST, rule="LB-AUTO-CREATE")
+    if not get_settings(state, address, node).auto_create_queues:
+        return Refused(Refusal.ADDRESS_DOES_NOT_EXIST, rule="LB-AUTO-CREATE")
+    add_queue(step, QueueState(node, address, address, RoutingType.ANYCAST, None, state.next_serial))
+    return None
 
 
 def _configure(step: Step, command: Configure) -> BalancingOutcome:
@@ -541,7 +581,7 @@ def _configure(step: Step, command: Configure) -> BalancingOutcome:
         return Refused(Refusal.UNKNOWN_NODE, rule="LB-NODES")
     if command.lb_type is LbType.OFF_WITH_REDISTRIBUTION and not step.state.options.off_with_redistribution:
         return Refused(Refusal.NOT_SUPPORTED, rule="LB-TYPES")
-    settings = AddressBalancing(command.lb_type, command.redistribution_delay)
+    settings = AddressBalancing(command.lb_type, command.redistribution_delay, command.auto_create_queues)
     if command.node is not None:
         step.update(node_settings=step.state.node_settings.set((command.node, command.address), settings))
         return Done(rule="LB-TYPES")

@@ -47,6 +47,9 @@ class Refusal(Enum):
     CONSUMER_NOT_FOUND = "CONSUMER_NOT_FOUND"
     NOT_SUPPORTED = "NOT_SUPPORTED"
     """The load-balancing type does not exist in this profile's version."""
+    ADDRESS_DOES_NOT_EXIST = "ADDRESS_DOES_NOT_EXIST"
+    """An ANYCAST send on a node without a queue of its address, where ``auto-create-queues`` is off (AMQ229203,
+    ``PostOfficeImpl.simpleRoute``; LB-AUTO-CREATE)."""
     BAD_VALUE = "BAD_VALUE"
     """A tick count below 1, or a link from a node to itself. (A redistribution delay below -1 is no bad
     value: Artemis takes any long and redistributes at once for every delay but -1 that is not positive.)"""

@@ -156,6 +156,14 @@ RULES: dict[str, Rule] = {
              "ServerSessionImpl.doSend (AddressInfo drops the queue part, getAddressAndRoutingType strips the "
              "prefix, the message address is rewritten from 2.19.0: ARTEMIS-1612); PrefixUtil.getAddress; "
              "Artemis user manual, address-model.adoc (Using Prefixes to Determine Routing Type)", ALL),
+        Rule("LB-AUTO-CREATE", "From 2.28.0 an ANYCAST send on a node without a queue of its address (2.28.0-2.31.0: "
+             "without any binding of it) first makes there a queue named like the address where auto-create-queues "
+             "is on, and is refused where it is off; a queue of that name on another address is taken if ANYCAST "
+             "and refuses the send if MULTICAST. Before 2.28.0 a send creates nothing.",
+             "PostOfficeImpl.simpleRoute and ServerSessionImpl.checkAutoCreate (ARTEMIS-4089, 2.28.0; "
+             "hasLocalBinding, ARTEMIS-4450, 2.31.1, tested by AutoDeleteClusteredDestinationTest; the MULTICAST namesake, "
+             "ARTEMIS-4512, 2.32.0, which the spec applies in both creating modes)",
+             ALL),
         Rule("LB-UPDATE-FILTER", "From 2.14.0 an update_queue, a queue configuration without a filter, leaves the "
              "queue routing without one, on every node (2.32.0 on), while a queue query still reports the filter it "
              "was created with; what waits in it stays. Before, the filter stays.",

@@ -92,14 +92,6 @@ OURS = re.compile(r"^bs\d+\.")
 """The names this adapter gives: every case's own prefix, a word of its own, so that a wildcard address of the
 spec (``#``, ``a.*``) stays a wildcard of the same words under it (``bs3.#`` matches every address of case 3)."""
 
-ANYCAST_WITHOUT_LOCAL_QUEUE = (
-    "a core send that carries the routing type ANYCAST, on a node without a queue of its address, is never "
-    "balanced: Artemis first auto-creates a local queue for it or, with auto-creation off (as here), refuses it "
-    "with AMQ229203 (PostOfficeImpl.simpleRoute calls ServerSessionImpl.checkAutoCreate); the load-balancing "
-    "spec has no auto-creation")
-"""Why such a send is not expressible (see docs/artemis-fidelity.md, findings)."""
-
-
 WILD_SEND = (
     "a send to a wild address that no queue is bound to: from 2.17.0 Artemis looks its words up in the wildcard tree "
     "as though they were plain and files what it found under the wild address, where later plain addresses pick "
@@ -162,8 +154,9 @@ class BalancingAdapter:
         self.lb_types: dict[str, LbType] = {}
         self.node_lb_types: dict[tuple[str, str], LbType] = {}
         """(node, address) -> the type a configure on that node alone gave it."""
-        self.node_delays: dict[tuple[str, str], int] = {}
-        self.delays: dict[str, int] = {}
+        self.node_delays: dict[tuple[str, str], tuple[int, bool]] = {}
+        self.delays: dict[str, tuple[int, bool]] = {}
+        """address -> (redistribution delay, auto-create-queues) as configured on every node; node_delays: on one."""
         self.sessions: set[str] = set()
         self.addresses: set[str] = set()
         """The case's addresses known to exist on every node (broker names)."""
@@ -359,11 +352,12 @@ class BalancingAdapter:
         case when :meth:`settings_for_every_address`."""
         delays = dict(self.delays)
         if self.settings_for_every_address():
-            delays.update({name: -1 for name in self.names if name not in delays})
+            delays.update({name: (-1, False) for name in self.names if name not in delays})
 
-        def entries(chosen: dict[str, int]) -> tuple[tuple[str, dict[str, str]], ...]:
-            return tuple((self.real(address), {"redistribution_delay": str(self.ticks.milliseconds(delay))})
-                         for address, delay in sorted(chosen.items()))
+        def entries(chosen: dict[str, tuple[int, bool]]) -> tuple[tuple[str, dict[str, str]], ...]:
+            return tuple((self.real(address), {"redistribution_delay": str(self.ticks.milliseconds(delay)),
+                                               "auto_create_queues": str(auto).lower()})
+                         for address, (delay, auto) in sorted(chosen.items()))
         per_node = {node: entries(delays | {a: d for (n, a), d in self.node_delays.items() if n == node})
                     for node in self.cluster.names if any(n == node for n, _ in self.node_delays)}
         self.cluster.set_address_settings(entries(delays), per_node)
@@ -535,8 +529,11 @@ class BalancingAdapter:
                                      routing_type=routing_type)
         except CallFailed as failure:
             if failure.has_type("ADDRESS_DOES_NOT_EXIST") and effective is RoutingType.ANYCAST:
-                raise NotExpressible(ANYCAST_WITHOUT_LOCAL_QUEUE) from None
+                self.next_id = message  # LB-AUTO-CREATE: refused before any message was made
+                return Refused(Refusal.ADDRESS_DOES_NOT_EXIST)
             raise UnexpectedRefusal(str(failure)) from None
+        if effective is RoutingType.ANYCAST and (command.node, plain) not in self.queues:
+            self.note_auto_created(command.node, plain)
         snapshot, deliveries = self.cluster.settle(self.expected_remotes(), OURS)
         records = {name: self.cluster.events(name) for name in self.cluster.names}
         status = next((r["status"] for r in records[command.node] if r.get("tag") == tag and r["event"] == "send"),
@@ -549,6 +546,13 @@ class BalancingAdapter:
         events = self.account(snapshot, deliveries, Primary("send"), landings, records)
         return Sent(message, RoutingStatus(status), events)
 
+    def note_auto_created(self, node: str, address: str) -> None:
+        """Count the queue named like ``address`` that an ANYCAST send may have made on ``node``
+        (LB-AUTO-CREATE), before the cluster is awaited: the other nodes' remote bindings of it are expected."""
+        if self.cluster.nodes[node].call("queue_query", name=self.real(address))["exists"]:
+            self.serials += 1
+            self.queues[(node, address)] = QueueInfo(address, address, self.serials)
+
     def configure(self, command: Configure) -> Outcome:
         if command.node is not None and command.node not in self.nodes:
             return Refused(Refusal.UNKNOWN_NODE)
@@ -556,13 +560,14 @@ class BalancingAdapter:
             return Refused(Refusal.NOT_SUPPORTED)
         if command.node is None:
             self.lb_types[command.address] = command.lb_type
-            self.delays[command.address] = command.redistribution_delay
+            self.delays[command.address] = (command.redistribution_delay, command.auto_create_queues)
             for key in [key for key in self.node_lb_types if key[1] == command.address]:
                 del self.node_lb_types[key]
                 del self.node_delays[key]
         else:
             self.node_lb_types[(command.node, command.address)] = command.lb_type
-            self.node_delays[(command.node, command.address)] = command.redistribution_delay
+            self.node_delays[(command.node, command.address)] = (command.redistribution_delay,
+                                                                 command.auto_create_queues)
         if any(info.address == command.address for info in self.queues.values()):
             self.ensure_type(command.address)  # else when the address's first queue or send needs it
         self.names.add(command.address)

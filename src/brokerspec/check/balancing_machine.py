@@ -260,10 +260,13 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             self.run(Send(node, address, None, "blue" if color != "blue" else "red"))
 
         @issues("configure")
-        @rule(address=addresses, lb_type=LB_TYPES, delay=delays, pick=PICK, on_one_node=d.pick(False, False, True))
-        def configure(self, address: str, lb_type: LbType, delay: int, pick: int, on_one_node: bool) -> None:
-            """An address's settings on every node, or now and then on one node only (LB-TYPES)."""
-            self.run(Configure(address, lb_type, delay, self.node(pick) if on_one_node else None))
+        @rule(address=addresses, lb_type=LB_TYPES, delay=delays, pick=PICK, on_one_node=d.pick(False, False, True),
+              auto_create=d.pick(False, True))
+        def configure(self, address: str, lb_type: LbType, delay: int, pick: int, on_one_node: bool,
+                      auto_create: bool) -> None:
+            """An address's settings on every node, or now and then on one node only (LB-TYPES); half of them let
+            an ANYCAST send make its own queue (LB-AUTO-CREATE)."""
+            self.run(Configure(address, lb_type, delay, self.node(pick) if on_one_node else None, auto_create))
 
         @issues("set_link")
         @rule(pick=PICK, hop=d.integers(1, 3), connected=d.booleans())

@@ -268,6 +268,16 @@ class FqqnConsumerIgnored(FastBalancingBroker):
         return queue.routing_name
 
 
+class RemoteBindingsSuffice(FastBalancingBroker):
+    """An ANYCAST send on a node without a queue of its address is balanced onto the other nodes' queues, as it
+    was before 2.31.1 (against LB-AUTO-CREATE, ARTEMIS-4450: ``simpleRoute`` asks for a local binding)."""
+
+    def _auto_create(self, node: str, address: str, events: list[Event]) -> bool:
+        if self._by_address.get(address) or self._wildcards.copies_for(address):
+            return True
+        return super()._auto_create(node, address, events)
+
+
 # --- the registry ---------------------------------------------------------------------------
 
 
@@ -312,4 +322,6 @@ PLANTED: tuple[PlantedBug, ...] = (
     PlantedBug("wildcard-single-word-matches-many", SingleWordMatchesMany, ALL, None,
                "the mistake is in which queues are bindings of an address at all, before choose_from_bits chooses "
                "among them"),
+    PlantedBug("remote-only-anycast-send-balanced", RemoteBindingsSuffice, ("artemis-latest",), None,
+               "the mistake is in whether a send may be routed at all, before choose_from_bits chooses"),
 )
