@@ -9,6 +9,7 @@ in a legend under it.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from pathlib import Path
@@ -17,7 +18,7 @@ import pytest
 
 from brokerspec.cli import main
 from brokerspec.conform.catalogue import all_cases
-from brokerspec.conform.runner import Verdict, run_conformance
+from brokerspec.conform.runner import CaseResult, Verdict, run_conformance
 from brokerspec.conform.sut import InProcessSut, subject_factory
 from brokerspec.render import REPLAY_LEGEND
 from brokerspec.replay import replay
@@ -91,3 +92,17 @@ def test_the_legend_explains_every_symbol_the_table_uses(tmp_path: Path, capsys:
     assert {"=", "-", "<- first difference"} <= used, "the strict replay marks these"
     assert used <= explained, used - explained
     assert explained == {symbol for symbol, _ in REPLAY_LEGEND}
+
+
+def test_a_recheck_sees_every_run_result_and_what_it_returns_is_reported(tmp_path: Path) -> None:
+    """``run_conformance``'s recheck hook (a real release's unseen differences) replaces results, run ones only."""
+    cases = [c for c in all_cases() if c.name == "addressing/bare-name-ambiguous-after-second-bind"]
+    seen: list[Verdict] = []
+
+    def recheck(result: CaseResult) -> CaseResult:
+        seen.append(result.verdict)
+        return dataclasses.replace(result, verdict=Verdict.SUT_FAILURE, message="rechecked")
+
+    report = run_conformance(InProcessSut(FIRST_MATCH), cases, get_profile("seed"), out_dir=tmp_path, recheck=recheck)
+    assert seen == [Verdict.FAILED]
+    assert [(r.verdict, r.message) for r in report.results] == [(Verdict.SUT_FAILURE, "rechecked")]

@@ -200,3 +200,24 @@ def test_only_a_differing_balancing_case_under_early_copies_is_rerun_without_the
         assert not ids_only(sut, CaseResult(by_domain["balancing"], Verdict.SUT_FAILURE), old)  # type: ignore[arg-type]
         assert len(sut.profiles) == 1
     assert "ARTEMIS-4207" in IDS_ONLY
+
+
+def test_conform_reports_a_case_that_differs_only_in_unseen_ids_as_not_expressible(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``brokerspec conform`` against a release before 2.29.0 does not fail the release for IDs no client sees."""
+    from brokerspec.artemis import fidelity
+
+    case = next(c for c in all_cases() if c.domain == "balancing")
+    failed = CaseResult(case, Verdict.FAILED, step=3, message="spec: x / sut: y")
+    for passes, verdict in ((True, Verdict.SUT_FAILURE), (False, Verdict.FAILED)):
+        sut = RecordingSut(passes)
+
+        def rerun(s: Any, case: Any, profile: Any, sut: RecordingSut = sut) -> CaseResult:
+            return CaseResult(case, Verdict.PASSED if sut.passes else Verdict.FAILED)
+
+        monkeypatch.setattr(fidelity, "run_case", rerun)
+        result = fidelity.recheck_unseen(sut, get_profile("artemis-2.11"))(failed)  # type: ignore[arg-type]
+        assert result.verdict is verdict
+        assert (IDS_ONLY in result.message) is passes
+    passed = CaseResult(case, Verdict.PASSED)
+    assert fidelity.recheck_unseen(RecordingSut(True), get_profile("artemis-2.11"))(passed) is passed  # type: ignore[arg-type]

@@ -19,6 +19,7 @@ from brokerspec.spec import PROFILES, BrokerspecError, Profile
 
 from ..clitools import clean, literal, parse_timeout
 from .catalogue import Case, all_cases, check_catalogue
+from .runner import CaseResult
 from .sut import DEFAULT_TIMEOUT, InProcessSut, SubprocessSut, Sut
 
 
@@ -64,6 +65,15 @@ def profile_for_sut(sut: Sut, profile: Profile, console: Console) -> Profile:
     return judged
 
 
+def recheck_for_sut(sut: Sut, profile: Profile) -> Callable[[CaseResult], CaseResult] | None:
+    """For a real Artemis release, what turns a case that differs only where no client can see into a case
+    that is not expressible (:func:`brokerspec.artemis.fidelity.recheck_unseen`); None for any other SUT."""
+    from ..artemis.fidelity import recheck_unseen
+    from ..artemis.sut import ArtemisSut
+
+    return recheck_unseen(sut, profile) if isinstance(sut, ArtemisSut) else None
+
+
 def add_sut_options(parser: argparse.ArgumentParser, parse_setting: Callable[[str], tuple[str, str]]) -> None:
     """``--sut``, ``--profile``, ``--set`` and ``--timeout``, shared by the commands that talk to a SUT."""
     parser.add_argument("--sut", required=True, metavar="CMD",
@@ -85,4 +95,5 @@ def checked_catalogue() -> list[Case]:
     return cases
 
 
-__all__ = ["ConformUsageError", "add_sut_options", "checked_catalogue", "make_sut", "profile_for_sut"]
+__all__ = ["ConformUsageError", "add_sut_options", "checked_catalogue", "make_sut", "profile_for_sut",
+           "recheck_for_sut"]

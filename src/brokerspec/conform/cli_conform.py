@@ -15,7 +15,14 @@ from brokerspec.spec import get_profile
 from ..clitools import at_least, escaped, literal, output_file, output_folder
 from ..render import make_console
 from .catalogue import DOMAIN_ORDER, select
-from .cli_common import ConformUsageError, add_sut_options, checked_catalogue, make_sut, profile_for_sut
+from .cli_common import (
+    ConformUsageError,
+    add_sut_options,
+    checked_catalogue,
+    make_sut,
+    profile_for_sut,
+    recheck_for_sut,
+)
 from .runner import CaseResult, ConformReport, Verdict, run_conformance
 
 STYLE = {Verdict.PASSED: "green", Verdict.FAILED: "bold red", Verdict.SUT_FAILURE: "bold magenta",
@@ -61,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
             def advance(result: CaseResult) -> None:
                 progress.update(task, advance=1, description=result.case.name)
 
-            report = run_conformance(sut, cases, profile, args.strict, args.max_sut_failures, advance, args.out)
+            report = run_conformance(sut, cases, profile, args.strict, args.max_sut_failures, advance, args.out,
+                                     recheck_for_sut(sut, profile))
     finally:
         sut.close()
     report.sut_command = args.sut
