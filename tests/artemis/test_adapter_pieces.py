@@ -221,3 +221,21 @@ def test_conform_reports_a_case_that_differs_only_in_unseen_ids_as_not_expressib
         assert (IDS_ONLY in result.message) is passes
     passed = CaseResult(case, Verdict.PASSED)
     assert fidelity.recheck_unseen(RecordingSut(True), get_profile("artemis-2.11"))(passed) is passed  # type: ignore[arg-type]
+
+
+def test_a_disabled_queue_without_a_filter_is_made_with_no_filter_string_at_all() -> None:
+    """Artemis reads a JSON null filter as the text ``null`` (found fuzzing 2.40.0): the key is left out."""
+    import json
+
+    from brokerspec.artemis.balancing import colour_of, disabled_queue_json
+    from brokerspec.spec.addressing import RoutingType as Kind
+    from brokerspec.spec.balancing import CreateQueue as MakeQueue
+
+    plain = json.loads(disabled_queue_json("bs1.q1", "bs1.a1", MakeQueue("n1", "a1", "q1", Kind.ANYCAST, enabled=False)))
+    assert "filter-string" not in plain and plain["enabled"] is False and plain["routing-type"] == "ANYCAST"
+    red = json.loads(disabled_queue_json("bs1.q1", "bs1.a1",
+                                         MakeQueue("n1", "a1", "q1", Kind.MULTICAST, "red", enabled=False,
+                                                   purge_on_no_consumers=True)))
+    assert colour_of(red["filter-string"]) == "red" and red["purge-on-no-consumers"] is True
+    with pytest.raises(UnexpectedRefusal):
+        colour_of("null")

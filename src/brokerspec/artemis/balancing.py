@@ -128,6 +128,20 @@ def has_queue_enabled(version: str) -> bool:
     return tuple(int(part) for part in version.split(".")[:2]) >= (2, 14)
 
 
+def disabled_queue_json(name: str, address: str, command: CreateQueue) -> str:
+    """The queue configuration (2.12 on) that makes ``command``'s queue disabled, as management's JSON.
+
+    A queue without a filter has no ``filter-string`` at all: ``QueueConfiguration.fromJSON`` reads a JSON null
+    as the text ``null``, which would become the queue's filter (found fuzzing Artemis 2.40.0).
+    """
+    configuration: dict[str, Any] = {"name": name, "address": address, "routing-type": command.routing_type.value,
+                                     "durable": True, "enabled": False,
+                                     "purge-on-no-consumers": command.purge_on_no_consumers}
+    if command.filter is not None:
+        configuration["filter-string"] = color_filter(command.filter)
+    return json.dumps(configuration)
+
+
 def colour_of(expression: str | None) -> str | None:
     """The spec's filter (a colour) for a filter expression :func:`color_filter` wrote, or None."""
     if expression is None:
@@ -378,11 +392,7 @@ class BalancingAdapter:
                 node.manage("createQueue", address, command.routing_type.value, self.real(command.queue),
                             color_filter(command.filter), True, -1, True, False)
             else:  # a queue configuration, 2.12 on
-                node.manage("createQueue", json.dumps({
-                    "name": self.real(command.queue), "address": address,
-                    "routing-type": command.routing_type.value, "filter-string": color_filter(command.filter),
-                    "durable": True, "enabled": False, "purge-on-no-consumers": command.purge_on_no_consumers}),
-                    False)
+                node.manage("createQueue", disabled_queue_json(self.real(command.queue), address, command), False)
         except CallFailed as failure:
             if failure.has_type("QUEUE_EXISTS") or failure.mentions("AMQ229019"):
                 return Refused(Refusal.QUEUE_EXISTS)
