@@ -131,10 +131,10 @@ def run_release(version: str, cases: Sequence[Case], domains: Sequence[str] = DO
     started = time.monotonic()
     try:
         report = run_conformance(sut, mine, profile, max_sut_failures=len(mine) + 1,
-                                 on_result=None if on_result is None else (lambda r: on_result(version, r)))
+                                 on_result=None if on_result is None else (lambda r: on_result(version, r)),
+                                 recheck=recheck_unseen(sut, profile))
         run.start_seconds = sut.started_in
         run.resident_megabytes = sut.resident_megabytes()
-        recheck = {r.case.name: r for r in report.results if ids_only(sut, r, profile)}
         if sut.cluster is not None:
             run.cluster_start_seconds = max(sut.cluster.start_seconds, default=0.0)
             run.cluster_megabytes = sut.cluster.resident_megabytes()
@@ -144,7 +144,7 @@ def run_release(version: str, cases: Sequence[Case], domains: Sequence[str] = DO
     if report.stopped:
         raise RuntimeError(f"the run against Artemis {version} stopped: {report.stopped}")
     for result in report.results:
-        mark, note = (NOT_EXPRESSIBLE, IDS_ONLY) if result.case.name in recheck else classify(result)
+        mark, note = classify(result)
         run.marks.append(Mark(result.case.name, version, mark, result.step, note, result.seconds))
     return run
 
@@ -166,13 +166,14 @@ def ids_only(sut: ArtemisSut, result: CaseResult, profile: Profile) -> bool:
 
 
 def recheck_unseen(sut: ArtemisSut, profile: Profile) -> Callable[[CaseResult], CaseResult]:
-    """For ``brokerspec conform``: a case that fails against ``sut`` only by message IDs no client can see
-    (:func:`ids_only`) is reported as not expressible, with that reason, rather than failed."""
+    """For ``brokerspec conform`` and the fidelity run: a case that fails against ``sut`` only by message IDs no
+    client can see (:func:`ids_only`) is reported as not expressible, with that reason (:data:`IDS_ONLY`, the
+    note :func:`classify` then gives it), rather than failed."""
     def recheck(result: CaseResult) -> CaseResult:
         if not ids_only(sut, result, profile):
             return result
         return dataclasses.replace(result, verdict=Verdict.SUT_FAILURE,
-                                   message=f"not expressible over the wire: the release {IDS_ONLY}")
+                                   message=f"not expressible over the wire: {IDS_ONLY}")
     return recheck
 
 

@@ -30,6 +30,7 @@ from brokerspec.planted.registry import ALL, PlantedBug
 from brokerspec.impl.balancing import FastBalancingBroker, QueueRecord, Waiting, choose_from_bits_on
 from brokerspec.impl.balancing.wildcards import WildcardIndex
 from brokerspec.spec import Profile
+from brokerspec.spec.profiles import SendAutoCreate
 from brokerspec.spec.addressing.names import RoutingType
 from brokerspec.spec.balancing import Attach, BalancingOutcome, Event, LbType, QueryQueue, QueueQueried, Send
 
@@ -270,12 +271,12 @@ class FqqnConsumerIgnored(FastBalancingBroker):
 
 class RemoteBindingsSuffice(FastBalancingBroker):
     """An ANYCAST send on a node without a queue of its address is balanced onto the other nodes' queues, as it
-    was before 2.31.1 (against LB-AUTO-CREATE, ARTEMIS-4450: ``simpleRoute`` asks for a local binding)."""
+    was from 2.28.0 to 2.31.0, whatever the profile says (against LB-AUTO-CREATE, ARTEMIS-4450: ``simpleRoute``
+    asks for a local binding)."""
 
-    def _auto_create(self, node: str, address: str, events: list[Event]) -> bool:
-        if self._by_address.get(address) or self._wildcards.copies_for(address):
-            return True
-        return super()._auto_create(node, address, events)
+    def __init__(self, profile: Profile) -> None:
+        super().__init__(profile)
+        self._send_auto_create = SendAutoCreate.WITHOUT_BINDINGS
 
 
 # --- the registry ---------------------------------------------------------------------------
