@@ -7,7 +7,9 @@ optional duplicate ID and an optional bridge ID. Each address keeps a
 bounded FIFO cache of the IDs it has accepted, and a second one for bridge
 IDs; a duplicate is not routed; inside a transaction it dooms the
 transaction; an ID sent in a transaction becomes visible only when the
-commit is durable; caches are persisted and reloaded at a restart.
+commit is durable, also when the transaction was prepared first (XA
+two-phase commit) and survived restarts; caches are persisted and reloaded
+at a restart.
 
 Modules: :mod:`.ids` (value types and cache keys), :mod:`.ring` (the
 bounded cache), :mod:`.lifecycle` (the transaction table), :mod:`.model`
@@ -28,6 +30,7 @@ from .commands import (
     QueryId,
     DeleteQueue,
     DuplicatesCommand,
+    Prepare,
     Receive,
     Restart,
     Rollback,
@@ -60,6 +63,7 @@ from .outcomes import (
     IdQueried,
     NotSupported,
     NoTransaction,
+    PrepareFailed,
     QueueDeleted,
     QueueExists,
     QueueNotFound,
@@ -71,6 +75,7 @@ from .outcomes import (
     SendFailure,
     Sent,
     TransactionOpen,
+    TransactionPrepared,
 )
 from .ring import (
     IdRing,
@@ -91,15 +96,15 @@ REASON_TYPES: tuple[type, ...] = ()
 
 __all__ = [
     "COMMAND_TYPES", "Begin", "Commit", "Crash", "CreateQueue", "DeleteId", "DeleteQueue", "DuplicatesCommand",
-    "QueryId", "Receive", "Restart", "Rollback", "Send", "SetIdCacheSize",
+    "Prepare", "QueryId", "Receive", "Restart", "Rollback", "Send", "SetIdCacheSize",
     "DuplicateId", "IdKind", "compute_cache_key", "describe_key", "encode_simple_string",
     "TRANSACTION_LIFECYCLE", "TxEvent", "TxState", "compute_next_tx_state",
     "CacheKind", "CacheName", "DoomReason", "DuplicatesState", "PendingMessage", "QueueState", "Transaction",
     "compute_cache_size", "get_queues_of", "initial_state", "invariant_violations", "is_valid_state",
     "TRANSITIONS", "apply",
     "OUTCOME_TYPES", "REASON_TYPES", "CommitFailed", "Committed", "Done", "IdDeleted", "IdQueried", "NotSupported",
-    "NoTransaction", "QueueDeleted", "QueueExists", "QueueNotFound", "Received", "Restarted", "RolledBack",
-    "RoutingStatus", "SendFailed", "SendFailure", "Sent", "TransactionOpen",
+    "NoTransaction", "PrepareFailed", "QueueDeleted", "QueueExists", "QueueNotFound", "Received", "Restarted", "RolledBack",
+    "RoutingStatus", "SendFailed", "SendFailure", "Sent", "TransactionOpen", "TransactionPrepared",
     "IdRing", "add_to_ring", "delete_from_ring", "get_durable_ids", "get_ids_in_order", "is_in_ring", "load_ring",
     "new_ring", "ring_problems", "settle_pending",
     "RULES", "STRUCTURAL", "AddMoment", "compute_add_moment", "is_undone_on_failure",

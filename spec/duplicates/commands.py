@@ -11,8 +11,8 @@ which is how concurrency is modelled (DUP-CONCURRENT-TX): every operation is ato
 
 ``restart`` stops the broker cleanly and starts it again, optionally with a
 new global ``id-cache-size``; ``crash`` stops it without warning. In the spec
-both lose every open transaction and rebuild the caches from what was
-durable; the fast implementation carries them out differently (a clean
+both lose every open transaction that is not prepared and rebuild the caches
+from what was durable; the fast implementation carries them out differently (a clean
 close of its store, or abandoning it mid-flight), which is the point.
 """
 
@@ -90,8 +90,23 @@ class Receive:
 
 
 @dataclass(frozen=True)
+class Prepare:
+    """``session`` prepares its transaction: the first phase of an XA two-phase commit (DUP-XA-PREPARE).
+
+    The transaction becomes durable and survives a restart or a crash; it
+    takes no more work, and only ``commit`` (the second phase) or
+    ``rollback`` ends it. A client names an XA transaction by its xid; the
+    spec names it by the session that began it, also after a restart, where
+    a client would recover the xid (``XAResource.recover``) to end it.
+    """
+
+    op: ClassVar[str] = "prepare"
+    session: str
+
+
+@dataclass(frozen=True)
 class Commit:
-    """``session`` commits its transaction."""
+    """``session`` commits its transaction: in one phase when it is open, in the second when it is prepared."""
 
     op: ClassVar[str] = "commit"
     session: str
@@ -169,9 +184,9 @@ class QueryId:
 
 
 DuplicatesCommand = Union[CreateQueue, DeleteQueue, Begin, Send, Receive, Commit, Rollback, DeleteId,
-                          SetIdCacheSize, Restart, Crash, QueryId]
+                          SetIdCacheSize, Restart, Crash, QueryId, Prepare]
 
 COMMAND_TYPES: tuple[type[DuplicatesCommand], ...] = (
     CreateQueue, DeleteQueue, Begin, Send, Receive, Commit, Rollback, DeleteId, SetIdCacheSize, Restart, Crash,
-    QueryId,
+    QueryId, Prepare,
 )

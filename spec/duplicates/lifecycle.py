@@ -2,18 +2,22 @@
 
 Introduction
 ------------
-A session's transaction moves through three states: none open, ``ACTIVE``
-and ``ROLLBACK_ONLY``. The table :data:`TRANSACTION_LIFECYCLE` maps (state,
-event) to the next state and what happens, in words; a missing key is a move
-the broker refuses (``begin`` with a transaction open, ``commit`` or
-``rollback`` with none), which the spec answers with an outcome
-(``TransactionOpen``, ``NoTransaction``). The operations consult this table
+A session's transaction moves through four states: none open, ``ACTIVE``,
+``ROLLBACK_ONLY`` and ``PREPARED`` (the first phase of an XA two-phase
+commit has made it durable). The table :data:`TRANSACTION_LIFECYCLE` maps
+(state, event) to the next state and what happens, in words; a missing key is
+a move the broker refuses (``begin`` with a transaction open, ``commit``,
+``prepare`` or ``rollback`` with none, work on a prepared transaction), which
+the spec answers with an outcome (``TransactionOpen``, ``NoTransaction``,
+``TransactionPrepared``). The operations consult this table
 for every status change, the tests walk the whole state x event product, and
 the state diagram in ``docs/duplicate-detection.md`` is drawn from it.
 
 Rules: DUP-TX-DUPLICATE (a duplicate marks the transaction rollback-only; the commit
 then fails and rolls everything back), DUP-TX-HELD (IDs become visible at commit),
-DUP-BRIDGE-DUPLICATE (a bridge duplicate rolls the work back at once), and
+DUP-BRIDGE-DUPLICATE (a bridge duplicate rolls the work back at once), the XA
+rules DUP-XA-PREPARE, DUP-XA-PREPARE-ROLLBACK-ONLY, DUP-XA-PREPARED-BUSY and
+DUP-XA-PREPARED-RESTART (``TransactionImpl.prepare``, ``ServerSessionImpl.xaPrepare``), and
 ``OpenWireConnection.CommandProcessor.processMessage`` (a failed send marks the
 transaction rollback-only).
 """
@@ -29,6 +33,7 @@ class TxState(Enum):
     NONE = "none"
     ACTIVE = "active"
     ROLLBACK_ONLY = "rollback-only"
+    PREPARED = "prepared"
 
 
 class TxEvent(Enum):
@@ -39,6 +44,7 @@ class TxEvent(Enum):
     DUPLICATE = "duplicate sent"
     FAILED_SEND = "send failed"
     RECEIVE = "receive"
+    PREPARE = "prepare"
     COMMIT = "commit"
     ROLLBACK = "rollback"
     RESTART = "restart or crash"
@@ -68,6 +74,17 @@ TRANSACTION_LIFECYCLE: dict[tuple[TxState, TxEvent], tuple[TxState, str]] = {
     (TxState.ROLLBACK_ONLY, TxEvent.COMMIT): (TxState.NONE, "commit fails; everything rolled back (DUP-TX-DUPLICATE)"),
     (TxState.ROLLBACK_ONLY, TxEvent.ROLLBACK): (TxState.NONE, "messages discarded, acknowledged messages back"),
     (TxState.ROLLBACK_ONLY, TxEvent.RESTART): (TxState.NONE, "lost: rolled back"),
+    (TxState.ACTIVE, TxEvent.PREPARE): (
+        TxState.PREPARED, "made durable; messages still held, IDs still not visible (DUP-XA-PREPARE)"),
+    (TxState.ROLLBACK_ONLY, TxEvent.PREPARE): (
+        TxState.NONE, "prepare fails; everything rolled back (DUP-XA-PREPARE-ROLLBACK-ONLY)"),
+    (TxState.PREPARED, TxEvent.PREPARE): (TxState.PREPARED, "ignored: already prepared (DUP-XA-PREPARE-AGAIN)"),
+    (TxState.PREPARED, TxEvent.COMMIT): (
+        TxState.NONE, "second phase: messages routed, IDs recorded, acknowledgements final (DUP-XA-SECOND-PHASE)"),
+    (TxState.PREPARED, TxEvent.ROLLBACK): (
+        TxState.NONE, "messages discarded, acknowledged messages back, no ID recorded (DUP-XA-SECOND-PHASE)"),
+    (TxState.PREPARED, TxEvent.RESTART): (
+        TxState.PREPARED, "kept with its messages, acknowledgements and IDs (DUP-XA-PREPARED-RESTART)"),
 }
 
 

@@ -12,7 +12,8 @@ The state is one frozen value (STYLE point 2):
   routing, acknowledgement and "the last queue of an address" (DUP-FORGET-ON-LAST-QUEUE) are
   observable;
 * ``transactions``: the open transaction of each session, with the work it
-  holds until it ends (DUP-TX-DUPLICATE, DUP-TX-HELD, DUP-SAME-ID-IN-TX, DUP-CONCURRENT-TX);
+  holds until it ends (DUP-TX-DUPLICATE, DUP-TX-HELD, DUP-SAME-ID-IN-TX, DUP-CONCURRENT-TX),
+  prepared ones included (DUP-XA-PREPARE), which outlive restarts;
 * ``next_message``: the number the next accepted message gets;
 * ``dormant``: stored IDs that a reload into a cache of size 0 left in the
   store without loading them (``ZeroSizeCache.NO_OP``, ARTEMIS-4115).
@@ -89,8 +90,10 @@ class Transaction:
     ``before_commit_ids`` are added in ``beforeCommit`` (instant adds under
     2.8-2.17, DUP-NONTX-VISIBILITY, DUP-BRIDGE-DUPLICATE); ``after_store_ids`` once the commit is stored (DUP-TX-HELD);
     ``instant_ids`` were added at once and are removed again if the
-    transaction rolls back (2.18 on). ``status`` is ``ACTIVE`` or
-    ``ROLLBACK_ONLY`` (a session with no open transaction has no entry).
+    transaction rolls back (2.18 on). ``status`` is ``ACTIVE``,
+    ``ROLLBACK_ONLY`` or ``PREPARED`` (a session with no open transaction has
+    no entry); a prepared transaction found again after a restart holds all
+    its IDs in ``after_store_ids`` (DUP-XA-PREPARED-RESTART).
     """
 
     status: TxState = TxState.ACTIVE

@@ -30,6 +30,15 @@ Theory of operation, following ``PostOfficeImpl.route`` and
 The check happens before bindings are looked up, so an address with no
 queues still records the ID (DUP-ROUTED). Caches are created by the first check on
 their address, and their size is fixed then (DUP-SIZE-FIXED).
+
+XA two-phase commit (``TransactionImpl.prepare``, ``ServerSessionImpl.xaPrepare``):
+``prepare`` makes an open transaction durable without making anything
+visible; a doomed one fails to prepare and rolls back (DUP-XA-PREPARE-ROLLBACK-ONLY).
+A prepared transaction reserves nothing: its IDs become visible at the second
+phase's commit, exactly as a one-phase commit's do, so another transaction may
+send, prepare and commit the same ID meanwhile (DUP-CONCURRENT-TX). It survives a
+restart or a crash with its messages, its acknowledgements and its ID records,
+which are attached to it again (DUP-XA-PREPARED-RESTART).
 """
 
 from __future__ import annotations
@@ -48,6 +57,7 @@ from .commands import (
     DeleteId,
     DeleteQueue,
     DuplicatesCommand,
+    Prepare,
     QueryId,
     Receive,
     Restart,
@@ -76,6 +86,7 @@ from .outcomes import (
     IdQueried,
     NotSupported,
     NoTransaction,
+    PrepareFailed,
     QueueDeleted,
     QueueExists,
     QueueNotFound,
@@ -87,6 +98,7 @@ from .outcomes import (
     SendFailure,
     Sent,
     TransactionOpen,
+    TransactionPrepared,
 )
 from .ring import (
     IdRing,
@@ -263,10 +275,31 @@ def process_begin(state: DuplicatesState, command: Begin) -> Result:
     return _with_tx(state, command.session, Transaction()), Done(rule="DUP-TX-BEGIN")
 
 
+def process_prepare(state: DuplicatesState, command: Prepare) -> Result:
+    """The first phase of a two-phase commit: the transaction becomes durable, nothing becomes visible.
+
+    Rules DUP-XA-PREPARE, DUP-XA-PREPARE-ROLLBACK-ONLY (a doomed transaction
+    rolls back and the prepare fails with the reason it was doomed, as its
+    commit would) and DUP-XA-PREPARE-AGAIN (``ServerSessionImpl.xaPrepare``
+    logs and ignores a second prepare).
+    """
+    tx = state.transactions.get(command.session)
+    if tx is None:
+        return state, NoTransaction(command.session, rule="DUP-NO-TRANSACTION")
+    if tx.status is TxState.PREPARED:
+        return state, Done(rule="DUP-XA-PREPARE-AGAIN")
+    if tx.status is TxState.ROLLBACK_ONLY and tx.doom is not None:
+        return undo_transaction(state, command.session), PrepareFailed(
+            tx.doom, rule="DUP-XA-PREPARE-ROLLBACK-ONLY")
+    return _with_tx(state, command.session, _advance(tx, TxEvent.PREPARE)), Done(rule="DUP-XA-PREPARE")
+
+
 def process_commit(state: DuplicatesState, command: Commit) -> Result:
     """Commit: a rollback-only transaction fails and rolls back; otherwise route, then record IDs.
 
-    Rules DUP-COMMIT-ROLLBACK-ONLY and DUP-TX-HELD.
+    Rules DUP-COMMIT-ROLLBACK-ONLY and DUP-TX-HELD; a prepared transaction
+    commits the same way, and cannot fail (DUP-XA-SECOND-PHASE): nothing is
+    checked again.
 
     IDs added in ``beforeCommit`` enter the cache first, then the store
     makes everything durable, then the IDs waiting for the store enter, in
@@ -289,18 +322,34 @@ def process_commit(state: DuplicatesState, command: Commit) -> Result:
     state = _replace(state, queues=queues, caches=caches, transactions=state.transactions.remove(command.session))
     for name, key in tx.after_store_ids:
         state = record_id(state, name, key)
-    return state, Committed(tuple(p.message for p in tx.messages), rule="DUP-COMMIT")
+    rule = "DUP-XA-SECOND-PHASE" if tx.status is TxState.PREPARED else "DUP-COMMIT"
+    return state, Committed(tuple(p.message for p in tx.messages), rule=rule)
 
 
 def process_rollback(state: DuplicatesState, command: Rollback) -> Result:
-    """Roll back: no ID of the transaction stays visible, acknowledged messages wait again (DUP-TX-HELD)."""
-    if command.session not in state.transactions:
+    """Roll back: no ID of the transaction stays visible, acknowledged messages wait again (DUP-TX-HELD).
+
+    A prepared transaction rolls back the same way (DUP-XA-SECOND-PHASE).
+    """
+    tx = state.transactions.get(command.session)
+    if tx is None:
         return state, NoTransaction(command.session, rule="DUP-NO-TRANSACTION")
-    return undo_transaction(state, command.session), RolledBack(rule="DUP-ROLLBACK")
+    rule = "DUP-XA-SECOND-PHASE" if tx.status is TxState.PREPARED else "DUP-ROLLBACK"
+    return undo_transaction(state, command.session), RolledBack(rule=rule)
+
+
+def _is_prepared(state: DuplicatesState, session: str) -> bool:
+    tx = state.transactions.get(session)
+    return tx is not None and tx.status is TxState.PREPARED
 
 
 def process_receive(state: DuplicatesState, command: Receive) -> Result:
-    """Take the first waiting message; inside a transaction the acknowledgement waits for the commit."""
+    """Take the first waiting message; inside a transaction the acknowledgement waits for the commit.
+
+    A session whose transaction is prepared takes no message (DUP-XA-PREPARED-BUSY).
+    """
+    if _is_prepared(state, command.session):
+        return state, TransactionPrepared(command.session, rule="DUP-XA-PREPARED-BUSY")
     queue = state.queues.get(command.queue)
     if queue is None:
         return state, QueueNotFound(command.queue, rule="DUP-QUEUE-NOT-FOUND")
@@ -322,7 +371,12 @@ def process_receive(state: DuplicatesState, command: Receive) -> Result:
 
 
 def process_send(state: DuplicatesState, command: Send) -> Result:
-    """Check the message's ID, record it, route the message (the sending rules of :mod:`.rules`)."""
+    """Check the message's ID, record it, route the message (the sending rules of :mod:`.rules`).
+
+    A session whose transaction is prepared sends nothing, and nothing is checked (DUP-XA-PREPARED-BUSY).
+    """
+    if _is_prepared(state, command.session):
+        return state, TransactionPrepared(command.session, rule="DUP-XA-PREPARED-BUSY")
     if command.bridge_id is not None:
         return _send_bridged(state, command, bytes.fromhex(command.bridge_id))
     tx = state.transactions.get(command.session)
@@ -460,10 +514,25 @@ def process_set_id_cache_size(state: DuplicatesState, command: SetIdCacheSize) -
         rule="DUP-SIZE-SETTING")
 
 
-def process_restart(state: DuplicatesState, command: Restart | Crash) -> Result:
-    """Restart: open transactions are lost; each cache is rebuilt from its durable IDs.
+def keep_prepared(tx: Transaction, persist_ids: bool) -> Transaction:
+    """A prepared transaction as a restart finds it again (DUP-XA-PREPARED-RESTART).
 
-    Rules DUP-RESTART-RELOAD and DUP-RESTART-NO-PERSIST.
+    Its ID records are attached to it again, to be added when it commits
+    (``DuplicateIDCache.load(tx, id)`` registers an after-commit add), whatever
+    moment they would have entered the cache before: an instant add made
+    inside it is no longer visible. With ``persist_id_cache`` false it wrote
+    no ID record, so it comes back without its IDs (``testNoPersistXA1``).
+    Each cache's IDs keep their order; the cache objects they belong to are
+    the ones the reload builds.
+    """
+    ids = tx.instant_ids + tx.before_commit_ids + tx.after_store_ids if persist_ids else ()
+    return Transaction(status=TxState.PREPARED, messages=tx.messages, acks=tx.acks, after_store_ids=ids)
+
+
+def process_restart(state: DuplicatesState, command: Restart | Crash) -> Result:
+    """Restart: open transactions are lost, prepared ones kept; each cache is rebuilt from its durable IDs.
+
+    Rules DUP-RESTART-RELOAD, DUP-RESTART-NO-PERSIST and DUP-XA-PREPARED-RESTART.
 
     With ``persist_id_cache`` false every cache starts empty. Otherwise a
     cache's durable IDs are its IDs in the order they entered, less holes and
@@ -475,14 +544,19 @@ def process_restart(state: DuplicatesState, command: Restart | Crash) -> Result:
     Every queue is reloaded in arrival order, the order its messages' records
     stand in the journal: the messages the lost transactions held are back,
     and a message once put back at the head (``ReturnOrder.HEAD``) is in its
-    arrival place again.
+    arrival place again. A message a prepared transaction acknowledged stays
+    held by it (``Queue.reacknowledge`` at the load of prepared transactions).
     """
-    lost = len(state.transactions)
-    queues = FrozenMap((name, replace(queue, messages=queue.arrived)) for name, queue in state.queues.items())
+    kept = FrozenMap((session, keep_prepared(tx, state.options.persist_id_cache))
+                     for session, tx in state.transactions.items() if tx.status is TxState.PREPARED)
+    lost = len(state.transactions) - len(kept)
+    held = {ack for tx in kept.values() for ack in tx.acks}
+    queues = FrozenMap((name, replace(queue, messages=tuple(m for m in queue.arrived if (name, m) not in held)))
+                       for name, queue in state.queues.items())
     global_size = state.global_size
     if isinstance(command, Restart) and command.id_cache_size is not None:
         global_size = command.id_cache_size
-    restarted = _replace(state, queues=queues, transactions=FrozenMap(), caches=FrozenMap(), global_size=global_size)
+    restarted = _replace(state, queues=queues, transactions=kept, caches=FrozenMap(), global_size=global_size)
     if not state.options.persist_id_cache:
         return restarted, Restarted(lost, 0, rule="DUP-RESTART-NO-PERSIST")
     caches: dict[CacheName, IdRing] = {}
@@ -518,6 +592,7 @@ TRANSITIONS: dict[type[Any], Callable[[DuplicatesState, Any], Result]] = {
     Restart: process_restart,
     Crash: process_restart,
     QueryId: process_query_id,
+    Prepare: process_prepare,
 }
 
 

@@ -77,8 +77,16 @@ class TransactionOpen(Outcome):
 
 
 @dataclass(frozen=True)
+class TransactionPrepared(Outcome):
+    """A send or receive on a session whose transaction is prepared: it takes no more work (DUP-XA-PREPARED-BUSY)."""
+
+    kind: ClassVar[str] = "transaction_prepared"
+    session: str
+
+
+@dataclass(frozen=True)
 class NoTransaction(Outcome):
-    """``commit`` or ``rollback`` on a session with no open transaction."""
+    """``commit``, ``prepare`` or ``rollback`` on a session with no open transaction."""
 
     kind: ClassVar[str] = "no_transaction"
     session: str
@@ -138,6 +146,18 @@ class CommitFailed(Outcome):
 
 
 @dataclass(frozen=True)
+class PrepareFailed(Outcome):
+    """The prepare failed and everything in the transaction was rolled back (DUP-XA-PREPARE-ROLLBACK-ONLY).
+
+    The client sees an ``XAException`` whose cause is the reason the
+    transaction was doomed (``DUPLICATE_ID_REJECTED`` for ``DUPLICATE_ID``).
+    """
+
+    kind: ClassVar[str] = "prepare_failed"
+    reason: DoomReason
+
+
+@dataclass(frozen=True)
 class RolledBack(Outcome):
     """The transaction rolled back: its messages discarded, its acknowledged messages waiting again."""
 
@@ -170,7 +190,10 @@ class NotSupported(Outcome):
 
 @dataclass(frozen=True)
 class Restarted(Outcome):
-    """Restarted: ``lost_transactions`` open ones rolled back, ``dropped_ids`` did not fit (DUP-RESTART-RELOAD)."""
+    """Restarted: ``lost_transactions`` open ones rolled back, ``dropped_ids`` did not fit (DUP-RESTART-RELOAD).
+
+    Prepared transactions are not lost and not counted (DUP-XA-PREPARED-RESTART).
+    """
 
     kind: ClassVar[str] = "restarted"
     lost_transactions: int
@@ -179,5 +202,6 @@ class Restarted(Outcome):
 
 OUTCOME_TYPES: tuple[type[Outcome], ...] = (
     Done, QueueExists, QueueNotFound, QueueDeleted, TransactionOpen, NoTransaction, Sent, SendFailed, Received,
-    Committed, CommitFailed, RolledBack, IdDeleted, NotSupported, Restarted, IdQueried,
+    Committed, CommitFailed, RolledBack, IdDeleted, NotSupported, Restarted, IdQueried, TransactionPrepared,
+    PrepareFailed,
 )

@@ -54,7 +54,8 @@ RULES: dict[str, Rule] = {
         Rule("DUP-SAME-ID-IN-TX", "Two sends with the same ID in one transaction are both accepted and both delivered; "
              "the ID takes two slots at commit.",
              "DuplicateIDCacheImpl.addToCache (derived: each ID is added at commit, unchecked)", ALL),
-        Rule("DUP-CONCURRENT-TX", "The same ID in two open transactions: both sends pass and both commits succeed.",
+        Rule("DUP-CONCURRENT-TX", "The same ID in two open transactions: both sends pass and both commits succeed; "
+             "a prepared transaction reserves nothing either, so a second one with its ID prepares and commits.",
              "DuplicateDetectionTest.testXADuplicateDetection3", ALL),
         # --- queues
         Rule("DUP-QUEUE-CREATE", "A queue is created on an address.",
@@ -106,7 +107,7 @@ RULES: dict[str, Rule] = {
         Rule("DUP-TX-ALREADY-OPEN", "A session with an open transaction cannot open another.",
              "brokerspec's transaction lifecycle, docs/duplicate-detection.md section 2 (Artemis "
              "ServerSessionImpl.xaStart would roll the open one back instead)", ALL),
-        Rule("DUP-NO-TRANSACTION", "Commit or rollback without an open transaction is refused.",
+        Rule("DUP-NO-TRANSACTION", "Commit, prepare or rollback without an open transaction is refused.",
              "Artemis ServerSessionImpl.xaCommit, xaRollback (XAER_NOTA for an unknown xid); "
              "brokerspec's transaction lifecycle, docs/duplicate-detection.md section 2", ALL),
         Rule("DUP-COMMIT", "A commit routes the held messages, makes the acknowledgements final and only then makes "
@@ -118,6 +119,32 @@ RULES: dict[str, Rule] = {
         Rule("DUP-ROLLBACK", "A rollback discards the held messages, puts acknowledged messages back and leaves no ID "
              "of the transaction visible.", "DuplicateDetectionTest.testRollbackThenSend; "
              "ARTEMIS-3389 (rejected)", ALL),
+        # --- XA two-phase commit
+        Rule("DUP-XA-PREPARE", "Preparing an open transaction makes it durable; its messages stay held and its IDs "
+             "stay invisible until the second phase.",
+             "TransactionImpl.prepare; DuplicateDetectionTest.testXADuplicateDetection1, testXADuplicateDetection2",
+             ALL),
+        Rule("DUP-XA-PREPARE-ROLLBACK-ONLY", "Preparing a rollback-only transaction fails with the reason it was "
+             "doomed (DUPLICATE_ID_REJECTED for a duplicate) and rolls back every send and acknowledgement in it.",
+             "TransactionImpl.prepare (internalRollback, then the stored exception); "
+             "DuplicateDetectionTest.testXADuplicateDetection4", ALL),
+        Rule("DUP-XA-PREPARE-AGAIN", "Preparing a prepared transaction again changes nothing and succeeds.",
+             "ServerSessionImpl.xaPrepare (logs AMQ221079, ignoringPrepareOnXidAlreadyCalled, and returns)", ALL),
+        Rule("DUP-XA-PREPARED-BUSY", "A session whose transaction is prepared takes no more work: its sends and "
+             "receives are refused until the second phase.",
+             "ServerSessionImpl.xaEnd (a prepared branch is no longer associated with the session); the XA "
+             "protocol: work after prepare belongs to another branch", ALL),
+        Rule("DUP-XA-SECOND-PHASE", "Committing a prepared transaction routes its messages, makes its "
+             "acknowledgements final and then its IDs visible, and cannot fail; rolling it back discards it as a "
+             "rollback does. Both also end a prepared transaction found again after a restart.",
+             "TransactionImpl.commit(onePhase=false); ServerSessionImpl.xaCommit, xaRollback; "
+             "DuplicateDetectionTest.testXADuplicateDetectionPrepareAndRollbackStopServer", ALL),
+        Rule("DUP-XA-PREPARED-RESTART", "A restart or a crash keeps a prepared transaction with its held messages, "
+             "its acknowledgements and its ID records, attached to it again: the IDs become visible only if it "
+             "commits (an instant add made in it is no longer visible), and not at all without persist-id-cache.",
+             "AbstractJournalStorageManager.loadPreparedTransactions -> DuplicateIDCache.load(tx, id) "
+             "(AddDuplicateIDOperation after commit); DuplicateDetectionTest."
+             "testXADuplicateDetectionPrepareAndRollbackStopServer, testNoPersistXA1", ALL),
         # --- administration and restarts
         Rule("DUP-QUERY-ID", "An ID query changes nothing: it says whether the address's cache (for a bridge ID, "
              "its bridge cache) holds the ID now, exactly as the next send's duplicate check would find it.",
@@ -128,7 +155,7 @@ RULES: dict[str, Rule] = {
              "ARTEMIS-4159 (2.31.0); PostOfficeImpl.resolveIdCacheSize", ("artemis-latest",)),
         Rule("DUP-SIZE-SETTING-UNSUPPORTED", "Before 2.31.0 there is no per-address id-cache-size.",
              "ARTEMIS-4159", ("seed", "artemis-2.11")),
-        Rule("DUP-RESTART-RELOAD", "A restart loses open transactions and reloads each cache from its durable IDs in "
+        Rule("DUP-RESTART-RELOAD", "A restart loses the open transactions that are not prepared and reloads each cache from its durable IDs in "
              "the order they were stored; when more are stored than the cache holds, the oldest are dropped (before "
              "1.3.0 the newest).", "seed 001 PostOfficeJournalLoader.handleDuplicateIds, DuplicateIDCacheImpl.load; "
              "DuplicateDetectionTest.testShrinkCache; ARTEMIS-332", ALL),
@@ -139,6 +166,6 @@ RULES: dict[str, Rule] = {
 
 STRUCTURAL = frozenset({
     "DUP-ID-KEY", "DUP-CACHE-PER-ADDRESS", "DUP-RING-FIFO", "DUP-SIZE-FIXED", "DUP-SIZE-ZERO", "DUP-BRIDGE-FIRST",
-    "DUP-NONTX-VISIBILITY", "DUP-SAME-ID-IN-TX", "DUP-CONCURRENT-TX",
+    "DUP-NONTX-VISIBILITY", "DUP-SAME-ID-IN-TX", "DUP-CONCURRENT-TX", "DUP-XA-PREPARED-RESTART",
 })
 """Rules that shape the state rather than decide an outcome; no outcome carries their ID."""
