@@ -522,8 +522,9 @@ def keep_prepared(tx: Transaction, persist_ids: bool) -> Transaction:
     moment they would have entered the cache before: an instant add made
     inside it is no longer visible. With ``persist_id_cache`` false it wrote
     no ID record, so it comes back without its IDs (``testNoPersistXA1``).
-    Each cache's IDs keep their order; the cache objects they belong to are
-    the ones the reload builds.
+    Each cache's IDs keep their order. Loading them makes their caches
+    (``PostOffice.getDuplicateIDCache`` in ``loadPreparedTransactions``), sized
+    by the settings of the restart, even when no other ID of theirs is stored.
     """
     ids = tx.instant_ids + tx.before_commit_ids + tx.after_store_ids if persist_ids else ()
     return Transaction(status=TxState.PREPARED, messages=tx.messages, acks=tx.acks, after_store_ids=ids)
@@ -575,8 +576,11 @@ def process_restart(state: DuplicatesState, command: Restart | Crash) -> Result:
             caches[name] = ring
         elif keeps_dormant:
             dormant[name] = stored
-    return _replace(restarted, caches=FrozenMap(caches), dormant=FrozenMap(dormant)), Restarted(
-        lost, dropped, rule="DUP-RESTART-RELOAD")
+    restarted = _replace(restarted, caches=FrozenMap(caches), dormant=FrozenMap(dormant))
+    for tx in kept.values():  # loading a prepared transaction's ID record makes its cache
+        for name, _ in tx.after_store_ids:
+            restarted = ensure_cache(restarted, name)
+    return restarted, Restarted(lost, dropped, rule="DUP-RESTART-RELOAD")
 
 
 TRANSITIONS: dict[type[Any], Callable[[DuplicatesState, Any], Result]] = {

@@ -54,6 +54,7 @@ from brokerspec.spec.duplicates import (
     Commit,
     CommitFailed,
     Committed,
+    Crash,
     CreateQueue,
     Done,
     DuplicateId,
@@ -61,6 +62,9 @@ from brokerspec.spec.duplicates import (
     DuplicatesState,
     IdKind,
     IdRing,
+    Prepare,
+    PrepareFailed,
+    QueryId,
     QueueDeleted,
     Receive,
     Received,
@@ -71,6 +75,7 @@ from brokerspec.spec.duplicates import (
     Send,
     SendFailed,
     Sent,
+    TransactionPrepared,
     TxEvent,
     TxState,
     apply,
@@ -125,6 +130,7 @@ INTO_STATE: dict[TxState, tuple[DuplicatesCommand, ...]] = {
     TxState.NONE: (),
     TxState.ACTIVE: (Begin(SESSION),),
     TxState.ROLLBACK_ONLY: (Begin(SESSION), Send(SESSION, ADDRESS, text_id("seen"))),
+    TxState.PREPARED: (Begin(SESSION), Receive(SESSION, QUEUE), Prepare(SESSION)),
 }
 
 #: One command standing for each event.
@@ -134,6 +140,7 @@ EVENT_COMMAND: dict[TxEvent, DuplicatesCommand] = {
     TxEvent.DUPLICATE: Send(SESSION, ADDRESS, text_id("seen")),
     TxEvent.FAILED_SEND: Send(SESSION, ADDRESS, text_id("new"), address_full=True),
     TxEvent.RECEIVE: Receive(SESSION, QUEUE),
+    TxEvent.PREPARE: Prepare(SESSION),
     TxEvent.COMMIT: Commit(SESSION),
     TxEvent.ROLLBACK: Rollback(SESSION),
     TxEvent.RESTART: Restart(),
@@ -264,6 +271,24 @@ TIMELINE: tuple[DuplicatesCommand, ...] = (
     Send("s2", ADDRESS, text_id("w")),
 )
 
+#: The scripted scenario of the XA timeline: a prepared transaction across a crash, and its second phase.
+XA_TIMELINE: tuple[DuplicatesCommand, ...] = (
+    CreateQueue(ADDRESS, QUEUE),
+    Send("s2", ADDRESS, text_id("w")),
+    Begin("s1"),
+    Receive("s1", QUEUE),
+    Send("s1", ADDRESS, text_id("x")),
+    Send("s1", ADDRESS, bridge_id=BRIDGE_ID),
+    Prepare("s1"),
+    Send("s2", ADDRESS, text_id("x")),
+    Send("s2", ADDRESS, bridge_id=BRIDGE_ID),
+    Crash(),
+    Receive("s2", QUEUE),
+    Commit("s1"),
+    Send("s2", ADDRESS, bridge_id=BRIDGE_ID),
+    Receive("s2", QUEUE),
+)
+
 #: The option values that no bundled profile uses: Artemis before 2.8.0 and before 1.3.0.
 OLDER_OPTIONS: tuple[tuple[str, str], ...] = (
     ("duplicates.nontx_add", "AFTER_STORE"),
@@ -286,7 +311,7 @@ def get_timeline_profile(configuration: Configuration) -> Profile:
 
 
 #: The verbs of the commands that only name a session.
-SESSION_VERBS: dict[type, str] = {Begin: "begins", Commit: "commits", Rollback: "rolls back"}
+SESSION_VERBS: dict[type, str] = {Begin: "begins", Commit: "commits", Rollback: "rolls back", Prepare: "prepares"}
 
 
 def command_text(command: DuplicatesCommand) -> str:
@@ -295,7 +320,9 @@ def command_text(command: DuplicatesCommand) -> str:
     >>> command_text(Send("s2", "orders", DuplicateId(IdKind.STRING, "z"), address_full=True))
     "`s2` sends `'z'` to `orders`, the address is full"
     >>> command_text(Receive("s1", "q"))
-    "receive(session='s1', queue='q')"
+    '`s1` receives from `q`'
+    >>> command_text(QueryId("orders", bridge_id="b1"))
+    "query_id(address='orders', duplicate_id=None, bridge_id='b1')"
     """
     if isinstance(command, Send):
         what = f"sends `{command.duplicate_id.value!r}`" if command.duplicate_id else "sends"
@@ -304,8 +331,12 @@ def command_text(command: DuplicatesCommand) -> str:
         extra = ", the address is full" if command.address_full else ""
         extra += ", duplicates routed" if not command.reject_duplicates else ""
         return f"`{command.session}` {what} to `{command.address}`{extra}"
-    if isinstance(command, (Begin, Commit, Rollback)):
+    if isinstance(command, (Begin, Commit, Rollback, Prepare)):
         return f"`{command.session}` {SESSION_VERBS[type(command)]}"
+    if isinstance(command, Receive):
+        return f"`{command.session}` receives from `{command.queue}`"
+    if isinstance(command, Crash):
+        return "crash (SIGKILL) and start"
     if isinstance(command, CreateQueue):
         return f"create queue `{command.queue}` on `{command.address}`"
     if isinstance(command, Restart):
@@ -337,6 +368,10 @@ def outcome_text(result: Outcome, in_transaction: bool) -> str:
         return "committed: " + (", ".join(f"message {m}" for m in result.messages) or "nothing") + " delivered"
     if isinstance(result, CommitFailed):
         return f"commit fails ({result.reason.value}), all rolled back"
+    if isinstance(result, PrepareFailed):
+        return f"prepare fails ({result.reason.value}), all rolled back"
+    if isinstance(result, TransactionPrepared):
+        return "refused: the session's transaction is prepared"
     if isinstance(result, Restarted):
         return (f"restarted: {plural(result.lost_transactions, 'open transaction')} lost, "
                 f"{plural(result.dropped_ids, 'ID')} dropped")
@@ -392,12 +427,12 @@ class TimelineRow:
     slots: str
 
 
-def run_timeline(configuration: Configuration) -> list[TimelineRow]:
-    """Run :data:`TIMELINE` through the spec under ``configuration`` (with the small cache size)."""
+def run_timeline(configuration: Configuration, script: tuple[DuplicatesCommand, ...] = TIMELINE) -> list[TimelineRow]:
+    """Run ``script`` through the spec under ``configuration`` (with the small cache size)."""
     state = initial_state(get_timeline_profile(configuration))
     normal, bridge = CacheName(CacheKind.NORMAL, ADDRESS), CacheName(CacheKind.BRIDGE, ADDRESS)
     rows = []
-    for step, command in enumerate(TIMELINE, 1):
+    for step, command in enumerate(script, 1):
         session = getattr(command, "session", None)
         in_transaction = session is not None and session in state.transactions
         state, result = apply(state, command)
@@ -408,9 +443,9 @@ def run_timeline(configuration: Configuration) -> list[TimelineRow]:
     return rows
 
 
-def run_column(column: Column) -> list[TimelineRow]:
+def run_column(column: Column, script: tuple[DuplicatesCommand, ...] = TIMELINE) -> list[TimelineRow]:
     """The one timeline ``column`` shows; raises :class:`TableShapeError` when its configurations disagree."""
-    runs = {configuration: run_timeline(configuration) for configuration in column.configurations}
+    runs = {configuration: run_timeline(configuration, script) for configuration in column.configurations}
     first = next(iter(runs.values()))
     for (profile, overrides), rows in runs.items():
         for mine, theirs in zip(rows, first):
@@ -421,24 +456,24 @@ def run_column(column: Column) -> list[TimelineRow]:
     return first
 
 
-def timeline_table(column: Column) -> str:
-    """The timeline of :data:`TIMELINE` under ``column``'s configurations, one row per step."""
+def timeline_table(column: Column, script: tuple[DuplicatesCommand, ...] = TIMELINE) -> str:
+    """The timeline of ``script`` under ``column``'s configurations, one row per step."""
     rows = [
         [str(r.step), r.command, f"{r.outcome}<br>`{r.rule}`", r.detects, r.bridge_detects, r.slots]
-        for r in run_column(column)
+        for r in run_column(column, script)
     ]
     return table(["step", "operation", "outcome", f"`{ADDRESS}` detects", f"`BRIDGE.{ADDRESS}` detects",
                   f"`{ADDRESS}` slots"], rows)
 
 
-def timeline_differences_table() -> str:
-    """The steps of :data:`TIMELINE` on which the columns part: each one's outcome and detected IDs.
+def timeline_differences_table(script: tuple[DuplicatesCommand, ...] = TIMELINE) -> str:
+    """The steps of ``script`` on which the columns part: each one's outcome and detected IDs.
 
     A step is listed when the columns' outcomes differ, or when the caches
     differ after it and the step changed them in at least one column (a
     step that changes nothing anywhere only carries an earlier difference).
     """
-    runs = [run_column(column) for column in TIMELINE_COLUMNS]
+    runs = [run_column(column, script) for column in TIMELINE_COLUMNS]
 
     def caches(run: list[TimelineRow], index: int) -> tuple[str, str, str]:
         if index < 0:
@@ -446,7 +481,7 @@ def timeline_differences_table() -> str:
         return (run[index].detects, run[index].bridge_detects, run[index].slots)
 
     rows = []
-    for index, command in enumerate(TIMELINE):
+    for index, command in enumerate(script):
         outcomes = {run[index].outcome for run in runs}
         after = {caches(run, index) for run in runs}
         changed = any(caches(run, index) != caches(run, index - 1) for run in runs)
@@ -476,6 +511,8 @@ TABLES: dict[str, Callable[[], str]] = {
     "duplicates-lifecycle-diagram": lifecycle_diagram,
     **{timeline_block_name(column): _timeline_builder(column) for column in TIMELINE_COLUMNS},
     "duplicates-timeline-differences": timeline_differences_table,
+    "duplicates-xa-timeline-artemis-latest": lambda: timeline_table(TIMELINE_COLUMNS[1], XA_TIMELINE),
+    "duplicates-xa-timeline-differences": lambda: timeline_differences_table(XA_TIMELINE),
 }
 
 

@@ -104,23 +104,34 @@ def test_every_rule_an_operation_names_is_listed_and_every_listed_rule_is_used()
 # --- the lifecycle table ------------------------------------------------------------------
 
 
+REFUSED = {(TxState.NONE, TxEvent.COMMIT), (TxState.NONE, TxEvent.ROLLBACK), (TxState.NONE, TxEvent.PREPARE),
+           (TxState.ACTIVE, TxEvent.BEGIN), (TxState.ROLLBACK_ONLY, TxEvent.BEGIN), (TxState.PREPARED, TxEvent.BEGIN),
+           (TxState.PREPARED, TxEvent.SEND), (TxState.PREPARED, TxEvent.DUPLICATE),
+           (TxState.PREPARED, TxEvent.FAILED_SEND), (TxState.PREPARED, TxEvent.RECEIVE)}
+
+
 @pytest.mark.parametrize("state", list(TxState))
 @pytest.mark.parametrize("event", list(TxEvent))
 def test_lifecycle_product(state: TxState, event: TxEvent) -> None:
     nxt = compute_next_tx_state(state, event)
-    refused = {(TxState.NONE, TxEvent.COMMIT), (TxState.NONE, TxEvent.ROLLBACK),
-               (TxState.ACTIVE, TxEvent.BEGIN), (TxState.ROLLBACK_ONLY, TxEvent.BEGIN)}
-    if (state, event) in refused:
+    if (state, event) in REFUSED:
         assert nxt is None
         return
     assert nxt is not None
-    if event in (TxEvent.COMMIT, TxEvent.ROLLBACK, TxEvent.RESTART):
+    if event in (TxEvent.COMMIT, TxEvent.ROLLBACK):
         assert nxt is TxState.NONE
+    if event is TxEvent.RESTART:
+        assert nxt is (TxState.PREPARED if state is TxState.PREPARED else TxState.NONE), \
+            "a restart loses every transaction but a prepared one"
     if state is TxState.ROLLBACK_ONLY:
         assert nxt in (TxState.ROLLBACK_ONLY, TxState.NONE), "a doomed transaction never becomes active again"
+    if state is TxState.PREPARED:
+        assert nxt in (TxState.PREPARED, TxState.NONE), "a prepared transaction only ends"
     if state is TxState.ACTIVE and event in (TxEvent.DUPLICATE, TxEvent.FAILED_SEND):
         assert nxt is TxState.ROLLBACK_ONLY
-    assert len(TRANSACTION_LIFECYCLE) == len(TxState) * len(TxEvent) - len(refused)
+    if event is TxEvent.PREPARE and state is not TxState.ROLLBACK_ONLY:
+        assert nxt is TxState.PREPARED
+    assert len(TRANSACTION_LIFECYCLE) == len(TxState) * len(TxEvent) - len(REFUSED)
 
 
 # --- examples from the sources --------------------------------------------------------------
