@@ -680,6 +680,8 @@ EVERY_DUPLICATES_OUTCOME: tuple[Outcome, ...] = (
     dup.IdQueried(True),
     dup.NotSupported("set_id_cache_size"),
     dup.Restarted(1, 2),
+    dup.TransactionPrepared("s1"),
+    dup.PrepareFailed(dup.DoomReason.DUPLICATE_ID),
 )
 
 
