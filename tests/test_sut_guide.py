@@ -195,3 +195,18 @@ def test_values_the_page_says_are_never_sent_are_refused_by_the_command(
 
 def render_note() -> str:
     return DOC.read_text(encoding="utf-8").split("## `addressing`", 1)[0]
+
+
+def test_each_operation_names_the_protocol_version_it_needs(page: str) -> None:
+    """A SUT author must learn from the page that ``prepare`` comes with version 3 and the queries with version 2
+    (docs/sut-protocol.md), and that no other operation needs more than version 1."""
+    sections = page.split("\n#### `")[1:]
+    marker = "Asked only of a SUT that speaks [protocol version "
+    needs: dict[str, int] = {}
+    for section in sections:
+        op, body = section.split("`", 1)[0], section.split("\n### ", 1)[0]
+        needs[op] = int(body.split(marker, 1)[1][0]) if marker in body else 1
+    assert needs["prepare"] == 3
+    assert {op for op, version in needs.items() if version == 2} == {
+        "query_address", "query_id", "query_queue", "query_demand"}
+    assert "#version-3-xa-prepare" in page and "the queries need version 2, `prepare` version 3" in page

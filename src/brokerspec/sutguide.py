@@ -43,6 +43,7 @@ from typing import Any
 from brokerspec.check.domains import get_domain
 from brokerspec.codec import COMMANDS, OUTCOMES, encode_command, encode_outcome
 from brokerspec.conform.catalogue import DOMAIN_ORDER, RULE_TABLES, all_cases
+from brokerspec.conform.protocol import PROTOCOL_VERSION, version_needed
 from brokerspec.spec import PROFILES, Outcome, addressing, get_profile
 from brokerspec.sutguide_order import RULES as ORDERING_RULES
 from brokerspec.sutguide_order import check_rules
@@ -50,6 +51,8 @@ from brokerspec.sutguide_probes import PROBES, ProbeResult, outcome_key, probe_s
 from brokerspec.sutguide_types import field_rows, never_compared_text
 
 DEFAULT_DOC = Path("docs") / "sut-author-guide.md"
+VERSION_SECTIONS = {2: "version-2-queries", 3: "version-3-xa-prepare"}
+"""The section of ``docs/sut-protocol.md`` that introduces each protocol version after the first."""
 BASE = tuple(PROFILES)
 Seen = dict[tuple[str, str], dict[tuple[str, str, str], set[str]]]
 
@@ -165,6 +168,10 @@ def operation_section(domain: str, op: str, found: Observations, results: Sequen
     """One operation: its arguments, its outcomes with their rules, and its check order."""
     command = COMMANDS[domain][op]
     parts = [f"#### `{op}`", "", first_line(command), ""]
+    needed = version_needed(command)
+    if needed > PROTOCOL_VERSION:
+        parts += [f"Asked only of a SUT that speaks [protocol version {needed}](sut-protocol.md#"
+                  f"{VERSION_SECTIONS[needed]}) or later.", ""]
     rows = field_rows(command, objects, with_default=True)
     parts += [table(["argument", "JSON type", "required / default"], [r[:3] for r in rows]) if rows
               else "No arguments (`\"args\": {}`).", ""]
@@ -252,6 +259,8 @@ answer holds; `all` means every profile.
 - An outcome is a JSON object whose `type` names it; every field of that type is compared exactly, except
   the free-text ones, which are never compared: {free}. Write them in your broker's own words.
 - `rule`, the ID of the deciding rule, is optional in a reply and never compared.
+- An operation marked with a protocol version is asked only of a SUT that speaks it (its `hello` lists
+  `versions`, [SUT protocol](sut-protocol.md)): the queries need version 2, `prepare` version 3.
 - A list is compared in order (see each domain's ordering rules); a set is compared as a set.
 - A field with a default may be left out of a reply; brokerspec always writes every argument of a request.
 - A request carries only values the spec's command accepts: never a negative `size`, an empty `filter`, a

@@ -183,6 +183,19 @@ def _send_not_bytes_vs_full(long_id: bool, full: bool) -> Script:
     return dup.CreateQueue("orders", "q"), dup.Send("s", "orders", value, address_full=full)
 
 
+def _prepared(prepared: bool) -> Script:
+    """A session ``s`` with a transaction open, prepared when asked."""
+    return (dup.CreateQueue("orders", "q"), dup.Begin("s"), *((dup.Prepare("s"),) if prepared else ()))
+
+
+def _receive_prepared_vs_no_queue(prepared: bool, missing: bool) -> Script:
+    return *_prepared(prepared), dup.Receive("s", "missing" if missing else "q")
+
+
+def _send_prepared_vs_not_bytes(prepared: bool, long_id: bool) -> Script:
+    return *_prepared(prepared), dup.Send("s", "orders", _id("7", dup.IdKind.LONG if long_id else dup.IdKind.STRING))
+
+
 # --- load balancing ---------------------------------------------------------------------
 
 
@@ -280,6 +293,10 @@ PROBES: tuple[Probe, ...] = (
           "the address is full (in a transaction)", "DUP-SEND-FAILED-IN-TX", _send_duplicate_vs_full(True)),
     Probe("duplicates", "the ID is a long (no byte form)", "DUP-ID-NOT-BYTES",
           "the address is full", "DUP-SEND-FAILED", _send_not_bytes_vs_full),
+    Probe("duplicates", "the session's transaction is prepared", "DUP-XA-PREPARED-BUSY",
+          "the queue does not exist", "DUP-QUEUE-NOT-FOUND", _receive_prepared_vs_no_queue),
+    Probe("duplicates", "the session's transaction is prepared", "DUP-XA-PREPARED-BUSY",
+          "the ID is a long (no byte form)", "DUP-ID-NOT-BYTES", _send_prepared_vs_not_bytes),
     Probe("balancing", "the node is unknown", "LB-NODES",
           "the consumer name is taken", "LB-CONSUMERS", _attach_unknown_node_vs_consumer),
     Probe("balancing", "the queue is not on the node", "LB-QUEUE-PER-NODE",

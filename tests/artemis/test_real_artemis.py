@@ -4,7 +4,8 @@ One single-node Artemis (the release ``artemis-latest`` stands for) serves
 the whole module. Twenty-odd catalogue cases of address resolution and
 duplicate detection run against it through the same SUT as
 ``brokerspec conform --sut artemis``, a restart and a crash among them, and
-every one must agree with the spec. The whole catalogue on every release is
+every one must agree with the spec; two more prepare XA branches, one across
+a crash and a restart. The whole catalogue on every release is
 the deep tier's (``make artemis``, ``docs/artemis-fidelity.md``).
 
 Seven load-balancing cases run on a three-node cluster of the same
@@ -131,6 +132,35 @@ def test_the_broker_is_told_apart_from_a_profile_it_does_not_have(sut: ArtemisSu
         expected[profile.name] = outcomes
     assert observed == expected["artemis-latest"]
     assert observed != expected["artemis-2.11"]
+
+
+XA_SMOKE = (
+    "duplicates/xa-duplicate-fails-the-prepare-and-rolls-back",
+    "duplicates/xa-prepared-transaction-survives-a-crash",
+)
+"""XA two-phase commit on the same broker: a prepare a duplicate fails, and a prepared branch across a crash and a
+restart, ended by its xid from a new session."""
+
+
+def test_prepared_transactions_on_real_artemis_agree(sut: ArtemisSut) -> None:
+    profile = release_profile(RELEASES[VERSION])
+    by_name = {case.name: case for case in all_cases()}
+    report = run_conformance(sut, [by_name[name] for name in XA_SMOKE], profile)
+    assert report.hello is not None and report.hello.version == 3, "the adapter speaks protocol version 3"
+    disagreements = [f"{r.case.name}: {r.message.splitlines()[0] if r.message else r.verdict.value}"
+                     for r in report.results if r.verdict is not Verdict.PASSED]
+    assert not disagreements and len(report.results) == len(XA_SMOKE), "\n".join(disagreements)
+
+
+def test_a_prepared_bridge_id_is_told_apart_from_2_11(sut: ArtemisSut) -> None:
+    """A bridge ID sent in a branch is visible while the branch is prepared from 2.18 on (an instant add), not in
+    2.11; after a restart it waits for the second phase in both."""
+    case = next(c for c in all_cases() if c.name == "duplicates/xa-prepared-bridge-id-after-a-restart")
+    latest = release_profile(RELEASES[VERSION])
+    sut.reset("duplicates", latest)
+    observed = [sut.execute(command) for command in case.commands]
+    assert observed == case.expected(latest)
+    assert observed != case.expected(get_profile("artemis-2.11"))
 
 
 CLUSTER_SMOKE = (

@@ -181,7 +181,7 @@ def test_the_server_answers_bad_requests_with_errors_and_goes_on() -> None:
     requests = "\n".join([
         "not json",
         json.dumps([1]),
-        json.dumps({"v": 3, "type": "hello"}),
+        json.dumps({"v": 4, "type": "hello"}),
         json.dumps({"v": 1, "type": "nonsense"}),
         json.dumps({"v": 1, "type": "op", "seq": 1, "op": "lookup", "args": {"name": "q"}}),
         json.dumps({"v": 1, "type": "reset", "domain": "nowhere", "profile": "seed", "overrides": {}}),
@@ -198,7 +198,7 @@ def test_the_server_answers_bad_requests_with_errors_and_goes_on() -> None:
     replies = [json.loads(line) for line in out.getvalue().splitlines()]
     assert [r["type"] for r in replies] == ["error"] * 8 + ["ready", "error", "outcome"], "bye ends the session"
     messages = " | ".join(r.get("message", "") for r in replies)
-    for expected in ("not valid JSON", "JSON object", "version 3", "unknown request type", "before any reset",
+    for expected in ("not valid JSON", "JSON object", "version 4", "unknown request type", "before any reset",
                      "not served", "bad profile", "overrides must be", "args.nom"):
         assert expected in messages, expected
     assert replies[-1] == {"v": 1, "type": "outcome", "seq": 2, "outcome": {"type": "not_found", "name": "q"}}

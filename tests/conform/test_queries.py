@@ -25,7 +25,7 @@ from brokerspec.check.domains import get_domain
 from brokerspec.cli import main
 from brokerspec.conform.catalogue import all_cases, queries, select
 from brokerspec.conform.fuzz import QUERY_OPS
-from brokerspec.conform.protocol import QUERY_VERSION, FailureKind, SutFailure, Unsupported, read_hello
+from brokerspec.conform.protocol import LATEST_VERSION, FailureKind, SutFailure, Unsupported, read_hello
 from brokerspec.conform.runner import Verdict, run_conformance
 from brokerspec.conform.serve import Server
 from brokerspec.conform.sut import SubprocessSut
@@ -102,7 +102,7 @@ def test_the_version_2_schema_takes_the_handshake_and_a_query() -> None:
 def test_the_server_answers_each_request_in_its_own_version_and_refuses_a_query_in_version_1() -> None:
     server = Server("impl")
     hello = server.answer({"v": 1, "type": "hello", "profile": "seed", "domains": []})
-    assert hello is not None and hello["v"] == 1 and hello["versions"] == [1, 2]
+    assert hello is not None and hello["v"] == 1 and hello["versions"] == [1, 2, 3]
     assert server.answer({"v": 2, "type": "reset", "domain": "addressing", "profile": "seed",
                           "overrides": {}}) == {"v": 2, "type": "ready"}
     reply = server.answer({"v": 2, "type": "op", "seq": 1, "op": "query_address", "args": {"address": "a"}})
@@ -111,12 +111,14 @@ def test_the_server_answers_each_request_in_its_own_version_and_refuses_a_query_
     assert refused is not None and refused["type"] == "error" and "version 2" in refused["message"]
     old = Server("impl", protocol=1).answer({"v": 1, "type": "hello", "profile": "seed", "domains": []})
     assert old is not None and "versions" not in old
+    two = Server("impl", protocol=2).answer({"v": 1, "type": "hello", "profile": "seed", "domains": []})
+    assert two is not None and two["versions"] == [1, 2]
 
 
 def test_a_version_2_sut_is_asked_queries_over_the_pipe() -> None:
     sut = SubprocessSut(SERVE)
     try:
-        assert sut.hello(LATEST, ("addressing",)).version == QUERY_VERSION
+        assert sut.hello(LATEST, ("addressing",)).version == LATEST_VERSION
         sut.reset("addressing", LATEST)
         outcomes = sut.execute_many([a.CreateAddress("a", frozenset({a.RoutingType.ANYCAST})), a.QueryAddress("a")])
         assert outcomes[1] == a.AddressQueried("a", True, frozenset({a.RoutingType.ANYCAST}))

@@ -9,8 +9,10 @@ time: :meth:`Driver.call` sends a request and returns the reply's fields, or
 raises :class:`CallFailed` when the call threw in the client or the broker.
 A CallFailed carries the exception chain as the driver reported it: each
 link's Java class, Artemis exception type (``QUEUE_DOES_NOT_EXIST``,
-``DUPLICATE_ID_REJECTED`` ...) and message, so that the domain adapters can
-tell one refusal from another by type and code rather than by wording.
+``DUPLICATE_ID_REJECTED`` ...), XA error code (an ``XAException``'s
+``errorCode``: ``XAER_NOTA`` is -4, ``XAER_PROTO`` -6, ``XAER_RMFAIL`` -7) and
+message, so that the domain adapters can tell one refusal from another by
+type and code rather than by wording.
 
 A driver that dies or stops answering within the timeout is a
 :class:`DriverLost`; it is killed with its process group and the next
@@ -47,6 +49,8 @@ class Cause:
     message: str
     type: str | None
     """Artemis's ActiveMQExceptionType name, when the link is an ActiveMQException."""
+    xa_code: int | None = None
+    """The XA error code, when the link is a ``javax.transaction.xa.XAException``."""
 
     @property
     def codes(self) -> set[str]:
@@ -70,6 +74,10 @@ class CallFailed(BrokerspecError):
     def has_code(self, *codes: str) -> bool:
         """Whether any link's message carries one of the AMQ ``codes``."""
         return any(c.codes & set(codes) for c in self.causes)
+
+    def has_xa_code(self, *codes: int) -> bool:
+        """Whether any link is an XAException with one of the error ``codes``."""
+        return any(c.xa_code in codes for c in self.causes)
 
     def has_class(self, *suffixes: str) -> bool:
         """Whether any link's class name ends with one of ``suffixes``."""
@@ -143,7 +151,8 @@ class Driver:
             self.close()
             raise DriverLost(f"the Artemis driver answered {command} with {type(reply).__name__}, not an object")
         if not reply.get("ok"):
-            causes = tuple(Cause(str(item.get("class")), str(item.get("message")), item.get("type"))
+            causes = tuple(Cause(str(item.get("class")), str(item.get("message")), item.get("type"),
+                                 item.get("xa_code") if type(item.get("xa_code")) is int else None)
                            for item in reply.get("error", ()))
             raise CallFailed(command, causes)
         return reply

@@ -4,11 +4,14 @@ Introduction
 ------------
 A spec session is a core client connection with two core sessions: one
 that commits every send and acknowledgement itself (outside a
-transaction) and one transacted session used between ``begin`` and its
-``commit`` or ``rollback``. ``begin`` itself is the client's decision (a
-core transacted session is always in a transaction), so ``transaction_open``
-and ``no_transaction`` are the client's bookkeeping; everything else is read
-from the broker:
+transaction) and one XA session whose branches are the spec session's
+transactions (:mod:`.xa`): ``begin`` starts a branch, ``prepare`` ends and
+prepares it, ``commit`` and ``rollback`` end it in one phase or, once it is
+prepared, in the second. The branch's xid is kept, so a prepared transaction
+is ended from a new XA session after a restart or a crash, as a transaction
+manager recovering it would. ``transaction_open``, ``transaction_prepared``
+and ``no_transaction`` are the client's bookkeeping (an XA client knows which
+branches it started and prepared); everything else is read from the broker:
 
 =====================  =============================================================================
 spec operation         on the broker, and what the outcome is read from
@@ -27,20 +30,32 @@ spec operation         on the broker, and what the outcome is read from
                        right after the send; a send that throws is
                        ``send_failed`` (``ID_NOT_BYTES`` when the probe saw a ClassCastException)
 ``receive``            a core consumer's ``receiveImmediate`` and acknowledgement
-``commit``             the transacted session's ``commit``; DUPLICATE_ID_REJECTED is ``DUPLICATE_ID``
-``rollback``           the transacted session's ``rollback``
+``begin``              ``XAResource.start(xid, TMNOFLAGS)`` on the spec session's XA session
+``prepare``            ``end(xid, TMSUCCESS)`` and ``prepare(xid)``; a refused prepare (its cause
+                       DUPLICATE_ID_REJECTED for ``DUPLICATE_ID``), or an ``end`` refused because a
+                       bridge duplicate already rolled the branch back, is ``prepare_failed`` with
+                       the reason the client saw doom it, and the branch is forgotten with
+                       ``rollback(xid)``; a prepared branch is prepared again (AMQ221079: ignored)
+``commit``             open: ``end`` and ``commit(xid, true)``, DUPLICATE_ID_REJECTED is
+                       ``DUPLICATE_ID``; prepared: ``commit(xid, false)``
+``rollback``           open: ``end`` and ``rollback(xid)``; prepared: ``rollback(xid)``
 ``set_id_cache_size``  the address setting ``id-cache-size`` (2.31.0 on, ARTEMIS-4159), re-read while
                        the broker runs; ``not_supported`` when the release's schema has no such setting
-``restart``            open transactions are rolled back by the client, then a clean stop and a start
-                       from the journal (with the new global ``id-cache-size`` in ``broker.xml``)
+``restart``            open transactions are rolled back by the client, prepared ones left prepared,
+                       then a clean stop and a start from the journal (with the new global
+                       ``id-cache-size`` in ``broker.xml``)
 ``crash``              SIGKILL and a start from the journal
 =====================  =============================================================================
 
 ``dropped_ids`` of a restart or crash is the number of IDs in the caches
 before the stop that are not in them after the start (the probe's cache
-dumps). Message numbers are the client's: each send the broker neither
-rejected as a duplicate nor failed takes the next number, carried in a tag
-property, and a received message is named by its tag.
+dumps), leaving out the bridge IDs a transaction that did not commit added at
+once: a lost one's go with it, and a prepared one's are attached to it again
+until its second phase (DUP-XA-PREPARED-RESTART). ``lost_transactions``
+counts the open transactions that were not prepared. Message numbers are the
+client's: each send the broker neither rejected as a duplicate nor failed
+takes the next number, carried in a tag property, and a received message is
+named by its tag.
 
 Not expressible: ``delete_id`` (no management operation removes one ID
 from a cache; ``DuplicateIDCache.deleteFromCache`` is internal),
@@ -53,7 +68,10 @@ Each reset works in fresh addresses and queues (a name prefix per reset,
 taken off again in outcomes): a cache outlives the address's queues when
 sends reached it without bindings
 (``PostOfficeImpl.route`` checks the ID before it looks up bindings), and only new names start clean
-without a restart.
+without a restart. A reset first rolls back every branch the adapter started
+and every prepared branch of brokerspec's the broker still holds
+(``XAResource.recover``), so no transaction of an earlier case holds messages
+or IDs into the next.
 """
 
 from __future__ import annotations
@@ -73,12 +91,14 @@ from brokerspec.spec.duplicates import (
     DeleteId,
     DeleteQueue,
     IdKind,
+    Prepare,
     QueryId,
     Receive,
     Restart,
     Rollback,
     Send,
     SetIdCacheSize,
+    TxState,
     compute_cache_key,
 )
 from brokerspec.spec.duplicates.model import DoomReason
@@ -89,6 +109,7 @@ from brokerspec.spec.duplicates.outcomes import (
     IdQueried,
     NoTransaction,
     NotSupported,
+    PrepareFailed,
     QueueDeleted,
     QueueExists,
     QueueNotFound,
@@ -100,12 +121,14 @@ from brokerspec.spec.duplicates.outcomes import (
     SendFailure,
     Sent,
     TransactionOpen,
+    TransactionPrepared,
 )
 
 from .driver import CallFailed
 from .node import Node
 from .outcomes import NotExpressible, UnexpectedRefusal, new_tag
 from .releases import distribution_home
+from .xa import Branches, Xid, new_xid
 
 ROLLED_BACK_STATES = ("ROLLBACK_ONLY", "ROLLEDBACK")
 """Transaction states after which the commit can only fail."""
@@ -116,14 +139,28 @@ class ClientSession:
     """One spec session as the client holds it."""
 
     name: str
-    in_transaction: bool = False
+    state: TxState = TxState.NONE
+    """``NONE``, ``ACTIVE`` (an open branch, doomed or not: the client learns that only from the probe) or
+    ``PREPARED``."""
+    xid: Xid | None = None
+    """The branch of the transaction, open or prepared."""
     numbers: list[int] = field(default_factory=list)
-    """The numbers of the messages the open transaction routed, in send order."""
+    """The numbers of the messages the transaction routed, in send order."""
     doom: DoomReason | None = None
     """What the client saw doom the open transaction first."""
     bridge_ids: list[tuple[str, str]] = field(default_factory=list)
-    """(cache, hex ID) of every bridged send the open transaction routed: instant adds while it is open."""
+    """(cache, hex ID) of every bridged send the transaction routed: instant adds while it is open."""
     opened: set[str] = field(default_factory=set)
+    """The core sessions opened for it on the running broker."""
+
+    @property
+    def in_transaction(self) -> bool:
+        """Whether it has a transaction open (not prepared): its sends and receives go into the branch."""
+        return self.state is TxState.ACTIVE
+
+    def end_transaction(self) -> None:
+        """The transaction is over (committed, rolled back or lost): the session works outside one again."""
+        self.state, self.xid, self.numbers, self.doom, self.bridge_ids = TxState.NONE, None, [], None, []
 
 
 def supports_address_id_cache_size(version: str) -> bool:
@@ -145,6 +182,8 @@ class DuplicatesAdapter:
 
     def __init__(self, node: Node) -> None:
         self.node = node
+        self.begun = 0
+        """Transactions begun through this adapter, which numbers their xids."""
         self.resets = 0
         self.prefix = "r0_"
         self.sessions: dict[str, ClientSession] = {}
@@ -152,11 +191,18 @@ class DuplicatesAdapter:
         self.next_number = 1
         self.seen: list[dict[str, Any]] = []
 
+    @property
+    def branches(self) -> Branches:
+        """The XA calls, on the node's driver."""
+        return Branches(self.node.driver)
+
     # --- lifecycle -------------------------------------------------------------------------------
 
     def reset(self, profile: Profile) -> None:
-        """Fresh names, no sessions, and the profile's global cache settings (a restart if they changed)."""
+        """Fresh names, no sessions, no branch of brokerspec's in doubt, and the profile's global cache settings
+        (a restart if they changed)."""
         self.close_sessions()
+        self.roll_back_in_doubt()
         for address in sorted(self.node.addresses()):
             self.node.manage("deleteAddress", address, True)
         self.resets += 1
@@ -175,15 +221,44 @@ class DuplicatesAdapter:
         """Another domain's cases come next: close this adapter's sessions."""
         self.close_sessions()
 
-    def close_sessions(self) -> None:
-        """Close every core session this adapter opened."""
+    def close_sessions(self, keep_prepared: bool = False) -> None:
+        """Close every core session this adapter opened; roll back every transaction first unless
+        ``keep_prepared``, when open ones are left to the broker (a crash follows) and prepared ones are kept,
+        by xid, for after the restart."""
         for session in self.sessions.values():
+            if session.xid is not None and not keep_prepared:
+                self.abandon(session)
             for core in session.opened:
                 try:
                     self.node.driver.call("close_session", id=core)
                 except CallFailed:
                     pass
-        self.sessions = {}
+            session.opened.clear()
+        self.sessions = {name: session for name, session in self.sessions.items()
+                         if keep_prepared and session.state is TxState.PREPARED}
+
+    def abandon(self, session: ClientSession) -> None:
+        """Roll back the session's transaction, open or prepared, whatever the broker says; it is over."""
+        xid, core = session.xid, self.xa_session(session)
+        assert xid is not None
+        if session.state is TxState.ACTIVE:
+            self.branches.end(core, xid)
+        try:
+            self.branches.forget(core, xid)
+        except CallFailed:
+            pass  # a branch that cannot be rolled back now is found again by the next reset's recovery
+        session.end_transaction()
+
+    def roll_back_in_doubt(self) -> None:
+        """Roll back every prepared branch of brokerspec's the broker holds (an earlier case's, or one left when a
+        driver was lost)."""
+        core = "dup-recovery"
+        self.node.call("session", id=core, xa=True)
+        try:
+            for xid in self.branches.in_doubt(core):
+                self.branches.forget(core, xid)
+        finally:
+            self.node.driver.call("close_session", id=core)
 
     def execute(self, command: Any) -> Outcome:
         """Perform ``command`` on the broker; what it did, as an outcome."""
@@ -191,7 +266,7 @@ class DuplicatesAdapter:
             CreateQueue: self.create_queue, DeleteQueue: self.delete_queue, Begin: self.begin,
             Send: self.send, Receive: self.receive, Commit: self.commit, Rollback: self.rollback,
             DeleteId: self.delete_id, SetIdCacheSize: self.set_id_cache_size, Restart: self.restart,
-            Crash: self.restart, QueryId: self.query_id}
+            Crash: self.restart, QueryId: self.query_id, Prepare: self.prepare}
         return handlers[type(command)](command)
 
     # --- names and sessions ----------------------------------------------------------------------
@@ -209,10 +284,20 @@ class DuplicatesAdapter:
         return self.sessions.setdefault(name, ClientSession(name))
 
     def core_session(self, session: ClientSession) -> str:
-        """The core session the spec session uses now (transacted inside a transaction), opened on first use."""
-        core = f"dup-{session.name}-{'tx' if session.in_transaction else 'auto'}"
+        """The core session the spec session uses now (its XA session inside a transaction), opened on first use."""
+        if session.state is not TxState.NONE:
+            return self.xa_session(session)
+        core = f"dup-{session.name}-auto"
         if core not in session.opened:
-            self.node.call("session", id=core, transacted=session.in_transaction)
+            self.node.call("session", id=core, transacted=False)
+            session.opened.add(core)
+        return core
+
+    def xa_session(self, session: ClientSession) -> str:
+        """The spec session's XA session, opened on first use (again after a restart)."""
+        core = f"dup-{session.name}-xa"
+        if core not in session.opened:
+            self.node.call("session", id=core, xa=True)
             session.opened.add(core)
         return core
 
@@ -268,12 +353,18 @@ class DuplicatesAdapter:
 
     def begin(self, command: Begin) -> Outcome:
         session = self.session(command.session)
-        if session.in_transaction:
+        if session.state is not TxState.NONE:
             return TransactionOpen(command.session)
-        session.in_transaction, session.numbers, session.doom, session.bridge_ids = True, [], None, []
+        self.begun += 1
+        xid = new_xid(self.prefix, session.name, self.begun)
+        self.branches.start(self.xa_session(session), xid)
+        session.end_transaction()
+        session.state, session.xid = TxState.ACTIVE, xid
         return Done()
 
     def send(self, command: Send) -> Outcome:
+        if self.session(command.session).state is TxState.PREPARED:
+            return TransactionPrepared(command.session)
         if not command.reject_duplicates:
             raise NotExpressible("a send that skips the duplicate check: only the broker's own move paths do that")
         if command.address_full:
@@ -336,6 +427,8 @@ class DuplicatesAdapter:
         consumer outlives its receive.
         """
         session = self.session(command.session)
+        if session.state is TxState.PREPARED:
+            return TransactionPrepared(command.session)
         core = self.core_session(session)
         consumer = f"{core}-{command.queue}"
         try:
@@ -355,35 +448,75 @@ class DuplicatesAdapter:
             raise UnexpectedRefusal(f"received a message brokerspec did not number (tag {tag!r})")
         return Received(self.numbers[tag])
 
+    def prepare(self, command: Prepare) -> Outcome:
+        """End the branch and prepare it; a doomed one fails and is forgotten (DUP-XA-PREPARE-ROLLBACK-ONLY)."""
+        session = self.session(command.session)
+        xid = session.xid
+        if xid is None:
+            return NoTransaction(command.session)
+        core = self.xa_session(session)
+        if session.state is TxState.PREPARED:
+            try:
+                self.branches.prepare(core, xid)
+            except CallFailed as failure:
+                raise UnexpectedRefusal(f"preparing a prepared branch again failed: {failure}") from None
+            return Done()
+        doom = session.doom
+        refused = self.branches.end(core, xid)
+        if refused is None:
+            try:
+                self.branches.prepare(core, xid)
+            except CallFailed as failure:
+                refused = failure
+        if refused is None:
+            session.state = TxState.PREPARED
+            return Done()
+        self.branches.forget(core, xid)
+        session.end_transaction()
+        if refused.has_type("DUPLICATE_ID_REJECTED"):
+            return PrepareFailed(DoomReason.DUPLICATE_ID)
+        if doom is not None:
+            return PrepareFailed(doom)
+        raise UnexpectedRefusal(f"the prepare failed: {refused}")
+
     def commit(self, command: Commit) -> Outcome:
         session = self.session(command.session)
-        if not session.in_transaction:
+        xid = session.xid
+        if xid is None:
             return NoTransaction(command.session)
-        core = self.core_session(session)
-        numbers, doom = tuple(session.numbers), session.doom
-        session.in_transaction, session.numbers, session.doom, session.bridge_ids = False, [], None, []
+        core = self.xa_session(session)
+        numbers, doom, prepared = tuple(session.numbers), session.doom, session.state is TxState.PREPARED
+        session.end_transaction()
+        ended = None if prepared else self.branches.end(core, xid)
         try:
-            self.node.driver.call("commit", session=core)
+            self.branches.commit(core, xid, one_phase=not prepared)
         except CallFailed as failure:
+            if prepared:
+                raise UnexpectedRefusal(f"the second phase of a prepared branch failed: {failure}") from None
             if failure.has_type("DUPLICATE_ID_REJECTED"):
                 return CommitFailed(DoomReason.DUPLICATE_ID)
             if doom is not None:
                 return CommitFailed(doom)
-            raise UnexpectedRefusal(f"the commit failed: {failure}") from None
+            raise UnexpectedRefusal(f"the commit failed: {failure}" + (f" (after {ended})" if ended else "")) from None
         return Committed(numbers)
 
     def rollback(self, command: Rollback) -> Outcome:
         session = self.session(command.session)
-        if not session.in_transaction:
+        xid = session.xid
+        if xid is None:
             return NoTransaction(command.session)
-        core = self.core_session(session)
-        session.in_transaction, session.numbers, session.doom, session.bridge_ids = False, [], None, []
-        self.node.driver.call("rollback", session=core)
+        core = self.xa_session(session)
+        if session.state is TxState.ACTIVE:
+            self.branches.end(core, xid)  # refused only for a branch a bridge duplicate rolled back already
+        session.end_transaction()
+        self.branches.forget(core, xid)
         return RolledBack()
 
     def query_id(self, command: QueryId) -> Outcome:
         """No client call or management operation reads a duplicate-ID cache (a probing send would add the ID it
-        asks about), so the broker's probe answers: it reads every cache's IDs in slot order."""
+        asks about), so the broker's probe answers: it reads every cache's IDs that the cache's own duplicate check
+        finds (``DuplicateIDCache.contains``; a slot may still hold an ID the check no longer finds, when the same
+        ID took two slots and one was overwritten)."""
         if command.bridge_id is not None:
             cache, key = f"BRIDGE.{self.real(command.address)}", command.bridge_id
         else:
@@ -395,7 +528,7 @@ class DuplicatesAdapter:
         probe_session = "dup-query"
         self.node.call("session", id=probe_session, transacted=False)
         try:
-            caches = self.ask(probe_session, "caches")["caches"]
+            caches = self.ask(probe_session, "caches")["live"]
         finally:
             self.node.driver.call("close_session", id=probe_session)
         if not isinstance(caches, dict):
@@ -421,17 +554,19 @@ class DuplicatesAdapter:
             raise NotExpressible(f"a restart with id-cache-size 0: Artemis {self.node.broker.version} refuses to "
                                  "start with it (FileConfigurationParser, GT_ZERO, AMQ229039); 0 is accepted from "
                                  "2.28.0 (ARTEMIS-4115)")
-        open_sessions = [s for s in self.sessions.values() if s.in_transaction]
-        uncommitted: list[tuple[str, str]] = [item for s in open_sessions for item in s.bridge_ids]
-        if not crash:
+        open_sessions = [s for s in self.sessions.values() if s.state is TxState.ACTIVE]
+        prepared = [s for s in self.sessions.values() if s.state is TxState.PREPARED]
+        uncommitted: list[tuple[str, str]] = [item for s in prepared for item in s.bridge_ids]
+        if crash:
+            uncommitted += [item for s in open_sessions for item in s.bridge_ids]
+        else:
             for session in open_sessions:
-                self.node.driver.call("rollback", session=self.core_session(session))
-            uncommitted = []
+                self.abandon(session)
         probe_session = "dup-probe"
         self.node.call("session", id=probe_session, transacted=False)
         before = self.own_caches(self.ask(probe_session, "caches")["caches"])
         persisted = self.node.config.persist_id_cache
-        self.close_sessions()
+        self.close_sessions(keep_prepared=True)
         if isinstance(command, Restart) and command.id_cache_size is not None:
             self.node.broker.write_config(dataclasses.replace(self.node.config, id_cache_size=command.id_cache_size))
         self.node.restart(crash=crash)

@@ -7,7 +7,8 @@ own layers: ``hello`` creates and starts one broker of the release (once per
 run; it is shared by every case), ``reset`` makes it empty for the next case
 (without a restart wherever the domain adapter can), ``execute`` hands each
 operation to the domain's adapter (:mod:`.addressing`, :mod:`.duplicates`),
-and ``close`` stops the broker and the client driver.
+and ``close`` stops the broker and the client driver. It speaks SUT protocol
+version 3: the queries, and ``prepare`` (XA branches, :mod:`.xa`).
 
 It implements the release's own profile only (``hello`` says which), and it
 refuses a ``reset`` whose profile asks for behaviour the release cannot be
@@ -28,7 +29,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from brokerspec.conform.protocol import QUERY_VERSION, FailureKind, Hello, SutFailure
+from brokerspec.conform.protocol import XA_VERSION, FailureKind, Hello, SutFailure
 from brokerspec.spec import Outcome, Profile, get_profile
 
 from .addressing import AddressingAdapter
@@ -107,7 +108,7 @@ class ArtemisSut:
         """Create and start the broker (once); the domains and the one profile this release implements."""
         if self.node is None:
             self._start()
-        return Hello(f"Apache ActiveMQ Artemis {self.version}", DOMAINS, (self.release.profile,), version=QUERY_VERSION)
+        return Hello(f"Apache ActiveMQ Artemis {self.version}", DOMAINS, (self.release.profile,), version=XA_VERSION)
 
     def _start(self) -> None:
         try:

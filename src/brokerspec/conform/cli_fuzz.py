@@ -29,7 +29,6 @@ from ..render import drawn_table, make_console
 from .catalogue import DOMAIN_ORDER
 from .cli_common import ConformUsageError, add_sut_options, make_sut, profile_for_sut
 from .fuzz import DomainRun, FuzzReport, Status, fuzz
-from .protocol import QUERIES_NEED_V2
 from .runner import EXIT_CONFORMANCE_FAILURE, EXIT_NOTHING_CHECKED, EXIT_PASS, EXIT_SUT_FAILURE
 
 
@@ -183,8 +182,8 @@ def print_left_out(console: Any, report: FuzzReport) -> list[str]:
         for op in run.excluded:
             console.print(literal(f"{run.where}: {op} left out (--exclude-op)"))
             names.append(f"{run.domain}.{op}")
-        for op in run.unasked:
-            console.print(literal(f"{run.where}: {op} not asked: {QUERIES_NEED_V2}"))
+        for op, why in run.unasked.items():
+            console.print(literal(f"{run.where}: {op} not asked: {why}"))
         for op, dropped in run.dropped.items():
             console.print(literal(f"{run.where}: {op} dropped, the SUT answered it with an error "
                                   f"({dropped.message}); {dropped.scenarios} scenario(s) of {dropped.steps} "

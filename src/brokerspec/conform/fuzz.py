@@ -25,7 +25,9 @@ so, before the SUT ever answered it with an outcome in this run, the guard
 excluded set, the state machine stops drawing it, and the run goes on. An
 ``error`` reply to an operation the SUT has answered before is a SUT failure,
 as any other. Operations can also be left out from the start (``fuzz
---exclude-op``). An in-process SUT that cannot express one scenario
+--exclude-op``), and an operation the SUT's protocol version lacks (a query
+for version 1, ``prepare`` before version 3) is never drawn, the report
+saying why (:func:`unasked_ops`). An in-process SUT that cannot express one scenario
 (:class:`~.protocol.Unsupported`, e.g. a name a real broker's API cannot
 carry) only has that scenario discarded, and counted. What the runs found
 is a :class:`~.fuzz_report.FuzzReport`.
@@ -59,11 +61,11 @@ from ..check.runner import check_for
 from ..codec import COMMANDS
 from ..trace import Trace, TraceStep, write_new_trace
 from .fuzz_report import Dropped, DomainRun, FuzzReport, Status
-from .protocol import FailureKind, Hello, SutFailure, Unsupported, batch_stop
+from .protocol import FailureKind, Hello, SutFailure, Unsupported, batch_stop, why_not_asked
 from .sut import Sut, SutSubject, execute_many
 
 __all__ = ["DEFERRED_WINDOW", "DomainRun", "Dropped", "FirstFailure", "FuzzReport", "GuardedSubject", "Status",
-           "fuzz"]
+           "fuzz", "unasked_ops"]
 
 DEFERRED_WINDOW = 32
 """Commands queued for a pipelining SUT before their replies are compared (and at the end of every scenario)."""
@@ -179,6 +181,18 @@ QUERY_OPS: dict[str, frozenset[str]] = {
 """Each domain's queries: what a SUT that speaks protocol version 1 is never asked."""
 
 
+def unasked_ops(domain: str, version: int) -> dict[str, str]:
+    """The operations of ``domain`` a SUT whose session speaks ``version`` is never asked, each with why, by name.
+
+    >>> unasked_ops("duplicates", 2)
+    {'prepare': 'the SUT speaks protocol version 2, and prepare needs version 3 (docs/sut-protocol.md)'}
+    >>> sorted(unasked_ops("duplicates", 1)), unasked_ops("duplicates", 3)
+    (['prepare', 'query_id'], {})
+    """
+    return {op: why for op, kind in sorted(COMMANDS[domain].items())
+            if (why := why_not_asked(kind, version)) is not None}
+
+
 def fuzz(sut: Sut, profile: Profile | Sequence[Profile], domains: tuple[str, ...], seconds: float, out_dir: Path,
          run_seed: int | None = None, strict: bool = False,
          on_batch: Callable[[str, RunStats], None] | None = None,
@@ -225,7 +239,7 @@ def fuzz(sut: Sut, profile: Profile | Sequence[Profile], domains: tuple[str, ...
             else:
                 bound_left -= 1
             left_out = frozenset((excluded or {}).get(name, frozenset()))
-            unasked = frozenset() if hello.answers_queries else QUERY_OPS[name] - left_out
+            unasked = {op: why for op, why in unasked_ops(name, hello.version).items() if op not in left_out}
             report.runs.append(_run_domain(sut, chosen, name, is_free, share, out_dir, run_seed, strict, on_batch,
                                            left_out, unasked))
     return report
@@ -233,17 +247,17 @@ def fuzz(sut: Sut, profile: Profile | Sequence[Profile], domains: tuple[str, ...
 
 def _run_domain(sut: Sut, profile: Profile, name: str, profile_free: bool, seconds: float, out_dir: Path,
                 run_seed: int | None, strict: bool, on_batch: Callable[[str, RunStats], None] | None,
-                left_out: frozenset[str], unasked: frozenset[str] = frozenset()) -> DomainRun:
-    """One domain's run under one profile, with a guard of its own; ``unasked`` are the queries a version 1 SUT
-    is not asked."""
-    run = DomainRun(name, profile, profile_free, Status.RAN, excluded=tuple(sorted(left_out)),
-                    unasked=tuple(sorted(unasked)))
-    if set(COMMANDS[name]) <= left_out | unasked:
+                left_out: frozenset[str], unasked: Mapping[str, str] | None = None) -> DomainRun:
+    """One domain's run under one profile, with a guard of its own; ``unasked`` are the operations the SUT's
+    protocol version lacks, each with why."""
+    unasked = dict(unasked or {})
+    run = DomainRun(name, profile, profile_free, Status.RAN, excluded=tuple(sorted(left_out)), unasked=unasked)
+    if set(COMMANDS[name]) <= left_out | set(unasked):
         run.status, run.why = Status.NOT_RUN, "every operation is left out (--exclude-op)"
         return run
     domain = get_domain(name)
     permissive = domain.judge is not None and not strict
-    guard = FirstFailure(sut, left_out | unasked)
+    guard = FirstFailure(sut, left_out | set(unasked))
     stats = RunStats()
     label = name if profile_free else f"{name} {profile.label}"
 

@@ -59,8 +59,9 @@ class DomainRun:
     failure_trace: Path | None = None
     excluded: tuple[str, ...] = ()
     """Operations left out from the start (``--exclude-op``)."""
-    unasked: tuple[str, ...] = ()
-    """Queries left out from the start because the SUT speaks protocol version 1."""
+    unasked: dict[str, str] = field(default_factory=dict)
+    """Operations left out from the start because the SUT's protocol version lacks them (queries before version 2,
+    ``prepare`` before version 3): each with why."""
     dropped: dict[str, Dropped] = field(default_factory=dict)
     unsupported: dict[str, int] = field(default_factory=dict)
     judged: int = 0

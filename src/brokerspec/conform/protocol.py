@@ -1,10 +1,10 @@
-"""The SUT protocol, versions 1 and 2: the requests brokerspec writes and the replies it accepts.
+"""The SUT protocol, versions 1 to 3: the requests brokerspec writes and the replies it accepts.
 
 Introduction
 ------------
 One JSON object per line, each with ``"v": 1`` and a ``"type"``
-(``docs/sut-protocol.md``; JSON Schemas ``brokerspec/schemas/sut-protocol-v1.schema.json`` and
-``sut-protocol-v2.schema.json``):
+(``docs/sut-protocol.md``; JSON Schemas ``brokerspec/schemas/sut-protocol-v1.schema.json``,
+``sut-protocol-v2.schema.json`` and ``sut-protocol-v3.schema.json``):
 
 =============  ==========================================  =================================
 request        fields                                      reply
@@ -18,11 +18,15 @@ request        fields                                      reply
 
 Version 2 adds the *queries* (``query_address``, ``query_queue``, ``query_id``,
 ``query_demand``: operations that read without changing anything) and nothing
-else. The ``hello`` request always says ``"v": 1``, so every SUT can read it; a
-SUT that speaks version 2 lists ``"versions": [1, 2]`` in its hello reply, and
-from then on every request and reply of the session carries ``"v": 2``. A SUT
-that lists nothing speaks version 1 and is never asked a query: the catalogue
-reports the cases that need one as not run, the fuzzer leaves the queries out.
+else. Version 3 adds the first phase of an XA two-phase commit to the
+duplicates domain: the operation ``prepare`` and its outcomes
+``transaction_prepared`` and ``prepare_failed`` (:data:`XA_COMMANDS`). The
+``hello`` request always says ``"v": 1``, so every SUT can read it; a SUT that
+speaks more lists them in its hello reply (``"versions": [1, 2, 3]``), and from
+then on every request and reply of the session carries the highest version both
+sides speak. An operation is never asked of a SUT whose session speaks less than
+:func:`version_needed` says: the catalogue reports the cases that need one as not
+run, the fuzzer leaves it out, each saying why (:func:`why_not_asked`).
 
 Any request may instead be answered with ``error`` (``message``, and
 ``seq`` for an ``op``): the SUT could not do it. ``op``, ``args`` and
@@ -51,7 +55,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from brokerspec.spec import Outcome, Profile
+from brokerspec.spec import Outcome, Profile, is_query
+from brokerspec.spec.duplicates import Prepare
 
 from ..check.lockstep import SubjectFailure
 from ..clitools import printable
@@ -64,11 +69,63 @@ PROTOCOL_VERSION = 1
 QUERY_VERSION = 2
 """The version that adds the queries; a session speaks it when the SUT's hello lists it."""
 
-VERSIONS = (PROTOCOL_VERSION, QUERY_VERSION)
+XA_VERSION = 3
+"""The version that adds ``prepare``, the first phase of an XA two-phase commit (duplicates), and its outcomes."""
+
+VERSIONS = (PROTOCOL_VERSION, QUERY_VERSION, XA_VERSION)
 """The versions brokerspec speaks."""
+
+LATEST_VERSION = VERSIONS[-1]
+"""The highest version brokerspec speaks: what its own SUTs announce."""
+
+XA_COMMANDS: frozenset[type] = frozenset({Prepare})
+"""The commands version 3 adds; a SUT whose session speaks less is never asked one."""
 
 QUERIES_NEED_V2 = "the SUT speaks protocol version 1, and queries need version 2 (docs/sut-protocol.md)"
 """Why a query is not asked of a version 1 SUT."""
+
+
+def version_needed(command: object) -> int:
+    """The lowest protocol version in which ``command`` (a command or its class) may be asked.
+
+    >>> version_needed(Prepare("s1")), version_needed(Prepare)
+    (3, 3)
+    >>> from brokerspec.spec.duplicates import QueryId, Commit
+    >>> version_needed(QueryId), version_needed(Commit("s1"))
+    (2, 1)
+    """
+    kind = command if isinstance(command, type) else type(command)
+    if kind in XA_COMMANDS:
+        return XA_VERSION
+    if is_query(kind):
+        return QUERY_VERSION
+    return PROTOCOL_VERSION
+
+
+def why_not_asked(command: object, version: int) -> str | None:
+    """Why ``command`` (a command or its class) is not asked of a SUT whose session speaks ``version``; None if it is.
+
+    >>> why_not_asked(Prepare, 2)
+    'the SUT speaks protocol version 2, and prepare needs version 3 (docs/sut-protocol.md)'
+    >>> why_not_asked(Prepare, 3) is None
+    True
+    """
+    needed = version_needed(command)
+    if needed <= version:
+        return None
+    if needed == QUERY_VERSION:
+        return QUERIES_NEED_V2
+    op = getattr(command, "op", "this operation")
+    return f"the SUT speaks protocol version {version}, and {op} needs version {needed} (docs/sut-protocol.md)"
+
+
+def first_unasked(commands: Sequence[Any], version: int) -> tuple[int, str] | None:
+    """The index of the first of ``commands`` a SUT speaking ``version`` is not asked, and why; None if none."""
+    for index, command in enumerate(commands):
+        why = why_not_asked(command, version)
+        if why is not None:
+            return index, why
+    return None
 
 MAX_REPLY_BYTES = 16 * 1024 * 1024
 """The longest reply line read, in bytes before its newline (16 MiB); a longer one is garbage."""
@@ -152,12 +209,17 @@ class Hello:
     pipelining: int = 1
     """The most requests the SUT lets brokerspec have in flight, written and not yet answered (1: one at a time)."""
     version: int = PROTOCOL_VERSION
-    """The protocol version of the session: the highest both sides speak (2 when the SUT answers queries)."""
+    """The protocol version of the session: the highest both sides speak (2 when the SUT answers queries, 3 when
+    it also prepares)."""
 
     @property
     def answers_queries(self) -> bool:
         """Whether the SUT may be asked queries (version 2 and later)."""
         return self.version >= QUERY_VERSION
+
+    def asks(self, command: object) -> bool:
+        """Whether ``command`` (a command or its class) may be asked of this SUT (:func:`version_needed`)."""
+        return version_needed(command) <= self.version
 
     def offers(self, domain: str, profile: str) -> bool:
         """Whether the SUT implements ``domain`` under ``profile``."""

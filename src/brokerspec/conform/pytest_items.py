@@ -19,7 +19,7 @@ import pytest
 from brokerspec.spec import Profile, get_profile
 
 from .catalogue import DOMAIN_ORDER, Case, all_cases, select
-from .protocol import Hello, SutFailure
+from .protocol import Hello, SutFailure, first_unasked
 from .runner import Verdict, run_case
 from .sut import DEFAULT_TIMEOUT, Sut
 
@@ -47,6 +47,9 @@ class CaseItem(pytest.Item):
             raise CaseFailure(f"the SUT failed its handshake: {hello}")
         if not hello.offers(self.case.domain, self.profile.name):
             pytest.skip(f"the SUT does not offer {self.case.domain} under {self.profile.name}")
+        unasked = first_unasked(self.case.commands, hello.version)
+        if unasked is not None:
+            pytest.skip(unasked[1])
         result = run_case(sut, self.case, self.profile, self.config.getoption("brokerspec_strict"))
         if result.verdict is Verdict.FAILED:
             rule = f"\nthe expected outcome was decided by rule {result.rule}" if result.rule else ""

@@ -9,8 +9,9 @@ that applies to the profile (and to ``--brokerspec-domain``, when given)
 becomes one item named after the case, run against one SUT shared by the
 whole session. A wrong outcome fails the item with the script, the step and
 the outcomes that differ; a SUT failure fails it with the request and what
-was wrong; a domain the SUT does not offer skips it. pytest's own ``-k``
-selects cases by name.
+was wrong; a domain the SUT does not offer skips it, and so does a case that
+needs an operation the SUT's protocol version lacks (a query before version 2,
+``prepare`` before version 3). pytest's own ``-k`` selects cases by name.
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ A case ends in one of four verdicts: ``passed``; ``failed`` (a well-formed
 outcome the spec does not allow: the step, the outcomes and the rule that
 decided the expected one are kept); ``sut-failure`` (the SUT crashed, hung,
 wrote garbage or an ``error`` reply; see :mod:`.protocol`); ``skipped`` (the
-SUT does not offer the domain or profile). After ``max_sut_failures`` SUT
+SUT does not offer the domain or profile, or its protocol version lacks an
+operation the case needs, :func:`~.protocol.first_unasked`). After ``max_sut_failures`` SUT
 failures in a row the run stops and the remaining cases are ``not-run``: a
 SUT that hangs on everything costs a few timeouts, not one per case. The
 report keeps whatever was run, and :meth:`ConformReport.exit_code` tells the
@@ -47,7 +48,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from brokerspec.spec import Profile, is_query
+from brokerspec.spec import Profile
 
 from ..check.domains import get_domain
 from ..check.lockstep import DivergenceError, Lockstep, format_command
@@ -55,7 +56,7 @@ from ..clitools import xml_safe
 from ..trace import Trace, write_new_trace
 from .catalogue import RULE_TABLES, Case
 from .failures import case_trace, failure_text, trace_path_for
-from .protocol import QUERIES_NEED_V2, FailureKind, Hello, SutFailure
+from .protocol import FailureKind, Hello, SutFailure, first_unasked
 from .sut import Sut, subject_factory
 
 EXIT_PASS = 0
@@ -274,8 +275,8 @@ def run_conformance(sut: Sut, cases: Sequence[Case], profile: Profile, strict: b
         if not report.hello.offers(case.domain, profile.name):
             result = CaseResult(case, Verdict.SKIPPED, message=f"the SUT does not offer {case.domain} under "
                                                                f"{profile.name}")
-        elif not report.hello.answers_queries and any(is_query(command) for command in case.commands):
-            result = CaseResult(case, Verdict.SKIPPED, message=QUERIES_NEED_V2)
+        elif (unasked := first_unasked(case.commands, report.hello.version)) is not None:
+            result = CaseResult(case, Verdict.SKIPPED, message=unasked[1])
         else:
             result = run_case(sut, case, profile, strict)
             if recheck is not None:

@@ -10,9 +10,11 @@ planted:NAME`` serves a broker with a planted bug, which the suite must
 catch through the same pipe. Malformed requests get an ``error`` reply that
 says what was wrong; the server itself never stops on one.
 
-It speaks protocol versions 1 and 2 (``--protocol 1`` makes it a version 1
-SUT, which is never asked a query): its hello lists them, and each reply
-carries the version of the request it answers. Its hello announces ``pipelining`` (:data:`PIPELINING` requests in flight,
+It speaks protocol versions 1 to 3 (``--protocol 2`` makes it a version 2
+SUT, which is never asked to ``prepare``; ``--protocol 1`` one that is asked
+no query either): its hello lists them, and each reply carries the version
+of the request it answers. An operation the request's version lacks gets an
+``error`` reply. Its hello announces ``pipelining`` (:data:`PIPELINING` requests in flight,
 or ``--pipelining N``; 1 leaves it out): it reads requests as they come,
 answers every complete line it has read in order, and writes the replies to
 all of them at once, so a client that writes ahead gets one write back per
@@ -33,7 +35,7 @@ from brokerspec.spec import BrokerspecError, get_profile, is_query
 from .. import jsonin
 from ..codec import CodecError, decode_command, encode_outcome
 from .pipe import READ_CHUNK
-from .protocol import PROTOCOL_VERSION, QUERY_VERSION, VERSIONS
+from .protocol import LATEST_VERSION, PROTOCOL_VERSION, VERSIONS, version_needed
 from .sut import in_process_layers
 
 
@@ -44,7 +46,7 @@ PIPELINING = 256
 class Server:
     """The protocol's state: which layer, and the broker of the last reset."""
 
-    def __init__(self, layer: str, pipelining: int = 1, protocol: int = QUERY_VERSION) -> None:
+    def __init__(self, layer: str, pipelining: int = 1, protocol: int = LATEST_VERSION) -> None:
         self.layer = layer
         self.pipelining = pipelining
         self.versions = tuple(v for v in VERSIONS if v <= protocol)
@@ -65,6 +67,9 @@ class Server:
                               f"{', '.join(map(str, self.versions))}")
         self.version = version
         kind = request.get("type")
+        if kind == "hello" and version != PROTOCOL_VERSION:
+            self.version = PROTOCOL_VERSION
+            return self.error(f"a hello request is always protocol version {PROTOCOL_VERSION}, not {version}")
         if kind == "hello":
             hello = {"v": version, "type": "hello", "name": f"brokerspec {self.layer}",
                      "domains": list(self.factories)}
@@ -107,8 +112,10 @@ class Server:
             command = decode_command(request.get("op"), request.get("args"), "args", self.domain)
         except CodecError as problem:
             return self.error(str(problem), seq)
-        if is_query(command) and self.version < QUERY_VERSION:
-            return self.error(f"{command.op} is a query, and queries need protocol version {QUERY_VERSION}", seq)
+        needed = version_needed(command)
+        if needed > self.version:
+            what = f"{command.op} is a query, and queries need" if is_query(command) else f"{command.op} needs"
+            return self.error(f"{what} protocol version {needed}", seq)
         outcome = self.subject.execute(command)
         return {"v": self.version, "type": "outcome", "seq": seq, "outcome": encode_outcome(outcome)}
 
@@ -132,7 +139,7 @@ def answer_line(server: Server, line: str | bytes) -> str | None:
     return None if reply is None else json.dumps(reply) + "\n"
 
 
-def serve(layer: str, requests: IO[str], replies: IO[str], pipelining: int = 1, protocol: int = QUERY_VERSION) -> int:
+def serve(layer: str, requests: IO[str], replies: IO[str], pipelining: int = 1, protocol: int = LATEST_VERSION) -> int:
     """Answer ``requests`` line by line on ``replies`` until ``bye`` or their end."""
     server = Server(layer, pipelining, protocol)
     for line in requests:
@@ -146,7 +153,7 @@ def serve(layer: str, requests: IO[str], replies: IO[str], pipelining: int = 1, 
 
 
 def serve_fds(layer: str, requests: int, replies: int, pipelining: int = PIPELINING,
-              protocol: int = QUERY_VERSION) -> int:
+              protocol: int = LATEST_VERSION) -> int:
     """Answer the requests read from descriptor ``requests`` on ``replies``, one write per read, until ``bye``."""
     server = Server(layer, pipelining, protocol)
     pending = b""
@@ -178,8 +185,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--layer", default="impl", help="impl, reference, spec or planted:NAME (default impl)")
     parser.add_argument("--pipelining", type=int, default=PIPELINING, metavar="N",
                         help=f"the most requests in flight to announce (default {PIPELINING}; 1: one at a time)")
-    parser.add_argument("--protocol", type=int, choices=VERSIONS, default=QUERY_VERSION,
-                        help=f"the highest protocol version to speak (default {QUERY_VERSION}; 1: never asked a query)")
+    parser.add_argument("--protocol", type=int, choices=VERSIONS, default=LATEST_VERSION,
+                        help=f"the highest protocol version to speak (default {LATEST_VERSION}; 2: never asked to "
+                             "prepare; 1: never asked a query either)")
     args = parser.parse_args(argv)
     if args.pipelining < 1:
         parser.error(f"--pipelining must be at least 1, not {args.pipelining}")

@@ -51,22 +51,22 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, NoReturn, Protocol
 
-from brokerspec.spec import Outcome, Profile, is_query
+from brokerspec.spec import Outcome, Profile
 
 from ..check.domains import DOMAINS, get_domain
 from ..clitools import printable
 from .pipe import Channel, InputClosed, LineTimeout
 from .protocol import (
+    LATEST_VERSION,
     MAX_REPLY_BYTES,
     PROTOCOL_VERSION,
-    QUERIES_NEED_V2,
-    QUERY_VERSION,
     FailureKind,
     Hello,
     SutFailure,
     Unsupported,
     bye_request,
     describe_request,
+    first_unasked,
     mark_batch_stop,
     hello_request,
     op_request,
@@ -181,7 +181,7 @@ class InProcessSut:
     def hello(self, profile: Profile, domains: tuple[str, ...]) -> Hello:
         """The domains this layer covers (all profiles)."""
         domains = tuple(d for d in DOMAINS if d in self._factories)
-        return Hello(f"brokerspec {self.label}", domains, None, version=QUERY_VERSION)
+        return Hello(f"brokerspec {self.label}", domains, None, version=LATEST_VERSION)
 
     def reset(self, domain: str, profile: Profile) -> None:
         """A fresh subject of ``domain``."""
@@ -233,7 +233,7 @@ class SubprocessSut:
         self.in_flight = 1
         """How many requests :meth:`execute_many` writes ahead: what the SUT announced, within ``max_in_flight``."""
         self.version = PROTOCOL_VERSION
-        """The protocol version of the session, from the SUT's hello (queries need 2)."""
+        """The protocol version of the session, from the SUT's hello (queries need 2, ``prepare`` 3)."""
         self._process: subprocess.Popen[bytes] | None = None
         self._channel: Channel | None = None
         self._stderr: IO[bytes] | None = None
@@ -313,9 +313,8 @@ class SubprocessSut:
                                         "the SUT is not running (an earlier request failed)")
         channel = self._channel
         assert channel is not None
-        asked = commands
-        if self.version < QUERY_VERSION:  # a version 1 SUT is never asked a query: the batch stops before one
-            asked = commands[:next((i for i, command in enumerate(commands) if is_query(command)), len(commands))]
+        unasked = first_unasked(commands, self.version)  # never asked what its version lacks: the batch stops there
+        asked = commands if unasked is None else commands[:unasked[0]]
         requests: list[dict[str, Any]] = []
         ends: list[int] = []
         for index in range(len(asked)):
@@ -336,9 +335,9 @@ class SubprocessSut:
                 else:
                     self._stop()
                 return outcomes, failure
-        if len(asked) < len(commands):
-            query = commands[len(asked)]
-            return outcomes, Unsupported(FailureKind.UNSUPPORTED, f"op {self._seq + 1} ({query.op})", QUERIES_NEED_V2)
+        if unasked is not None:
+            command = commands[unasked[0]]
+            return outcomes, Unsupported(FailureKind.UNSUPPORTED, f"op {self._seq + 1} ({command.op})", unasked[1])
         return outcomes, None
 
     def _drain(self, requests: Sequence[dict[str, Any]], ends: Sequence[int]) -> None:

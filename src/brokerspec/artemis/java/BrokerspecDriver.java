@@ -13,8 +13,13 @@
  *   a call that throws                                                        ->   {"ok": false, "error": {...}}
  *
  * An error names the exception's class, Artemis's exception type (ActiveMQExceptionType) when there is
- * one, and the message, for the exception and each cause, so the adapter can tell a missing queue from
- * a duplicate ID without parsing text.
+ * one, the XA error code of an XAException, and the message, for the exception and each cause, so the
+ * adapter can tell a missing queue from a duplicate ID without parsing text.
+ *
+ * A session made with "xa": true is an XA session (ClientSessionFactory.createSession with xa true, no
+ * auto-commit, every acknowledgement sent at once); the xa_* commands drive its XAResource side, each naming
+ * the branch by an xid given as {"format": N, "gtrid": HEX, "bqual": HEX}, which may come from an earlier
+ * session or an earlier broker process: after a restart a new session ends a prepared branch by its xid.
  *
  * The requests and replies are small, flat JSON; the distribution's JSON library differs between
  * releases (javax.json in 2.11, a shaded copy later), so a minimal reader and writer live here.
@@ -29,6 +34,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.Arrays;
+
+import javax.transaction.xa.XAException;
+import javax.transaction.xa.XAResource;
+import javax.transaction.xa.Xid;
 
 import javax.jms.Connection;
 import javax.jms.ConnectionFactory;
@@ -143,6 +153,9 @@ public final class BrokerspecDriver {
          if (t instanceof ActiveMQException) {
             item.put("type", ((ActiveMQException) t).getType().name());
          }
+         if (t instanceof XAException) {
+            item.put("xa_code", (long) ((XAException) t).errorCode);
+         }
          if (t instanceof JMSException && ((JMSException) t).getLinkedException() != null && t.getCause() == null) {
             t.initCause(((JMSException) t).getLinkedException());
          }
@@ -222,7 +235,9 @@ public final class BrokerspecDriver {
             String id = str(request, "id");
             boolean transacted = flag(request, "transacted", false);
             Node node = node(request);
-            ClientSession session = node.factory.createSession(!transacted, !transacted, 0);
+            ClientSession session = flag(request, "xa", false)
+               ? node.factory.createSession(null, null, true, false, false, false, 0)
+               : node.factory.createSession(!transacted, !transacted, 0);
             session.start();
             sessions.put(id, session);
             sessionNode.put(id, str(request, "node"));
@@ -256,6 +271,37 @@ public final class BrokerspecDriver {
          case "rollback":
             session(request).rollback();
             return ok();
+         case "xa_start":
+            session(request).start(xid(request), "join".equals(optStr(request, "flags"))
+               ? XAResource.TMJOIN : XAResource.TMNOFLAGS);
+            return ok();
+         case "xa_end":
+            session(request).end(xid(request), XAResource.TMSUCCESS);
+            return ok();
+         case "xa_prepare": {
+            Map<String, Object> reply = ok();
+            reply.put("vote", (long) session(request).prepare(xid(request)));
+            return reply;
+         }
+         case "xa_commit":
+            session(request).commit(xid(request), flag(request, "one_phase", false));
+            return ok();
+         case "xa_rollback":
+            session(request).rollback(xid(request));
+            return ok();
+         case "xa_recover": {
+            List<Object> found = new ArrayList<>();
+            for (Xid xid : session(request).recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN)) {
+               Map<String, Object> item = new LinkedHashMap<>();
+               item.put("format", (long) xid.getFormatId());
+               item.put("gtrid", toHex(xid.getGlobalTransactionId()));
+               item.put("bqual", toHex(xid.getBranchQualifier()));
+               found.add(item);
+            }
+            Map<String, Object> reply = ok();
+            reply.put("xids", found);
+            return reply;
+         }
          case "consumer": {
             ClientSession session = session(request);
             String id = str(request, "id");
@@ -514,6 +560,64 @@ public final class BrokerspecDriver {
       jmsConsumers.clear();
       for (String name : new ArrayList<>(nodes.keySet())) {
          disconnect(name);
+      }
+   }
+
+   /** The request's "xid" as an Xid the broker compares by value (format, global transaction ID, branch). */
+   private static Xid xid(Map<String, Object> request) {
+      Map<String, Object> fields = Json.object(request.get("xid"));
+      Object format = fields.get("format");
+      if (!(format instanceof Long)) {
+         throw new IllegalArgumentException("xid format must be an integer, not " + format);
+      }
+      return new BranchId((int) (long) (Long) format, hex(str(fields, "gtrid")), hex(str(fields, "bqual")));
+   }
+
+   /** An XA branch identifier, equal to any other with the same three parts. */
+   private static final class BranchId implements Xid {
+      private final int format;
+      private final byte[] global;
+      private final byte[] branch;
+
+      BranchId(int format, byte[] global, byte[] branch) {
+         this.format = format;
+         this.global = global;
+         this.branch = branch;
+      }
+
+      @Override
+      public int getFormatId() {
+         return format;
+      }
+
+      @Override
+      public byte[] getGlobalTransactionId() {
+         return global.clone();
+      }
+
+      @Override
+      public byte[] getBranchQualifier() {
+         return branch.clone();
+      }
+
+      @Override
+      public boolean equals(Object other) {
+         if (!(other instanceof Xid)) {
+            return false;
+         }
+         Xid that = (Xid) other;
+         return format == that.getFormatId() && Arrays.equals(global, that.getGlobalTransactionId())
+            && Arrays.equals(branch, that.getBranchQualifier());
+      }
+
+      @Override
+      public int hashCode() {
+         return 31 * (31 * format + Arrays.hashCode(global)) + Arrays.hashCode(branch);
+      }
+
+      @Override
+      public String toString() {
+         return "BranchId(" + format + ", " + toHex(global) + ", " + toHex(branch) + ")";
       }
    }
 

@@ -22,7 +22,10 @@
  *
  *   tx      the state of the sending session's transaction, without ending it
  *   caches  every duplicate-ID cache of the post office, with its IDs in slot order (read through
- *           reflection from PostOfficeImpl.duplicateIDCaches, the map every release keeps them in)
+ *           reflection from PostOfficeImpl.duplicateIDCaches, the map every release keeps them in), and
+ *           under "live" the IDs each cache's duplicate check finds (DuplicateIDCache.contains): a slot can
+ *           outlive its ID there, when an ID written twice has one of its two slots overwritten
+ *           (addToCacheInMemory removes the overwritten ID from the lookup map whatever other slot holds it)
  *   state   the node's view of the cluster for the load-balancing adapter: its node ID and, for every
  *           address outside the broker's own, each binding in the post office's order: a local queue
  *           with its consumer count, its message and delivering counts and the tags of the messages
@@ -171,7 +174,8 @@ public final class BrokerspecProbe implements ActiveMQServerPlugin {
          write("{\"event\":\"tx\",\"tag\":" + quote(tag) + ",\"tx\":"
                   + (tx == null ? "null" : quote(tx.getState().name())) + "}");
       } else if ("caches".equals(question.toString())) {
-         write("{\"event\":\"caches\",\"tag\":" + quote(tag) + ",\"caches\":" + caches() + "}");
+         write("{\"event\":\"caches\",\"tag\":" + quote(tag) + ",\"caches\":" + caches(false) + ",\"live\":"
+                  + caches(true) + "}");
       } else if ("state".equals(question.toString())) {
          write("{\"event\":\"state\",\"tag\":" + quote(tag) + ",\"node_id\":" + quote(String.valueOf(server.getNodeID()))
                   + ",\"bindings\":" + bindings() + "}");
@@ -179,8 +183,9 @@ public final class BrokerspecProbe implements ActiveMQServerPlugin {
       throw new ActiveMQException(ActiveMQExceptionType.GENERIC_EXCEPTION, "brokerspec probe answered " + question);
    }
 
+   /** Every cache's IDs in slot order; with {@code live}, only those its duplicate check finds, each once. */
    @SuppressWarnings("unchecked")
-   private String caches() {
+   private String caches(boolean live) {
       Map<SimpleString, DuplicateIDCache> all;
       try {
          Object postOffice = server.getPostOffice();
@@ -197,8 +202,12 @@ public final class BrokerspecProbe implements ActiveMQServerPlugin {
          first = false;
          boolean firstId = true;
          List<Pair<byte[], Long>> ids = entry.getValue().getMap();
+         java.util.Set<String> written = new java.util.HashSet<>();
          for (Pair<byte[], Long> id : ids) {
             if (id == null || id.getA() == null) {
+               continue;
+            }
+            if (live && (!entry.getValue().contains(id.getA()) || !written.add(java.util.Arrays.toString(id.getA())))) {
                continue;
             }
             out.append(firstId ? "" : ",").append('"');

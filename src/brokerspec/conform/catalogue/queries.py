@@ -121,6 +121,29 @@ DUPLICATES: tuple[Case, ...] = (
         rules=("DUP-QUERY-ID", "DUP-RING-FIFO"),
         source="Artemis DuplicateIDCacheImpl.addToCacheInMemory (the ring), PostOfficeImpl reload of stored IDs",
     ),
+    Case(
+        name="duplicates/query-id-after-an-id-loses-one-of-its-two-slots",
+        summary="An ID a transaction sent twice takes two slots; when the next ID overwrites one of them the cache "
+                "no longer finds it, though the other slot still holds it: the query says absent and a resend is "
+                "routed.",
+        commands=(
+            d.Restart(2),
+            d.CreateQueue("orders", "q1"),
+            d.Send("p", "orders", string_id("a")),
+            d.Begin("tx"),
+            d.Send("tx", "orders", string_id("x")),
+            d.Send("tx", "orders", string_id("x")),
+            d.Commit("tx"),
+            d.QueryId("orders", string_id("x")),
+            d.Send("p", "orders", string_id("b")),
+            d.QueryId("orders", string_id("x")),
+            d.Send("p", "orders", string_id("x")),
+        ),
+        rules=("DUP-QUERY-ID", "DUP-SAME-ID-IN-TX", "DUP-RING-FIFO"),
+        source="Artemis PersistentDuplicateIDCache.addToCacheInMemory (cache.remove of the overwritten slot's ID, "
+               "whatever other slot holds it) and contains (the lookup map, not the slots); found running the "
+               "XA cases against Artemis 2.40.0",
+    ),
 )
 
 BALANCING: tuple[Case, ...] = (
