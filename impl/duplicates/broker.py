@@ -584,9 +584,14 @@ class FastDuplicatesBroker:
         if queue is None:
             return QueueNotFound(command.queue)
         self._store.delete_queue(command.queue)
-        for tx in self._txs.values():  # the messages they took went with the queue
+        for tx in self._txs.values():  # the messages they took, and the copies they sent it, went with the queue
             if tx.acks:
                 tx.acks = [ack for ack in tx.acks if ack[0] != command.queue]
+            if any(command.queue in targets for _, targets in tx.messages):
+                tx.messages = [(number, tuple(name for name in targets if name != command.queue))
+                               for number, targets in tx.messages]
+                if tx.status is PREPARED:
+                    self._store.replace_prepared_messages(tx.session, tx.messages)
         remaining = tuple(name for name in self._bindings[queue.address] if name != command.queue)
         if remaining:
             self._bindings[queue.address] = remaining

@@ -240,10 +240,18 @@ class SqliteStore:
     def put_prepared(self, session: str, messages: PreparedMessages, ids: PreparedIds) -> None:
         """Record ``session``'s transaction as prepared, with its messages and its IDs (DUP-XA-PREPARE)."""
         self._write("INSERT INTO prepared VALUES (?)", (session,))
+        self._put_prepared_messages(session, messages)
+        self.put_prepared_ids(session, ids)
+
+    def _put_prepared_messages(self, session: str, messages: PreparedMessages) -> None:
         for order, (number, targets) in enumerate(messages):
             self._write("INSERT INTO prepared_messages VALUES (?, ?, ?, ?)",
                         (session, order, number, json.dumps(list(targets))))
-        self.put_prepared_ids(session, ids)
+
+    def replace_prepared_messages(self, session: str, messages: PreparedMessages) -> None:
+        """Record anew where ``session``'s prepared transaction routes its messages (a target queue was deleted)."""
+        self._write("DELETE FROM prepared_messages WHERE session = ?", (session,))
+        self._put_prepared_messages(session, messages)
 
     def put_prepared_ids(self, session: str, ids: PreparedIds) -> None:
         """Record the IDs ``session``'s prepared transaction holds."""

@@ -92,11 +92,11 @@ class DuplicateIdRecord:
 
 @dataclass(frozen=True)
 class MessageRecord:
-    """A message a prepared transaction routes at its commit, with the names of the queues it goes to."""
+    """A message a prepared transaction routes at its commit, with the IDs of the queues it goes to."""
 
     record_id: int
     message: int
-    queue_names: tuple[str, ...]
+    queue_ids: tuple[int, ...]
 
 
 @dataclass(frozen=True)

@@ -202,13 +202,14 @@ class PostOffice:
                 tx.rollback()
                 context.started_tx = False
             return SendFailure.ADDRESS_FULL
-        targets = tuple(queue.name for queue in self.bindings.get_bindings_for_routing_address(message.address))
+        bound = self.bindings.get_bindings_for_routing_address(message.address)
+        targets = tuple(queue.name for queue in bound)
         message.message_id = self.storage.generate_message_number()
         context.routed_to = targets
         if tx is None:
             self.bindings.deliver(message.message_id, targets)
         else:
-            tx.add_operation(DeliverOperation(self.bindings, message.message_id, targets))
+            tx.add_operation(DeliverOperation(self.bindings, message.message_id, bound))
         if tx is not None and context.started_tx:
             tx.commit()
         return RoutingStatus.OK if targets else RoutingStatus.NO_BINDINGS

@@ -79,7 +79,9 @@ def load_prepared_transactions(post_office: PostOffice, found: list[PreparedTran
         refs = AcknowledgeOperation(bindings, post_office.options.return_order)
         for record in info.records:
             if isinstance(record, MessageRecord):
-                tx.add_operation(DeliverOperation(bindings, record.message, record.queue_names))
+                targets = [queue for queue_id in record.queue_ids
+                           if (queue := bindings.get_queue_by_id(queue_id)) is not None]
+                tx.add_operation(DeliverOperation(bindings, record.message, targets))
             elif isinstance(record, AcknowledgeRecord):
                 queue = bindings.get_queue_by_id(record.queue_id)
                 if queue is not None and queue.remove_reference_with_id(record.message) is not None:

@@ -177,20 +177,32 @@ class Bindings:
             if queue is not None:
                 queue.add(message)
 
+    def is_bound(self, queue: Queue) -> bool:
+        """Whether ``queue`` itself is still bound (not deleted, nor replaced by a queue of the same name)."""
+        return self.queues.get(queue.name) is queue
+
 
 class DeliverOperation(TransactionOperation):
-    """A message sent inside a transaction: it reaches its queues once the commit is stored."""
+    """A message sent inside a transaction: it reaches its queues once the commit is stored.
 
-    def __init__(self, bindings: Bindings, message: int, queue_names: tuple[str, ...]) -> None:
+    Like Artemis's references (``PostOfficeImpl.processRoute``, ``AddOperation.afterCommit``), it holds the
+    queue objects chosen at the send: a queue deleted in the meantime takes its copy with it, and a queue made
+    later under the same name gets nothing.
+    """
+
+    def __init__(self, bindings: Bindings, message: int, queues: list[Queue]) -> None:
         self.bindings = bindings
         self.message = message
-        self.queue_names = queue_names
+        self.queues = queues
 
     def before_prepare(self, tx: Transaction) -> None:
-        tx.store_prepared(MessageRecord(tx.storage.generate_id(), self.message, self.queue_names))
+        live = tuple(queue.queue_id for queue in self.queues if self.bindings.is_bound(queue))
+        tx.store_prepared(MessageRecord(tx.storage.generate_id(), self.message, live))
 
     def after_commit(self, tx: Transaction) -> None:
-        self.bindings.deliver(self.message, self.queue_names)
+        for queue in self.queues:
+            if self.bindings.is_bound(queue):
+                queue.add(self.message)
 
 
 class AcknowledgeOperation(TransactionOperation):

@@ -82,7 +82,8 @@ def render_transaction(tx: BrokerTransaction) -> Transaction:
     ids: dict[InstantAdd, list[tuple[CacheName, bytes]]] = {timing: [] for timing in InstantAdd}
     for operation in tx.get_all_operations():
         if isinstance(operation, DeliverOperation):
-            messages.append(PendingMessage(operation.message, operation.queue_names))
+            messages.append(PendingMessage(operation.message, tuple(queue.name for queue in operation.queues
+                                                                    if operation.bindings.is_bound(queue))))
         elif isinstance(operation, AcknowledgeOperation):
             acks.extend(operation.get_live_acks())
         elif isinstance(operation, AddDuplicateIDOperation) and operation.is_live():

@@ -238,15 +238,21 @@ def process_delete_queue(state: DuplicatesState, command: DeleteQueue) -> Result
     the forgotten cache object, where no later send can see it. IDs a reload
     left dormant (``ZeroSizeCache.NO_OP``) stay: ``deleteDuplicateCache`` only
     clears the cache object, and a no-op cache clears nothing. So are the
-    messages open transactions took from the queue: their references point
-    at the deleted queue, so neither a commit nor a rollback can reach a
-    queue made later under the same name.
+    messages open (and prepared) transactions took from the queue, and those
+    they sent to it: their references point at the deleted queue, so neither
+    a commit nor a rollback can reach a queue made later under the same name
+    (``PostOfficeImpl.processRoute`` binds each reference to the queue object
+    at the send, ``AddOperation.afterCommit`` adds it to that object; found
+    against Artemis 2.40.0 and 2.11.0).
     """
     queue = state.queues.get(command.queue)
     if queue is None:
         return state, QueueNotFound(command.queue, rule="DUP-QUEUE-NOT-FOUND")
     held_elsewhere = FrozenMap(
-        (session, _tx_replace(tx, acks=tuple(ack for ack in tx.acks if ack[0] != command.queue)))
+        (session, _tx_replace(
+            tx, acks=tuple(ack for ack in tx.acks if ack[0] != command.queue),
+            messages=tuple(PendingMessage(p.message, tuple(q for q in p.queues if q != command.queue))
+                           for p in tx.messages)))
         for session, tx in state.transactions.items())
     state = _replace(state, queues=state.queues.remove(command.queue), transactions=held_elsewhere)
     if get_queues_of(state, queue.address):

@@ -365,7 +365,8 @@ def test_deleting_the_last_queue_drops_the_prepared_ids_from_the_store(tmp_path:
     with FastDuplicatesBroker(LATEST, store) as broker:
         for command in work:
             broker.execute(command)
-        assert broker._store.read_prepared() == {"s1": ([(1, ("q1",)), (2, ("q2",))], [(False, "a2", b"y\x00")])}
+        assert broker._store.read_prepared() == {"s1": ([(1, ()), (2, ("q2",))], [(False, "a2", b"y\x00")])}, \
+            "the ID of a1 and the copy for the deleted q1 are gone; the q1 made again gets nothing"
 
 
 def test_check_valid_notices_a_prepared_transaction_out_of_step_with_the_store() -> None:

@@ -533,7 +533,7 @@ def test_a_prepared_journal_transaction_outlives_a_start_up_until_it_ends() -> N
     name = CacheName(CacheKind.NORMAL, "a1")
     storage.store_duplicate_id_transactional(5, name, b"slot", 1)
     storage.store_prepared_record(5, DuplicateIdRecord(2, name, KX, prepared=True))
-    storage.store_prepared_record(5, MessageRecord(3, 7, ("q1",)))
+    storage.store_prepared_record(5, MessageRecord(3, 7, (11,)))
     storage.store_prepared_record(5, AcknowledgeRecord(4, 9, 6))
     storage.prepare(5, "s1")
     storage.store_duplicate_id_transactional(6, name, KY, 8)

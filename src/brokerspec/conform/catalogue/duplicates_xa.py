@@ -43,6 +43,7 @@ from brokerspec.spec.duplicates import (
     Commit,
     Crash,
     CreateQueue,
+    DeleteQueue,
     DuplicateId,
     IdKind,
     Prepare,
@@ -413,6 +414,35 @@ RESTARTS: tuple[Case, ...] = (
         source="AbstractJournalStorageManager.loadPreparedTransactions (postOffice.getDuplicateIDCache for each "
                "DUPLICATE_ID record); PostOfficeImpl.getDuplicateIDCache (sized when made, ARTEMIS-4159)",
         profiles=("artemis-latest",),
+    ),
+    Case(
+        name="duplicates/queue-made-again-gets-nothing-of-a-transaction-sent-before",
+        summary="A message sent inside a transaction goes to the queue object of the send: deleted and made again "
+                "under the same name before the commit, or before the second phase across a restart, the queue "
+                "gets nothing of it.",
+        commands=(
+            CreateQueue("orders", "q"),
+            CreateQueue("orders", "r"),
+            Begin("t"),
+            Send("t", "orders", text("x")),
+            DeleteQueue("q"),
+            CreateQueue("orders", "q"),
+            Commit("t"),
+            Receive("c", "q"),
+            Receive("c", "r"),
+            Begin("u"),
+            Send("u", "orders"),
+            Prepare("u"),
+            DeleteQueue("r"),
+            CreateQueue("orders", "r"),
+            Restart(),
+            Commit("u"),
+            Receive("c", "r"),
+            Receive("c", "q"),
+        ),
+        rules=("DUP-QUEUE-DELETE", "DUP-COMMIT", "DUP-XA-SECOND-PHASE", "DUP-RECEIVE"),
+        source="PostOfficeImpl.processRoute (each reference bound to the queue object at the send), "
+               "AddOperation.afterCommit (added to that object); found against Artemis 2.40.0 and 2.11.0",
     ),
 )
 
