@@ -75,7 +75,8 @@ from .model import (
     initial_state,
     invariant_violations,
 )
-from .operations import STRICT, Chooser, TRANSITIONS, apply, apply_choosing, apply_recording
+from .operations import TRANSITIONS, apply, apply_choosing, apply_recording
+from .step import STRICT, Chooser
 from .outcomes import (
     EVENT_TYPES,
     OUTCOME_TYPES,
