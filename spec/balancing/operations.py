@@ -57,8 +57,10 @@ from .commands import (
     Configure,
     CreateQueue,
     DeleteQueue,
+    Ack,
     Pause,
     QueryQueue,
+    Receive,
     Resume,
     Send,
     SetLink,
@@ -94,7 +96,7 @@ from .outcomes import (
     RoutingStatus,
     Sent,
 )
-from .consumers import process_attach, process_close, process_pause, process_resume
+from .consumers import process_ack, process_attach, process_close, process_pause, process_receive, process_resume
 from .queues import add_redistributor, land
 from .step import STRICT, Chooser, Step
 from .wildcards import binds, is_wild
@@ -453,7 +455,8 @@ def _query_queue(step: Step, command: QueryQueue) -> BalancingOutcome:
     queue = step.state.queues.get((command.node, command.queue))
     if queue is None:
         return QueueQueried(False, rule="LB-QUERY-QUEUE")
-    return QueueQueried(True, queue.address, queue.routing_type, queue.configured_filter, len(queue.pending),
+    held = sum(len(step.state.consumers[name].held) for name in queue.consumers)
+    return QueueQueried(True, queue.address, queue.routing_type, queue.configured_filter, len(queue.pending) + held,
                         len(queue.consumers), queue.enabled, queue.purge_on_no_consumers, rule="LB-QUERY-QUEUE")
 
 
@@ -465,6 +468,8 @@ TRANSITIONS: dict[type, Operation] = {
     Close: process_close,
     Pause: process_pause,
     Resume: process_resume,
+    Receive: process_receive,
+    Ack: process_ack,
     Send: _send,
     Configure: _configure,
     SetLink: _set_link,

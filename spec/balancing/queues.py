@@ -42,8 +42,17 @@ def land(step: Step, key: QueueKey, message: Message, routed: bool = True) -> bo
         return True
     index = step.choose("consumer", key, queue.consumers, allowed_consumers(matching), strict)
     step.update(consumer_positions=step.state.consumer_positions.set(key, (index + 1) % len(matching)))
+    hand_over(step, queue.consumers[index], message)
     step.events.append(Delivered(message.id, queue.node, queue.name, queue.consumers[index]))
     return True
+
+
+def hand_over(step: Step, name: str, message: Message) -> None:
+    """Consumer ``name`` takes ``message``: acknowledged at once, or held until its client acknowledges (LB-ACK)."""
+    consumer = step.state.consumers[name]
+    if consumer.manual_ack:
+        held = replace(consumer, held=(*consumer.held, message))
+        step.update(consumers=step.state.consumers.set(name, held))
 
 
 def add_redistributor(step: Step, key: QueueKey) -> None:
