@@ -20,6 +20,10 @@ attached where messages wait when none is open); an acknowledgement, usually
 of a message the consumer holds (the first, the last or one between, all of
 them, or now and then one it does not hold); and a close of a consumer that
 holds messages, which gives them back to its queue (LB-CLOSE-RETURNS).
+A run that leaves ``receive`` out attaches no consumer of window 0, and one
+that leaves ``ack`` out no consumer that acknowledges later: a SUT without
+those operations (the Artemis adapter, ``fuzz --exclude-op``) then still
+gets every other scenario.
 
 Nodes, consumers and queues to act on are picked as a plain function of the
 state and an index drawn by Hypothesis, so almost every step does something
@@ -121,6 +125,10 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             counts.note(command)
             self.lockstep.step(command)
 
+        def consumer_kind(self, pull: bool, manual_ack: bool) -> tuple[bool, bool]:
+            """``pull`` and ``manual_ack`` as drawn, each only while the run draws the operation it needs."""
+            return pull and "receive" not in self.excluded, manual_ack and "ack" not in self.excluded
+
         def node(self, pick: int) -> str:
             nodes: tuple[str, ...] = self.lockstep.state.nodes
             return nodes[pick % len(nodes)]
@@ -193,8 +201,8 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
         def attach(self, consumer: str, pick: int, consumer_filter: str | None, by_fqqn: bool, pull: bool,
                    manual_ack: bool) -> None:
             node, name = self.queue(pick)
-            self.run(Attach(consumer, node, name, consumer_filter, self.fqqn_address((node, name), by_fqqn), pull,
-                            manual_ack))
+            self.run(Attach(consumer, node, name, consumer_filter, self.fqqn_address((node, name), by_fqqn),
+                            *self.consumer_kind(pull, manual_ack)))
 
         @issues("attach")
         @rule(consumer=consumers, pick=PICK, consumer_filter=colours, by_fqqn=BY_FQQN, pull=PULL,
@@ -216,8 +224,8 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
                 key=lambda key: state.queues[key].serial,
             )
             node, name = targets[pick % len(targets)] if targets else self.queue(pick)
-            self.run(Attach(consumer, node, name, consumer_filter, self.fqqn_address((node, name), by_fqqn), pull,
-                            manual_ack))
+            self.run(Attach(consumer, node, name, consumer_filter, self.fqqn_address((node, name), by_fqqn),
+                            *self.consumer_kind(pull, manual_ack)))
 
         if wide:
             @issues("attach")
@@ -254,6 +262,8 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             """A consumer whose client acknowledges later takes messages and holds them (LB-ACK): an open one, or a
             new one on a queue where messages wait (it takes them at once), then a few sends to its queue's
             address from its node."""
+            if "ack" in self.excluded:
+                return
             state = self.lockstep.state
             keeping = sorted(name for name, c in state.consumers.items() if c.manual_ack and not c.pull)
             fresh = self.fresh_consumer()
@@ -294,7 +304,7 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             fresh = self.fresh_consumer()
             if not pulling and fresh is not None:
                 node, name = self.waiting_queue(pick)
-                self.run(Attach(fresh, node, name, pull=True, manual_ack=manual_ack))
+                self.run(Attach(fresh, node, name, pull=True, manual_ack=self.consumer_kind(True, manual_ack)[1]))
                 pulling = [fresh] if fresh in self.lockstep.state.consumers else []
             self.run(Receive(pulling[pick % len(pulling)] if pulling else "c1"))
 
