@@ -8,6 +8,7 @@ from __future__ import annotations
 from brokerspec.spec.balancing import (
     Ack,
     Attach,
+    BalancingCommand,
     Close,
     CreateQueue,
     Delivered,
@@ -94,7 +95,7 @@ def test_a_closing_consumer_gives_back_what_it_holds_to_the_other_consumers() ->
 
 def test_returned_messages_go_to_the_head_in_2_11_and_to_their_arrival_place_later() -> None:
     """LB-CLOSE-RETURNS: 2.11 QueueImpl.addHead; from 2.32 addSorted by arrival (ARTEMIS-4517)."""
-    script = [CreateQueue("n1", "a1", "a1", ANY), Attach("b", "n1", "a1", "blue"),
+    script: list[BalancingCommand] = [CreateQueue("n1", "a1", "a1", ANY), Attach("b", "n1", "a1", "blue"),
               Attach("c", "n1", "a1", "red", manual_ack=True), Send("n1", "a1", color="green"),
               Send("n1", "a1", color="red"), Close("c"), Close("b"), Attach("e", "n1", "a1")]
     _, old = run(script, "artemis-2.11")
@@ -117,7 +118,7 @@ def test_returned_messages_redistribute_once_no_consumer_is_left() -> None:
 
 def test_a_purging_queue_drops_returned_messages_from_2_31_and_kept_them_in_2_11() -> None:
     """LB-CLOSE-RETURNS, LB-PURGE-ON-NO-CONSUMERS: ARTEMIS-4410 cancels before the consumer is removed."""
-    script = [CreateQueue("n1", "a1", "a1", ANY, purge_on_no_consumers=True),
+    script: list[BalancingCommand] = [CreateQueue("n1", "a1", "a1", ANY, purge_on_no_consumers=True),
               Attach("c", "n1", "a1", manual_ack=True), Send("n1", "a1"), Close("c"), QueryQueue("n1", "a1")]
     _, old = run(script, "artemis-2.11")
     _, new = run(script)
