@@ -113,7 +113,7 @@ class Redistributor:
 
 
 class DeliveryLog:
-    """What the clients saw during one command, in order: deliveries, moves and drops."""
+    """What the clients saw during one command, in order: deliveries, moves, drops and returns."""
 
     def __init__(self) -> None:
         self.events: list[Event] = []
