@@ -24,6 +24,8 @@ an uncommitted instant add). ``restart`` closes the store cleanly and
 reopens it; ``crash`` abandons the connection and opens a new one; both,
 and opening a broker on an existing store, rebuild memory from the store
 alone, as the spec's ``process_restart`` does (DUP-RESTART-NO-PERSIST, DUP-RESTART-RELOAD).
+A ``prepare`` (XA) writes the prepared transaction in its one store
+transaction and a restart rebuilds it (DUP-XA-PREPARED-RESTART; :mod:`.prepared`).
 
 Seams. Each method below does one thing and can be overridden on its own,
 so that a planted-bug subclass breaks exactly one rule:
@@ -60,6 +62,13 @@ so that a planted-bug subclass breaks exactly one rule:
 ``_persist_ids(touched)``
     write the changed slots' ID records into the operation's store
     transaction (DUP-RESTART-NO-PERSIST). A store that loses IDs: delay or drop them here.
+``_store_prepared(tx)``
+    a prepare's durable write: the prepared transaction's messages and IDs,
+    nothing made visible (DUP-XA-PREPARE). IDs visible at the prepare: record them here.
+``_reattach_ids(session, ids)``
+    at a restart, the IDs a prepared transaction's rows hold, attached again
+    with the caches they wait for (DUP-XA-PREPARED-RESTART). A restart that
+    loses them: return fewer.
 
 An override that changes slots through :meth:`IdCache.write` and
 :meth:`IdCache.clear` (which note the slot) keeps the store in step with
@@ -98,6 +107,7 @@ from brokerspec.spec.duplicates import (
     IdQueried,
     NotSupported,
     NoTransaction,
+    Prepare,
     QueueDeleted,
     QueueExists,
     QueueNotFound,
@@ -115,6 +125,7 @@ from brokerspec.spec.duplicates import (
     Sent,
     SetIdCacheSize,
     TransactionOpen,
+    TransactionPrepared,
     TxState,
     compute_add_moment,
     compute_cache_key,
@@ -123,8 +134,9 @@ from brokerspec.spec.duplicates import (
 from brokerspec.spec.outcome import Outcome
 
 from .cache import IdCache, SlotLog
+from .prepared import prepare_transaction, reattach_ids, restore_prepared
 from .records import OpenTransaction, WaitingQueue
-from .store import SqliteStore
+from .store import PreparedIds, SqliteStore
 from .validity import find_problems
 
 __all__ = ["FastDuplicatesBroker", "IdCache", "OpenTransaction", "SqliteStore", "WaitingQueue"]
@@ -134,6 +146,7 @@ NORMAL = CacheKind.NORMAL
 BRIDGE = CacheKind.BRIDGE
 ACTIVE = TxState.ACTIVE
 ROLLBACK_ONLY = TxState.ROLLBACK_ONLY
+PREPARED = TxState.PREPARED
 OK = RoutingStatus.OK
 NO_BINDINGS = RoutingStatus.NO_BINDINGS
 DUPLICATED_ID = RoutingStatus.DUPLICATED_ID
@@ -185,6 +198,7 @@ class FastDuplicatesBroker:
             Begin: self._begin,
             Commit: self._commit,
             Rollback: self._rollback,
+            Prepare: self._prepare,
             CreateQueue: self._create_queue,
             DeleteQueue: self._delete_queue,
             DeleteId: self._delete_id,
@@ -308,6 +322,7 @@ class FastDuplicatesBroker:
             return
         if self._persist:
             self._store.drop_caches(address)
+            self._store.drop_prepared_ids(address)
         for tx in self._txs.values():
             for work in tx.id_work():
                 if work:
@@ -320,6 +335,21 @@ class FastDuplicatesBroker:
         """
         if self._persist:
             self._write_id_rows(touched)
+
+    def _store_prepared(self, tx: OpenTransaction) -> None:
+        """Write the prepared transaction: its messages and the IDs it holds, none made visible (DUP-XA-PREPARE).
+
+        Without ``persist-id-cache`` its IDs are not written (``testNoPersistXA1``).
+        """
+        self._store.put_prepared(tx.session, tx.messages, tx.held_ids() if self._persist else [])
+
+    def _reattach_ids(self, session: str, ids: PreparedIds) -> list[tuple[IdCache, bytes]]:
+        """The IDs ``session``'s prepared transaction holds, each with its cache, made now if missing.
+
+        They enter their caches once the second phase's commit is stored
+        (DUP-XA-PREPARED-RESTART, ``DuplicateIDCache.load(tx, id)``).
+        """
+        return reattach_ids(self, ids)
 
     # -- seams: transactions ---------------------------------------------------------------
 
@@ -362,6 +392,8 @@ class FastDuplicatesBroker:
                 cache.settle(session)
         if self._txs.get(session) is tx:
             del self._txs[session]
+        if tx.status is PREPARED:
+            self._store.forget_prepared(session)
         if tx.acks:
             store = self._store
             taken: dict[str, list[int]] = {}
@@ -385,11 +417,14 @@ class FastDuplicatesBroker:
     def _send(self, command: Send) -> Outcome:
         """Check the ID, record it, route the message.
 
-        See the sending rules DUP-ROUTED to DUP-SEND-FAILED-IN-TX; the spec's ``process_send``.
+        See the sending rules DUP-ROUTED to DUP-SEND-FAILED-IN-TX; the spec's ``process_send``. A
+        prepared transaction's session sends nothing (DUP-XA-PREPARED-BUSY).
         """
+        tx = self._txs.get(command.session)
+        if tx is not None and tx.status is PREPARED:
+            return TransactionPrepared(command.session)
         if command.bridge_id is not None:
             return self._send_bridged(command, bytes.fromhex(command.bridge_id))
-        tx = self._txs.get(command.session)
         duplicate_id = command.duplicate_id
         if duplicate_id is None:
             return self._route(command, tx, None, b"", False)  # equivalent mutants: with no cache _route never reads bridged
@@ -465,13 +500,18 @@ class FastDuplicatesBroker:
     # -- receiving and ending transactions ----------------------------------------------------
 
     def _receive(self, command: Receive) -> Outcome:
-        """Take the lowest waiting message; inside a transaction it is held until the end."""
+        """Take the lowest waiting message; inside a transaction it is held until the end.
+
+        A prepared transaction's session takes nothing (DUP-XA-PREPARED-BUSY).
+        """
+        tx = self._txs.get(command.session)
+        if tx is not None and tx.status is PREPARED:
+            return TransactionPrepared(command.session)
         queue = self._queues.get(command.queue)
         if queue is None:
             return QueueNotFound(command.queue)
         if not len(queue):
             return NOTHING_RECEIVED
-        tx = self._txs.get(command.session)
         seq, number = queue.take_first(tx is not None)
         self._store.remove_message(command.queue, number)
         if tx is not None:
@@ -485,10 +525,15 @@ class FastDuplicatesBroker:
         self._txs[command.session] = OpenTransaction(command.session)
         return DONE
 
+    def _prepare(self, command: Prepare) -> Outcome:
+        """The first phase of a two-phase commit (:mod:`.prepared`)."""
+        return prepare_transaction(self, command)
+
     def _commit(self, command: Commit) -> Outcome:
         """A rollback-only transaction fails and rolls back (DUP-TX-DUPLICATE); otherwise route, settle, record IDs.
 
-        See DUP-TX-HELD.
+        See DUP-TX-HELD; a prepared transaction's commit is its second phase and also
+        deletes its prepared rows (DUP-XA-SECOND-PHASE).
         """
         tx = self._txs.get(command.session)
         if tx is None:
@@ -513,6 +558,8 @@ class FastDuplicatesBroker:
         del self._txs[command.session]
         if tx.acks:
             store.release(command.session)
+        if tx.status is PREPARED:
+            store.forget_prepared(command.session)
         return Committed(tuple(number for number, _ in tx.messages))
 
     def _rollback(self, command: Rollback) -> Outcome:
@@ -585,8 +632,11 @@ class FastDuplicatesBroker:
     # -- restarts -------------------------------------------------------------------------------
 
     def _restart(self, command: Restart | Crash) -> Outcome:
-        """Lose open transactions and rebuild everything from the store (DUP-RESTART-NO-PERSIST, DUP-RESTART-RELOAD)."""
-        lost = len(self._txs)
+        """Lose open transactions and rebuild everything from the store (DUP-RESTART-NO-PERSIST, DUP-RESTART-RELOAD).
+
+        Prepared transactions are not lost: the store holds them (DUP-XA-PREPARED-RESTART).
+        """
+        lost = sum(1 for tx in self._txs.values() if tx.status is not PREPARED)
         store = self._store
         if isinstance(command, Restart):
             if command.id_cache_size is not None:
@@ -606,7 +656,8 @@ class FastDuplicatesBroker:
         cache is reloaded from its records in stamp order into a cache sized by
         the settings in force, and the store is rewritten to match (the dropped
         IDs' records deleted, the survivors in their new slots), in one store
-        transaction.
+        transaction. Then the prepared transactions are rebuilt: the messages
+        they hold stay held (:func:`~.prepared.restore_prepared`).
         """
         store = self._store
         stored = store.load()
@@ -621,19 +672,18 @@ class FastDuplicatesBroker:
         self._sizes = dict(stored.sizes)
         self._next_message = stored.next_message
         held: dict[str, list[tuple[int, int]]] = {}
-        for _, queue_name, number, seq in stored.held:
-            if queue_name in stored.queues:
+        for session, queue_name, number, seq in stored.held:
+            if queue_name in stored.queues and session not in stored.prepared:
                 held.setdefault(queue_name, []).append((seq, number))
                 store.add_message(queue_name, number, seq)
         self._queues = {name: WaitingQueue(address, [*stored.messages.get(name, ()), *held.get(name, ())])
                         for name, address in stored.queues.items()}
-        self._arrivals = max((seq for queue in self._queues.values() for seq, _ in queue.messages), default=0)
         bindings: dict[str, list[str]] = {}
         for name, address in stored.queues.items():
             bindings.setdefault(address, []).append(name)
         self._bindings = {address: tuple(sorted(names)) for address, names in bindings.items()}
         if stored.held:
-            store.release_all()
+            store.release_lost(list(stored.prepared))
         dropped = 0
         self._dormant = {}
         if stored.ids:
@@ -652,6 +702,11 @@ class FastDuplicatesBroker:
                     self._keep_dormant(bridge, address, tuple(keys))
             self._write_id_rows(self._log.touched)
         self._log.touched.clear()
+        if stored.prepared:
+            restore_prepared(self, stored)
+        self._arrivals = max((seq for queue in self._queues.values()
+                              for seq in (*(seq for seq, _ in queue.messages), *queue.delivering.values())),
+                             default=0)
         store.commit()
         return dropped
 

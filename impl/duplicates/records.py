@@ -20,7 +20,10 @@ and ID work in three lists by the moment the IDs enter their caches (the
 spec's ``before_commit_ids``, ``after_store_ids`` and ``instant_ids``). The
 lists hold the :class:`~.cache.IdCache` objects themselves, not their
 names, so a commit needs no lookup; deleting an address's last queue strips
-the entries of the caches it drops (DUP-FORGET-ON-LAST-QUEUE).
+the entries of the caches it drops (DUP-FORGET-ON-LAST-QUEUE). A prepared
+transaction (``status`` ``PREPARED``, DUP-XA-PREPARE) is the same record;
+one rebuilt at a restart holds all its IDs in ``after_store``
+(DUP-XA-PREPARED-RESTART, :mod:`.prepared`).
 """
 
 from __future__ import annotations
@@ -127,6 +130,15 @@ class OpenTransaction:
     def id_work(self) -> tuple[IdWork, IdWork, IdWork]:
         """The three lists of ID work, in the order the spec's ``Transaction`` lists them."""
         return self.before_commit, self.after_store, self.instant
+
+    def held_ids(self) -> list[tuple[bool, str, bytes]]:
+        """The IDs the transaction holds as (bridge, address, key), in the order a restart attaches them again.
+
+        Instant adds, then ``beforeCommit`` IDs, then the IDs waiting for the
+        stored commit: the spec's ``keep_prepared``.
+        """
+        return [(cache.bridge, cache.address, key) for cache, key in (*self.instant, *self.before_commit,
+                                                                       *self.after_store)]
 
     def to_spec(self) -> Transaction:
         """This transaction as the spec's value."""

@@ -23,10 +23,23 @@ What is durable (everything the spec's ``process_restart`` keeps):
     sequence: a restart reloads a queue in sequence order.
 ``held``
     messages taken by a receive inside a transaction still open, by
-    session and queue name, with their sequence. At a restart they wait in
-    their queue again, in arrival order with the rest; a commit deletes the
-    session's rows, a rollback moves them back, and deleting the queue
-    deletes them (the messages go with their queue).
+    session and queue name, with their sequence, in the order taken. At a
+    restart they wait in their queue again, in arrival order with the rest,
+    unless their session's transaction is prepared: then they stay held by
+    it (DUP-XA-PREPARED-RESTART). A commit deletes the session's rows, a
+    rollback moves them back, and deleting the queue deletes them (the
+    messages go with their queue).
+``prepared``, ``prepared_messages`` and ``prepared_ids``
+    each prepared transaction (XA, DUP-XA-PREPARE) by session: a row saying
+    it is prepared, the messages it routes at its commit (number and target
+    queue names, in send order), and the IDs it holds (cache and key, in the
+    order the spec's ``keep_prepared`` lists them: instant adds,
+    ``beforeCommit`` IDs, IDs waiting for the stored commit; none without
+    ``persist-id-cache``). The prepare writes all of them in one store
+    transaction; the second phase (commit or rollback) deletes them in the
+    store transaction of its other writes; deleting an address's last
+    queue deletes the address's ID rows (DUP-FORGET-IN-FLIGHT). Its held
+    messages are its ``held`` rows.
 ``ids``
     one row per durable cache slot: cache (kind, address), slot, write
     stamp and key. IDs a reload into a cache of size 0 left dormant
@@ -48,11 +61,12 @@ but nothing survives the process.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-SCHEMA_VERSION = 1  # equivalent mutants: written and checked by the same constant; only a store from another version differs
+SCHEMA_VERSION = 2  # equivalent mutants: written and checked by the same constant; only a store from another version differs
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
@@ -65,7 +79,17 @@ _SCHEMA = (
     "seq INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS ids(bridge INTEGER NOT NULL, address TEXT NOT NULL, slot INTEGER NOT NULL,"
     " stamp INTEGER NOT NULL, key BLOB NOT NULL, PRIMARY KEY(bridge, address, slot)) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS prepared(session TEXT PRIMARY KEY) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS prepared_messages(session TEXT NOT NULL, ord INTEGER NOT NULL, number INTEGER NOT NULL,"
+    " targets TEXT NOT NULL, PRIMARY KEY(session, ord)) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS prepared_ids(session TEXT NOT NULL, ord INTEGER NOT NULL, bridge INTEGER NOT NULL,"
+    " address TEXT NOT NULL, key BLOB NOT NULL, PRIMARY KEY(session, ord)) WITHOUT ROWID",
 )
+
+PreparedMessages = list[tuple[int, tuple[str, ...]]]
+"""A prepared transaction's messages: (number, target queue names), in send order."""
+PreparedIds = list[tuple[bool, str, bytes]]
+"""A prepared transaction's IDs: (bridge, address, key), in the order they enter their caches at the commit."""
 
 
 @dataclass
@@ -81,6 +105,8 @@ class StoredState:
     held: list[tuple[str, str, int, int]] = field(default_factory=list)
     """(session, queue, number, sequence) of each message an open transaction took."""
     ids: dict[tuple[bool, str], list[bytes]] = field(default_factory=dict)
+    prepared: dict[str, tuple[PreparedMessages, PreparedIds]] = field(default_factory=dict)
+    """Session -> its prepared transaction's messages and IDs."""
 
 
 class SqliteStore:
@@ -206,9 +232,33 @@ class SqliteStore:
         """Forget what ``session``'s transaction held (it committed, rolled back or was lost)."""
         self._write("DELETE FROM held WHERE session = ?", (session,))
 
-    def release_all(self) -> None:
-        """Forget every held message (a restart has put them back)."""
-        self._write("DELETE FROM held", ())
+    def release_lost(self, prepared: list[str]) -> None:
+        """Forget the messages held by every session but the ``prepared`` ones (a restart has put them back)."""
+        marks = ", ".join("?" * len(prepared))
+        self._write(f"DELETE FROM held WHERE session NOT IN ({marks})", tuple(prepared))
+
+    def put_prepared(self, session: str, messages: PreparedMessages, ids: PreparedIds) -> None:
+        """Record ``session``'s transaction as prepared, with its messages and its IDs (DUP-XA-PREPARE)."""
+        self._write("INSERT INTO prepared VALUES (?)", (session,))
+        for order, (number, targets) in enumerate(messages):
+            self._write("INSERT INTO prepared_messages VALUES (?, ?, ?, ?)",
+                        (session, order, number, json.dumps(list(targets))))
+        self.put_prepared_ids(session, ids)
+
+    def put_prepared_ids(self, session: str, ids: PreparedIds) -> None:
+        """Record the IDs ``session``'s prepared transaction holds."""
+        for order, (bridge, address, key) in enumerate(ids):
+            self._write("INSERT INTO prepared_ids VALUES (?, ?, ?, ?, ?)", (session, order, bridge, address, key))
+
+    def forget_prepared(self, session: str) -> None:
+        """Forget ``session``'s prepared transaction: its second phase has run (DUP-XA-SECOND-PHASE)."""
+        self._write("DELETE FROM prepared WHERE session = ?", (session,))
+        self._write("DELETE FROM prepared_messages WHERE session = ?", (session,))
+        self._write("DELETE FROM prepared_ids WHERE session = ?", (session,))
+
+    def drop_prepared_ids(self, address: str) -> None:
+        """Forget the IDs prepared transactions hold for the caches of ``address`` (DUP-FORGET-IN-FLIGHT)."""
+        self._write("DELETE FROM prepared_ids WHERE address = ?", (address,))
 
     def set_next_message(self, number: int) -> None:
         """Record the number the next message gets."""
@@ -236,7 +286,21 @@ class SqliteStore:
         state.held = list(conn.execute("SELECT session, queue, number, seq FROM held ORDER BY rowid"))
         for bridge, address, key in conn.execute("SELECT bridge, address, key FROM ids ORDER BY stamp"):
             state.ids.setdefault((bool(bridge), address), []).append(bytes(key))
+        state.prepared = self.read_prepared()
         return state
+
+    def read_prepared(self) -> dict[str, tuple[PreparedMessages, PreparedIds]]:
+        """Every prepared transaction's messages and IDs, by session."""
+        conn = self._conn
+        found: dict[str, tuple[PreparedMessages, PreparedIds]] = {
+            session: ([], []) for (session,) in conn.execute("SELECT session FROM prepared")}
+        for session, number, targets in conn.execute(
+                "SELECT session, number, targets FROM prepared_messages ORDER BY session, ord"):
+            found[session][0].append((number, tuple(json.loads(targets))))
+        for session, bridge, address, key in conn.execute(
+                "SELECT session, bridge, address, key FROM prepared_ids ORDER BY session, ord"):
+            found[session][1].append((bool(bridge), address, bytes(key)))
+        return found
 
     def read_ids(self) -> dict[tuple[bool, str], list[tuple[int, bytes]]]:
         """Every ID record as (slot, key) in stamp order, per cache (for consistency checks)."""

@@ -16,8 +16,10 @@ lists, in words, every way the broker's redundant structures disagree:
   every queue's messages are in increasing order and below the counter;
 * the store holds exactly what memory says is durable: the counter, the
   sizes, the queues and their waiting messages, the messages open
-  transactions hold, and per cache the durable IDs (slot and key) in the
-  order the spec's ``get_durable_ids`` gives (DUP-RESTART-NO-PERSIST).
+  transactions hold, per cache the durable IDs (slot and key) in the
+  order the spec's ``get_durable_ids`` gives (DUP-RESTART-NO-PERSIST), and
+  each prepared transaction with its messages and the IDs it holds, no
+  more and no fewer (DUP-XA-PREPARE, DUP-XA-PREPARED-RESTART).
 
 This module reads the broker's private fields; it belongs to the broker.
 """
@@ -58,7 +60,7 @@ def _transaction_problems(broker: FastDuplicatesBroker) -> list[str]:
     for session, tx in broker._txs.items():
         if tx.session != session:
             found.append(f"transaction of {tx.session!r} filed under {session!r}")
-        if tx.status not in (TxState.ACTIVE, TxState.ROLLBACK_ONLY):
+        if tx.status not in (TxState.ACTIVE, TxState.ROLLBACK_ONLY, TxState.PREPARED):
             found.append(f"transaction of {session!r} is open in state {tx.status.value}")
         if (tx.status is TxState.ROLLBACK_ONLY) != (tx.doom is not None):
             found.append(f"transaction of {session!r}: status {tx.status.value} with doom {tx.doom}")
@@ -136,4 +138,8 @@ def _store_problems(broker: FastDuplicatesBroker) -> list[str]:
             label = CacheName(CacheKind.BRIDGE if cache_key[0] else CacheKind.NORMAL, cache_key[1])
             found.append(f"cache {label}: store records {rows.get(cache_key, [])}, "
                          f"durable in memory {durable.get(cache_key, [])}")
+    prepared = {session: (tx.messages, tx.held_ids() if broker._persist else [])
+                for session, tx in broker._txs.items() if tx.status is TxState.PREPARED}
+    if stored.prepared != prepared:
+        found.append(f"store holds prepared transactions {stored.prepared}, memory {prepared}")
     return found

@@ -28,7 +28,10 @@ same outcome the spec's ``apply`` does (without the rule ID);
 A restart and a crash are the same here: every operation finishes before
 the next begins, so nothing is ever half-written. Both lose the open
 transactions (the journal ignores records without a commit record) and
-rebuild the caches from the journal (:mod:`.loader`).
+rebuild the caches from the journal (:mod:`.loader`); a prepared
+transaction is not lost: the journal holds it, and it is given back to the
+session that prepared it, whose name its xid is (:mod:`.prepared`,
+DUP-XA-PREPARED-RESTART).
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from brokerspec.spec.duplicates import (
     IdDeleted,
     IdQueried,
     NotSupported,
+    Prepare,
     QueueDeleted,
     QueueExists,
     QueueNotFound,
@@ -69,7 +73,7 @@ from .post_office import Configuration, PostOffice, get_duplicate_id_bytes
 from .queues import Bindings, Queue
 from .session import ServerSession
 from .snapshot import render_state
-from .transaction import Transaction
+from .transaction import Transaction, TransactionState
 
 
 class ReferenceDuplicatesBroker:
@@ -105,6 +109,8 @@ class ReferenceDuplicatesBroker:
             return self.get_session(command.session).commit()
         if isinstance(command, Rollback):
             return self.get_session(command.session).rollback()
+        if isinstance(command, Prepare):
+            return self.get_session(command.session).prepare()
         if isinstance(command, CreateQueue):
             return self.create_queue(command.address, command.queue)
         if isinstance(command, DeleteQueue):
@@ -132,7 +138,7 @@ class ReferenceDuplicatesBroker:
 
     def create_queue(self, address: str, name: str) -> Outcome:
         """Create a queue bound to ``address``; queue names are unique in the broker."""
-        if not self.bindings.add_binding(Queue(name, address)):
+        if not self.bindings.add_binding(Queue(name, address, self.storage.generate_id())):
             return QueueExists(name)
         return Done()
 
@@ -178,14 +184,18 @@ class ReferenceDuplicatesBroker:
     def restart(self, id_cache_size: int | None) -> Outcome:
         """Stop and start again, with a new global ``id-cache-size`` when given.
 
-        See DUP-RESTART-NO-PERSIST, DUP-RESTART-RELOAD.
+        See DUP-RESTART-NO-PERSIST, DUP-RESTART-RELOAD; prepared transactions
+        are not lost, and not counted (DUP-XA-PREPARED-RESTART).
         """
-        lost = [session.tx for session in self.sessions.values() if session.tx is not None]
+        lost = [session.tx for session in self.sessions.values()
+                if session.tx is not None and session.tx.state is not TransactionState.PREPARED]
         self.sessions.clear()
         if id_cache_size is not None:
             self.configuration.id_cache_size = id_cache_size
-        self.post_office, dropped = restart_broker_state(
+        self.post_office, dropped, prepared = restart_broker_state(
             self.configuration, self.options, self.storage, self.address_settings, self.bindings)
+        for xid, tx in prepared:
+            self.get_session(xid).tx = tx
         self.may_have_dormant = self.may_have_dormant or self.post_office.left_dormant
         return Restarted(len(lost), dropped)
 

@@ -52,6 +52,13 @@ Journal records (DUP-RESTART-NO-PERSIST, DUP-RESTART-RELOAD): with ``persist`` o
 a ``DUPLICATE_ID`` record, inside the transaction the ID travels in, and
 every eviction, delete or clear deletes the record. ``load`` rebuilds the
 ring from the records a restart finds.
+
+XA (:mod:`.prepared`): a prepare gives each ID its transaction holds a
+record of its own, flagged ``prepared`` and filed with the cache
+(``held_records``), which no eviction touches and forgetting the cache
+deletes (DUP-FORGET-IN-FLIGHT); ``load_prepared`` is ``DuplicateIDCache.load(tx, id)``,
+attaching such an ID to the transaction a restart rebuilt (DUP-XA-PREPARED-RESTART).
+A cache that a restart makes at size 0 for such an ID takes nothing at the commit.
 """
 
 from __future__ import annotations
@@ -61,7 +68,7 @@ from dataclasses import dataclass
 from brokerspec.spec import InstantAdd, ReloadKeeps
 from brokerspec.spec.duplicates import CacheName, DoomReason
 
-from .journal import StorageManager
+from .journal import DuplicateIdRecord, StorageManager
 from .transaction import Transaction, TransactionOperation
 
 
@@ -95,6 +102,8 @@ class DuplicateIDCache:
         self.ids: list[IdSlot] = []
         self.pos = 0
         self.discarded = False
+        self.held_records: list[int] = []
+        """Records prepared transactions wrote for IDs of this cache they hold (deleted with the cache)."""
 
     def is_enabled(self) -> bool:
         """Whether the cache records anything at all (size 0 turns it off, DUP-SIZE-ZERO)."""
@@ -211,6 +220,9 @@ class DuplicateIDCache:
         (DUP-FORGET-IN-FLIGHT), and so does this reference.
         """
         self.clear()
+        for record_id in self.held_records:
+            self.storage.delete_duplicate_id(record_id)
+        self.held_records.clear()
         self.discarded = True
 
     # -- loading ---------------------------------------------------------------------
@@ -242,6 +254,16 @@ class DuplicateIDCache:
         self.pos = 0 if len(self.ids) == self.size else len(self.ids)
         return len(dropped)
 
+    def load_prepared(self, tx: Transaction, key: bytes, record_id: int) -> None:
+        """``DuplicateIDCache.load(tx, id)``: a prepared transaction found at a start-up holds ``key``, which
+        enters this cache once that transaction's commit is stored (DUP-XA-PREPARED-RESTART).
+
+        ``record_id`` is the prepared record that brought it back; it is
+        deleted with the cache if the cache is forgotten first.
+        """
+        tx.after_store(AddDuplicateIDOperation(self, key, InstantAdd.AFTER_STORE))
+        self.held_records.append(record_id)
+
 
 class AddDuplicateIDOperation(TransactionOperation):
     """The transaction's note to write an ID into a cache at the right moment (seed 001).
@@ -267,8 +289,22 @@ class AddDuplicateIDOperation(TransactionOperation):
         """
         return not self.cache.discarded
 
+    def before_prepare(self, tx: Transaction) -> None:
+        """The ID's own record in the prepared transaction, whatever its timing (DUP-XA-PREPARED-RESTART).
+
+        An instant add's slot record is the slot's: an eviction deletes it,
+        while the prepared transaction still holds the ID. So the prepare
+        writes one more record, flagged ``prepared``, which only the
+        transaction's end (or forgetting the cache) deletes.
+        """
+        if not self.is_live() or not self.cache.persist:
+            return
+        record_id = self.cache.storage.generate_id()
+        tx.store_prepared(DuplicateIdRecord(record_id, self.cache.name, self.key, prepared=True))
+        self.cache.held_records.append(record_id)
+
     def before_commit(self, tx: Transaction) -> None:
-        if self.timing is InstantAdd.IMMEDIATE or not self.is_live():
+        if self.timing is InstantAdd.IMMEDIATE or not self.is_live() or not self.cache.is_enabled():
             return
         self.record_id = self.cache.store_record(self.key, tx)
         if self.timing is InstantAdd.BEFORE_COMMIT:
@@ -283,8 +319,8 @@ class AddDuplicateIDOperation(TransactionOperation):
             self.cache.delete_from_cache(self.key)
 
     def process(self) -> None:
-        """Write the ID into memory, once."""
-        if not self.done:
+        """Write the ID into memory, once (a disabled cache, which a start-up may make, takes nothing)."""
+        if not self.done and self.cache.is_enabled():
             self.cache.add_to_cache_in_memory(self.key, self.record_id)
             self.done = True
 

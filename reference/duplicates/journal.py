@@ -49,12 +49,32 @@ cancels it: when that transaction commits, the record does not come alive.
 This is what the spec implies (an uncommitted instant add that is evicted is
 gone for good); Artemis's loader gives the same result for a delete that
 reaches the journal, since it applies deletes after reading every add.
+
+Prepared transactions
+~~~~~~~~~~~~~~~~~~~~~
+The first phase of an XA commit (``TransactionImpl.prepare``) writes a
+*prepare record* for the journal transaction, with the xid as its extra
+data (``JournalStorageManager.prepare``). From then on a start-up neither
+commits nor forgets the transaction's records: it hands them back as a
+:class:`PreparedTransactionInfo` (the journal's own class of that name),
+and ``AbstractJournalStorageManager.loadPreparedTransactions`` rebuilds the
+transaction from them (see :mod:`.prepared`). Only a commit or a rollback
+record ends it.
+
+Messages have no records here, except in a prepared transaction: the
+prepare writes a :class:`MessageRecord` for each message the transaction
+will route and an :class:`AcknowledgeRecord` (Artemis's ``ACKNOWLEDGE_REF``,
+naming the queue by its ID) for each message it took, so that a start-up
+finds them again; and a :class:`DuplicateIdRecord` flagged ``prepared`` for
+each ID it holds (DUP-XA-PREPARED-RESTART). The transaction's commit deletes
+them all in the same journal transaction: their work is done by then.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Union
 
 from brokerspec.spec.duplicates import CacheName
 
@@ -66,20 +86,54 @@ class DuplicateIdRecord:
     record_id: int
     cache_name: CacheName
     key: bytes
+    prepared: bool = False
+    """Written by a prepare for an ID its transaction holds: no slot owns it, so no eviction deletes it."""
+
+
+@dataclass(frozen=True)
+class MessageRecord:
+    """A message a prepared transaction routes at its commit, with the names of the queues it goes to."""
+
+    record_id: int
+    message: int
+    queue_names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class AcknowledgeRecord:
+    """A message a prepared transaction took (``ACKNOWLEDGE_REF``): the queue's ID and the message."""
+
+    record_id: int
+    queue_id: int
+    message: int
+
+
+JournalRecord = Union[DuplicateIdRecord, MessageRecord, AcknowledgeRecord]
+
+
+@dataclass(frozen=True)
+class PreparedTransactionInfo:
+    """A prepared transaction as a start-up finds it: its ID, its xid and its records in written order."""
+
+    tx_id: int
+    xid: str
+    records: tuple[JournalRecord, ...]
 
 
 class Journal:
-    """The live records, and the records of journal transactions still open."""
+    """The live records, the records of journal transactions still open, and which of those are prepared."""
 
     def __init__(self) -> None:
-        self.records: dict[int, DuplicateIdRecord] = {}
-        self.transactions: dict[int, dict[int, DuplicateIdRecord]] = {}
+        self.records: dict[int, JournalRecord] = {}
+        self.transactions: dict[int, dict[int, JournalRecord]] = {}
         self.transactional_deletes: dict[int, list[int]] = {}
         self.open_transaction_of: dict[int, int] = {}
+        self.prepared: dict[int, str] = {}
+        """Transaction ID -> the xid its prepare record names."""
 
     # -- writing -----------------------------------------------------------------
 
-    def append_add_record_transactional(self, tx_id: int, record: DuplicateIdRecord) -> None:
+    def append_add_record_transactional(self, tx_id: int, record: JournalRecord) -> None:
         """A record that counts once transaction ``tx_id`` commits."""
         self.transactions.setdefault(tx_id, {})[record.record_id] = record
         self.open_transaction_of[record.record_id] = tx_id
@@ -106,8 +160,13 @@ class Journal:
         """Cancel a live record once transaction ``tx_id`` commits."""
         self.transactional_deletes.setdefault(tx_id, []).append(record_id)
 
+    def append_prepare_record(self, tx_id: int, xid: str) -> None:
+        """Transaction ``tx_id`` is prepared: its records outlive a start-up, still pending (DUP-XA-PREPARE)."""
+        self.prepared[tx_id] = xid
+
     def append_commit_record(self, tx_id: int) -> None:
         """Transaction ``tx_id`` is durable: its adds come alive and its deletes take effect."""
+        self.prepared.pop(tx_id, None)
         for record_id, record in self.transactions.pop(tx_id, {}).items():
             del self.open_transaction_of[record_id]
             self.records[record_id] = record
@@ -116,6 +175,7 @@ class Journal:
 
     def append_rollback_record(self, tx_id: int) -> None:
         """Transaction ``tx_id`` is abandoned: its records never count."""
+        self.prepared.pop(tx_id, None)
         for record_id in self.transactions.pop(tx_id, {}):
             del self.open_transaction_of[record_id]
         self.transactional_deletes.pop(tx_id, None)
@@ -123,15 +183,23 @@ class Journal:
     # -- reading -----------------------------------------------------------------
 
     def committed(self) -> list[DuplicateIdRecord]:
-        """The committed live records in written order, read without touching open transactions."""
-        return [self.records[record_id] for record_id in sorted(self.records)]
+        """The committed live ID records in written order, read without touching open transactions."""
+        return [record for record_id in sorted(self.records)
+                if isinstance(record := self.records[record_id], DuplicateIdRecord)]
 
     def load(self) -> list[DuplicateIdRecord]:
-        """Start-up: forget every transaction with no commit record, return the live records in written order."""
-        for tx_id in list(self.transactions):
-            self.append_rollback_record(tx_id)
-        self.transactional_deletes.clear()
-        return [self.records[record_id] for record_id in sorted(self.records)]
+        """Start-up: forget every transaction with neither a commit nor a prepare record; the live ID records in
+        written order."""
+        for tx_id in set(self.transactions) | set(self.transactional_deletes):
+            if tx_id not in self.prepared:
+                self.append_rollback_record(tx_id)
+        return self.committed()
+
+    def load_prepared(self) -> list[PreparedTransactionInfo]:
+        """The prepared transactions with their records in written order, oldest transaction first."""
+        return [PreparedTransactionInfo(tx_id, xid, tuple(record for _, record in sorted(
+                    self.transactions.get(tx_id, {}).items())))
+                for tx_id, xid in sorted(self.prepared.items())]
 
 
 class StorageManager:
@@ -170,6 +238,18 @@ class StorageManager:
         """Cancel a ``DUPLICATE_ID`` record when transaction ``tx_id`` commits (a reload dropping IDs)."""
         self.journal.append_delete_record_transactional(tx_id, record_id)
 
+    def store_prepared_record(self, tx_id: int, record: JournalRecord) -> None:
+        """Write one of the records a prepare leaves in transaction ``tx_id`` (a message, an acknowledgement, an ID)."""
+        self.journal.append_add_record_transactional(tx_id, record)
+
+    def delete_record_transactional(self, tx_id: int, record_id: int) -> None:
+        """Delete any record when transaction ``tx_id`` commits."""
+        self.journal.append_delete_record_transactional(tx_id, record_id)
+
+    def prepare(self, tx_id: int, xid: str) -> None:
+        """Write transaction ``tx_id``'s prepare record, naming ``xid`` (``JournalStorageManager.prepare``)."""
+        self.journal.append_prepare_record(tx_id, xid)
+
     def commit(self, tx_id: int) -> None:
         """Write transaction ``tx_id``'s commit record."""
         self.journal.append_commit_record(tx_id)
@@ -188,6 +268,10 @@ class StorageManager:
         for record in self.journal.load():
             grouped[record.cache_name].append((record.key, record.record_id))
         return dict(grouped)
+
+    def load_prepared_transactions(self) -> list[PreparedTransactionInfo]:
+        """The prepared transactions a start-up finds (after :meth:`load_duplicate_ids`, which reads the journal)."""
+        return self.journal.load_prepared()
 
     def read_duplicate_ids(self) -> dict[CacheName, list[tuple[bytes, int]]]:
         """The committed ``DUPLICATE_ID`` records by cache, as :meth:`load_duplicate_ids` groups them, without a

@@ -5,7 +5,9 @@ Introduction
 When Artemis starts, ``AbstractJournalStorageManager.loadMessageJournal``
 reads the journal. Records written inside a transaction that never wrote its
 commit record are ignored: an open transaction does not survive a restart,
-whether the broker was stopped cleanly or killed. The ``DUPLICATE_ID``
+whether the broker was stopped cleanly or killed, unless it wrote a prepare
+record: a prepared transaction is rebuilt from its records
+(``loadPreparedTransactions``, :mod:`.prepared`). The ``DUPLICATE_ID``
 records that are live are grouped by cache name, oldest first, and handed
 to ``PostOfficeJournalLoader.handleDuplicateIds`` (seed 001), which for
 each name
@@ -29,7 +31,8 @@ above 0 finds them again.
 :func:`restart_broker_state` is the whole start-up as this reference sees it:
 the lost transactions' acknowledgements never happened, so their messages
 are back in their queues, every queue in arrival order; a new post office over the same queues and
-settings; the caches loaded.
+settings; the caches loaded; then the prepared transactions rebuilt, which
+take the messages they hold out of their queues again (DUP-XA-PREPARED-RESTART).
 """
 
 from __future__ import annotations
@@ -39,7 +42,9 @@ from brokerspec.spec.duplicates import CacheName
 
 from .journal import StorageManager
 from .post_office import Configuration, PostOffice
+from .prepared import load_prepared_transactions
 from .queues import Bindings
+from .transaction import Transaction
 
 
 class PostOfficeJournalLoader:
@@ -103,10 +108,12 @@ def reload_queues(bindings: Bindings) -> None:
 
 def restart_broker_state(configuration: Configuration, options: DuplicatesOptions,
                          storage: StorageManager, address_settings: dict[str, int],
-                         bindings: Bindings) -> tuple[PostOffice, int]:
-    """Start again after a stop or a crash: a fresh post office with its caches loaded; and the IDs dropped."""
+                         bindings: Bindings) -> tuple[PostOffice, int, list[tuple[str, Transaction]]]:
+    """Start again after a stop or a crash: a fresh post office with its caches loaded, the IDs dropped, and
+    the prepared transactions by xid."""
     reload_queues(bindings)
     post_office = PostOffice(configuration, options, storage, address_settings, bindings)
     loader = PostOfficeJournalLoader(post_office, configuration, options)
     dropped = loader.handle_duplicate_ids(storage.load_duplicate_ids())
-    return post_office, dropped
+    prepared = load_prepared_transactions(post_office, storage.load_prepared_transactions())
+    return post_office, dropped, prepared

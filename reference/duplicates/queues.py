@@ -38,6 +38,12 @@ Messages are treated as durable and their journal records are not modelled
 (only duplicate-ID records are, :mod:`.journal`): a restart reloads each
 queue in sequence order, the order its records stand in the journal, with
 the references of the transactions it loses, which never acknowledged them.
+A prepared transaction is the exception: its prepare writes a record for
+each message it will route and each message it took, naming the queue by
+its ID (``QueueBindingInfo.getId``), and a start-up takes the latter out of
+their queues again (``QueueImpl.removeReferenceWithID`` and
+``reacknowledge`` in ``loadPreparedTransactions``), so they stay held
+(DUP-XA-PREPARED-RESTART).
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ from bisect import insort
 
 from brokerspec.spec import ReturnOrder
 
+from .journal import AcknowledgeRecord, MessageRecord
 from .transaction import Transaction, TransactionOperation
 
 Reference = tuple[int, int]
@@ -53,11 +60,16 @@ Reference = tuple[int, int]
 
 
 class Queue:
-    """A queue: its name, its address, its waiting references (head first) and those being delivered."""
+    """A queue: its name, its address, its ID, its waiting references (head first) and those being delivered.
 
-    def __init__(self, name: str, address: str) -> None:
+    The ID is the queue binding's record ID: a queue made again under the
+    same name is another queue.
+    """
+
+    def __init__(self, name: str, address: str, queue_id: int = 0) -> None:
         self.name = name
         self.address = address
+        self.queue_id = queue_id
         self.sequence = 0
         self.messages: list[Reference] = []
         self.delivering: dict[int, Reference] = {}
@@ -74,6 +86,15 @@ class Queue:
         reference = self.messages.pop(0)
         self.delivering[reference[1]] = reference
         return reference
+
+    def remove_reference_with_id(self, message: int) -> Reference | None:
+        """Take the waiting reference of ``message`` out again, as delivered (a prepared transaction holds it)."""
+        for index, reference in enumerate(self.messages):
+            if reference[1] == message:
+                del self.messages[index]
+                self.delivering[message] = reference
+                return reference
+        return None
 
     def acknowledge(self, message: int) -> None:
         """The reference of ``message`` is done with (a non-transactional receive, or a commit)."""
@@ -116,6 +137,10 @@ class Bindings:
     def get_queue(self, name: str) -> Queue | None:
         """The queue called ``name``, if any."""
         return self.queues.get(name)
+
+    def get_queue_by_id(self, queue_id: int) -> Queue | None:
+        """The bound queue whose ID is ``queue_id``, if it still exists."""
+        return next((queue for queue in self.queues.values() if queue.queue_id == queue_id), None)
 
     def add_binding(self, queue: Queue) -> bool:
         """Bind ``queue`` to its address; False when the name is taken."""
@@ -161,6 +186,9 @@ class DeliverOperation(TransactionOperation):
         self.message = message
         self.queue_names = queue_names
 
+    def before_prepare(self, tx: Transaction) -> None:
+        tx.store_prepared(MessageRecord(tx.storage.generate_id(), self.message, self.queue_names))
+
     def after_commit(self, tx: Transaction) -> None:
         self.bindings.deliver(self.message, self.queue_names)
 
@@ -182,6 +210,11 @@ class AcknowledgeOperation(TransactionOperation):
         """(queue name, message) of the references whose queue is still bound (a deleted queue took its own)."""
         return [(queue.name, message) for queue, message in self.taken
                 if self.bindings.get_queue(queue.name) is queue]
+
+    def before_prepare(self, tx: Transaction) -> None:
+        for queue, message in self.taken:
+            if self.bindings.get_queue(queue.name) is queue:
+                tx.store_prepared(AcknowledgeRecord(tx.storage.generate_id(), queue.queue_id, message))
 
     def after_commit(self, tx: Transaction) -> None:
         for queue, message in self.taken:

@@ -26,6 +26,15 @@ session keeps the rolled-back transaction object, whose commit fails.
 
 Receiving takes the lowest-numbered waiting message; inside a transaction
 its acknowledgement is held until the transaction ends.
+
+``prepare`` is the first phase of an XA commit (``ServerSessionImpl.xaPrepare``,
+:mod:`.prepared`): the transaction becomes durable and takes no more work, so
+the session's sends and receives are refused until ``commit`` or
+``rollback`` ends it (DUP-XA-PREPARED-BUSY; in Artemis ``xaEnd`` has
+dissociated the branch from the session by then). A second prepare is
+ignored (DUP-XA-PREPARE-AGAIN: ``xaPrepare`` logs ``AMQ221079`` and returns);
+a rollback-only transaction fails to prepare and rolls back
+(DUP-XA-PREPARE-ROLLBACK-ONLY, ``DuplicateDetectionTest.testXADuplicateDetection4``).
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ from brokerspec.spec.duplicates import (
     Done,
     DuplicateId,
     NoTransaction,
+    PrepareFailed,
     QueueNotFound,
     Received,
     RolledBack,
@@ -46,6 +56,7 @@ from brokerspec.spec.duplicates import (
     SendFailure,
     Sent,
     TransactionOpen,
+    TransactionPrepared,
 )
 
 from .post_office import Message, PostOffice, RoutingContext
@@ -67,8 +78,28 @@ class ServerSession:
         self.tx = Transaction(post_office.storage)
         return Done()
 
+    def is_prepared(self) -> bool:
+        """Whether the session's transaction is prepared, so takes no more work (DUP-XA-PREPARED-BUSY)."""
+        return self.tx is not None and self.tx.state is TransactionState.PREPARED
+
+    def prepare(self) -> Outcome:
+        """The first phase of a two-phase commit (DUP-XA-PREPARE, DUP-XA-PREPARE-AGAIN, DUP-XA-PREPARE-ROLLBACK-ONLY)."""
+        tx = self.tx
+        if tx is None:
+            return NoTransaction(self.name)
+        if tx.state is TransactionState.PREPARED:
+            return Done()
+        failure = tx.prepare(self.name)
+        if failure is not None:
+            self.tx = None
+            return PrepareFailed(failure)
+        return Done()
+
     def commit(self) -> Outcome:
-        """Commit the open transaction: the messages it routed, or why it failed (DUP-TX-DUPLICATE, DUP-TX-HELD)."""
+        """Commit the open transaction: the messages it routed, or why it failed (DUP-TX-DUPLICATE, DUP-TX-HELD).
+
+        A prepared transaction commits in its second phase and cannot fail (DUP-XA-SECOND-PHASE).
+        """
         tx = self.tx
         if tx is None:
             return NoTransaction(self.name)
@@ -90,6 +121,8 @@ class ServerSession:
     def send(self, post_office: PostOffice, address: str, duplicate_id: DuplicateId | None,
              bridge_id: bytes | None, reject_duplicates: bool, address_full: bool) -> Outcome:
         """Send one message and report what the client sees."""
+        if self.is_prepared():
+            return TransactionPrepared(self.name)
         message = Message(address, duplicate_id, bridge_id, address_full)
         context = RoutingContext(self.tx)
         result = post_office.route(message, context, reject_duplicates)
@@ -119,6 +152,8 @@ class ServerSession:
 
     def receive(self, post_office: PostOffice, queue_name: str) -> Outcome:
         """Take the first waiting message; inside a transaction its acknowledgement waits for the end."""
+        if self.is_prepared():
+            return TransactionPrepared(self.name)
         queue = post_office.bindings.get_queue(queue_name)
         if queue is None:
             return QueueNotFound(queue_name)

@@ -16,7 +16,8 @@ value, field by field:
   status and reason, then its operations sorted into the spec's tuples, in
   the order they were registered (the order of the sends). Duplicate-ID
   operations whose cache has been forgotten (DUP-FORGET-ON-LAST-QUEUE) are left out, as the spec
-  drops that work;
+  drops that work. The IDs a start-up attached again to a prepared
+  transaction wait for the stored commit (DUP-XA-PREPARED-RESTART);
 * the settings, the global size and the next message number are copied.
 
 Nothing here changes the broker.
@@ -42,7 +43,8 @@ from .queues import AcknowledgeOperation, Bindings, DeliverOperation
 from .transaction import Transaction as BrokerTransaction
 from .transaction import TransactionState
 
-STATUS = {TransactionState.ACTIVE: TxState.ACTIVE, TransactionState.ROLLBACK_ONLY: TxState.ROLLBACK_ONLY}
+STATUS = {TransactionState.ACTIVE: TxState.ACTIVE, TransactionState.ROLLBACK_ONLY: TxState.ROLLBACK_ONLY,
+          TransactionState.PREPARED: TxState.PREPARED}
 
 
 def render_cache(cache: DuplicateIDCache, owners: Mapping[BrokerTransaction, str]) -> IdRing:

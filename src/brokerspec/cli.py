@@ -16,10 +16,11 @@ Subcommands
     outcomes are shown, judged only with ``--judge-recorded``), and
     where the rules allow several outcomes any allowed one agrees
     unless ``--strict``.
-``brokerspec crash run|trial|prefix ...``
+``brokerspec crash run|points|trial|prefix ...``
     The crash-consistency harness of the duplicate-detection store: kills
-    the fast broker with SIGKILL at random points and checks what survives
-    against the spec (see :mod:`brokerspec.crash`).
+    the fast broker with SIGKILL at random points, or at every write point
+    of its XA steps, and checks what survives against the spec (see
+    :mod:`brokerspec.crash`).
 ``brokerspec generate --histories N --faults K --out DIR``
     Writes a synthetic corpus (histories of both domains, or
     duplicate-detection streams) recorded from the fast implementation,

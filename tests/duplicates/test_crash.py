@@ -2,8 +2,13 @@
 
 The fast tier runs 200 trials (the deep tier 1000) across the profiles with
 a three-slot cache, so eviction, holes and reload truncation all reach the
-store. A planted store that writes ID records one operation late must be
-caught: the harness has to be able to fail.
+store; the workloads prepare XA transactions and end them, so prepared
+transactions are in the store at many kills. Then every write point of every
+prepare and second phase of a few workloads is a kill of its own
+(``brokerspec crash points``): 2 workloads per profile in the fast tier, 8
+in the deep one. Planted stores that write ID records one operation late,
+split a prepare, or split a second phase must be caught: the harness has to
+be able to fail.
 """
 
 from __future__ import annotations
@@ -21,10 +26,15 @@ from brokerspec.crash import (
     main,
     plan_kill,
     run_crash_trials,
+    run_write_point_trials,
+    spec_after_crash,
     trial_seeds,
+    write_points,
+    xa_steps,
 )
+from brokerspec.impl.duplicates import FastDuplicatesBroker
 from brokerspec.spec import PROFILES, Profile, get_profile
-from brokerspec.spec.duplicates import Crash, Restart, Send
+from brokerspec.spec.duplicates import Commit, Crash, Prepare, Restart, Rollback, Send, TxState, apply, initial_state
 from depth import scaled
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -78,6 +88,84 @@ def test_prefix_check_catches_the_late_store_without_a_kill(tmp_path: Path) -> N
     assert all(result.matched is None for result in results if result.lost)
 
 
+@pytest.mark.parametrize("planted", ["SplitPrepareStore", "SplitSecondPhaseStore"])
+def test_write_points_catch_an_xa_step_split_over_two_store_transactions(planted: str) -> None:
+    report = run_write_point_trials(1, seed=1, profiles=[get_profile("artemis-latest", (SMALL,))],
+                                    broker=f"duplicates.crash_planted:{planted}", python_path=[str(TESTS)])
+    assert not report.ok and report.mismatches > 0, report.summary()
+    assert report.lost + report.phantom > 0, report.summary()
+    failure = report.failures[0]
+    assert failure.kill_at is not None and f"--kill-at {failure.kill_at[0]}:{failure.kill_at[1]}" in \
+        failure.replay_command()
+
+
+def test_every_write_point_of_prepare_and_second_phase_keeps_all_or_nothing() -> None:
+    seen: list[TrialResult] = []
+    profiles = [get_profile("artemis-latest", (SMALL,)), get_profile("artemis-2.11", (SMALL,)),
+                get_profile("artemis-2.11", (SMALL, ("duplicates.persist_id_cache", "false")))]
+    report = run_write_point_trials(scaled(2, 8), seed=2026, profiles=profiles, on_trial=seen.append)
+    assert report.ok, report.summary()
+    assert (report.lost, report.phantom, report.mismatches, report.errors) == (0, 0, 0, 0)
+    assert report.trials == len(seen) > 50
+    assert all(result.style == "write" and result.kill_at is not None for result in seen)
+    after = [result for result in seen if result.matched == result.done + 1]
+    before = [result for result in seen if result.matched == result.done]
+    assert after and len(before) > len(after), "each XA step is killed before its commit and after it"
+    print(report.summary())
+
+
+def test_the_points_are_every_action_of_the_xa_steps_and_the_moment_after() -> None:
+    profile = get_profile("artemis-latest", (SMALL,))
+    seed = 2444712010
+    workload = generate_workload(seed, 60)
+    points = write_points(profile, seed, 60)
+    steps = sorted({step for step, _ in points})
+    assert steps and set(steps) <= set(xa_steps(profile, workload))
+    kinds = {type(workload[step - 1]) for step in steps}
+    assert Prepare in kinds and kinds & {Commit, Rollback}, kinds
+    for step in steps:
+        assert sorted(point for s, point in points if s == step) == list(range(len(
+            [point for s, point in points if s == step])))
+    everything = write_points(profile, seed, 60, every_step=True)
+    assert set(points) < set(everything)
+
+
+def test_a_prepared_transaction_outlives_an_abandoned_store(tmp_path: Path) -> None:
+    """A prefix that ends with a prepared transaction holding messages reloads it from the store."""
+    profile = get_profile("artemis-latest", (SMALL,))
+    for seed in range(40):
+        workload = generate_workload(seed, 60)
+        state = initial_state(profile)
+        for durable, command in enumerate(workload, start=1):
+            state = apply(state, command)[0]
+            if any(tx.status is TxState.PREPARED and tx.messages for tx in state.transactions.values()):
+                break
+        else:
+            continue
+        result = check_prefix(profile, seed, 60, durable, tmp_path)
+        assert result.ok, result.describe()
+        with FastDuplicatesBroker(profile, tmp_path / "store.sqlite") as reopened:
+            prepared = {s: tx for s, tx in reopened.snapshot().transactions.items() if tx.status is TxState.PREPARED}
+        assert prepared and prepared == {s: tx for s, tx in spec_after_crash(profile, workload, durable)
+                                         .transactions.items()}
+        return
+    pytest.fail("no workload of the first 40 leaves a prepared transaction with messages")
+
+
+def test_workloads_prepare_and_end_transactions_and_can_leave_them_out() -> None:
+    profile = get_profile("artemis-latest", (SMALL,))
+    with_xa = generate_workload(8, 200)
+    without = generate_workload(8, 200, prepare=False)
+    assert with_xa == generate_workload(8, 200) and without == generate_workload(8, 200, prepare=False)
+    assert not any(isinstance(command, Prepare) for command in without)
+    outcomes = []
+    state = initial_state(profile)
+    for command in with_xa:
+        state, outcome = apply(state, command)
+        outcomes.append(outcome.rule)
+    assert outcomes.count("DUP-XA-PREPARE") >= 5 and outcomes.count("DUP-XA-SECOND-PHASE") >= 3, outcomes
+
+
 def test_workloads_are_deterministic_and_never_restart() -> None:
     first = generate_workload(5, 200)
     assert first == generate_workload(5, 200)
@@ -107,6 +195,19 @@ def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
                  "--profile", "artemis-latest", *small]) == 0
     out = capsys.readouterr().out
     assert "prefix kill after 12 of 12 steps): ok" in out and "crash trials: 3 in" in out
+    assert main(["run", "--trials", "2", "--seed", "3", "--steps", "12", "--no-prepare", *small]) == 0
+    assert main(["points", "--workloads", "1", "--seed", "3", "--steps", "30", "--profile", "artemis-latest",
+                 *small]) == 0
+    point = write_points(get_profile("artemis-latest", (SMALL,)), 3, 30)[0]
+    assert main(["trial", "--seed", "3", "--steps", "30", "--kill-at", f"{point[0]}:{point[1]}", *small]) == 0
+    out = capsys.readouterr().out
+    assert f"write point {point[0]}:{point[1]}, write kill after {point[0] - 1} of 30 steps): ok" in out
+    for wrong in ("0:1", "x", "3"):
+        with pytest.raises(SystemExit) as exit_info:
+            main(["trial", "--kill-at", wrong])
+        assert exit_info.value.code == 2
+    assert main(["child", "--store", str(tmp_path / "never.sqlite"), "--kill-at", "99:0"]) == 2
+    assert "beyond --steps 60" in capsys.readouterr().err
 
 
 def test_report_counts_failures() -> None:

@@ -48,6 +48,10 @@ from brokerspec.spec.duplicates import (
     DuplicatesCommand,
     DuplicatesState,
     IdDeleted,
+    IdQueried,
+    Prepare,
+    PrepareFailed,
+    QueryId,
     QueueDeleted,
     Receive,
     Received,
@@ -61,6 +65,8 @@ from brokerspec.spec.duplicates import (
     SendFailure,
     Sent,
     SetIdCacheSize,
+    TransactionPrepared,
+    TxState,
     apply,
     initial_state,
 )
@@ -79,6 +85,7 @@ VARIANTS: list[Profile] = [get_profile(name, (TWO_SLOTS,)) for name in PROFILES]
     get_profile("artemis-latest", (TWO_SLOTS, ("duplicates.persist_id_cache", "false"))),
 ]
 LATEST = get_profile("artemis-latest", (TWO_SLOTS,))
+NOTHING = Received(None)
 
 # --- running both sides ------------------------------------------------------------------------
 
@@ -159,6 +166,19 @@ EXAMPLES: list[tuple[str, Profile, list[DuplicatesCommand], list[Outcome]]] = [
      [Send("s1", "a1", X), Send("s1", "a1", Y), DeleteId("a1", X), DeleteId("a1", X), Restart(), Send("s1", "a1", X)],
      [Sent(RoutingStatus.NO_BINDINGS, 1), Sent(RoutingStatus.NO_BINDINGS, 2), IdDeleted(True), IdDeleted(False),
       Restarted(0, 0), Sent(RoutingStatus.NO_BINDINGS, 3)]),
+    ("a prepared transaction survives a crash; its commit makes the ID visible", LATEST,
+     [CreateQueue("a1", "q1"), Send("s2", "a1"), Begin("s1"), Receive("s1", "q1"), Send("s1", "a1", X),
+      Prepare("s1"), Crash(), Receive("s2", "q1"), Send("s1", "a1", Y), QueryId("a1", X), Commit("s1"),
+      QueryId("a1", X), Receive("s2", "q1")],
+     [Done(), Sent(RoutingStatus.OK, 1, ("q1",)), Done(), Received(1), Sent(RoutingStatus.OK, 2, ("q1",)), Done(),
+      Restarted(0, 0), NOTHING, TransactionPrepared("s1"), IdQueried(False), Committed((2,)), IdQueried(True),
+      Received(2)]),
+    ("a doomed transaction fails to prepare; a prepared one rolls back after a restart", LATEST,
+     [Send("s1", "a1", X), Begin("s2"), Send("s2", "a1", X), Prepare("s2"), Begin("s2"), Send("s2", "a1", Y),
+      Prepare("s2"), Restart(), Rollback("s2"), Send("s1", "a1", Y)],
+     [Sent(RoutingStatus.NO_BINDINGS, 1), Done(), Sent(RoutingStatus.DUPLICATED_ID, rollback_only=True),
+      PrepareFailed(DoomReason.DUPLICATE_ID), Done(), Sent(RoutingStatus.NO_BINDINGS, 2), Done(), Restarted(0, 0),
+      RolledBack(), Sent(RoutingStatus.NO_BINDINGS, 3)]),
     ("a per-address size applies to caches created later", LATEST,
      [SetIdCacheSize("a2", 0), Send("s1", "a2", X), Send("s1", "a2", X), Send("s1", "a2", bridge_id="02"),
       Send("s1", "a2", bridge_id="02")],
@@ -185,7 +205,7 @@ SENDS = st.builds(Send, SESSIONS, ADDRESSES, st.sampled_from([X, Y, X_UTF8, None
                   st.sampled_from([None, None, None, None, "01", "02"]), st.sampled_from([True, True, True, False]),
                   st.sampled_from([False, False, False, False, True]))
 OTHERS: st.SearchStrategy[DuplicatesCommand] = st.one_of(
-    st.builds(Begin, SESSIONS), st.builds(Commit, SESSIONS), st.builds(Rollback, SESSIONS),
+    st.builds(Begin, SESSIONS), st.builds(Commit, SESSIONS), st.builds(Rollback, SESSIONS), st.builds(Prepare, SESSIONS),
     st.builds(Receive, SESSIONS, QUEUES), st.builds(CreateQueue, ADDRESSES, QUEUES), st.builds(DeleteQueue, QUEUES),
     st.builds(DeleteId, ADDRESSES, IDS), st.builds(SetIdCacheSize, ADDRESSES, st.integers(0, 3)),
     st.builds(Restart, st.one_of(st.none(), st.integers(0, 3))), st.just(Crash()),
@@ -213,7 +233,8 @@ def random_program(seed: int, length: int) -> tuple[Profile, list[DuplicatesComm
                                  rng.random() < 0.1))
         else:
             others: list[DuplicatesCommand] = [
-                Begin(session), Commit(session), Rollback(session), Receive(session, queue),
+                Begin(session), Commit(session), Rollback(session), Prepare(session), Prepare(session),
+                Receive(session, queue),
                 CreateQueue(address, queue),
                 DeleteQueue(queue), DeleteId(address, rng.choice([X, Y, X_UTF8])),
                 SetIdCacheSize(address, rng.randint(0, 3)), Restart(rng.choice([None, None, 1, 2, 3])), Crash(),
@@ -298,6 +319,64 @@ def test_ids_and_messages_are_durable_in_the_file(tmp_path: Path) -> None:
         conn.close()
     assert ids == [(0, "a1", b"x\x00"), (1, "a1", b"\x01")]
     assert messages == [("q1", 1), ("q1", 2)]
+
+
+def test_a_reopened_store_holds_the_prepared_transaction(tmp_path: Path) -> None:
+    """The prepare's rows (messages, IDs, the held message) are in the file; a reopen rebuilds the transaction."""
+    store = tmp_path / "store.sqlite"
+    work: list[DuplicatesCommand] = [CreateQueue("a1", "q1"), Send("s2", "a1"), Begin("s1"), Receive("s1", "q1"),
+                                     Send("s1", "a1", X), Send("s1", "a1", bridge_id="01"), Prepare("s1")]
+    with FastDuplicatesBroker(LATEST, store) as broker:
+        for command in work:
+            broker.execute(command)
+    conn = sqlite3.connect(store)
+    try:
+        assert conn.execute("SELECT session FROM prepared").fetchall() == [("s1",)]
+        assert conn.execute("SELECT number, targets FROM prepared_messages ORDER BY ord").fetchall() == [
+            (2, '["q1"]'), (3, '["q1"]')]
+        assert conn.execute("SELECT bridge, address, key FROM prepared_ids ORDER BY ord").fetchall() == [
+            (1, "a1", b"\x01"), (0, "a1", b"x\x00")], "the instant add first, as keep_prepared lists them"
+        assert conn.execute("SELECT session, queue, number FROM held").fetchall() == [("s1", "q1", 1)]
+        assert conn.execute("SELECT key FROM ids").fetchall() == [], "nothing of the transaction is in a cache"
+    finally:
+        conn.close()
+    expected = apply(spec_state(LATEST, work), Crash())[0]
+    with FastDuplicatesBroker(LATEST, store) as reopened:
+        assert reopened.snapshot() == expected
+        assert expected.transactions["s1"].status is TxState.PREPARED and expected.transactions["s1"].acks
+        reopened.check_valid()
+        assert reopened.execute(Commit("s1")) == Committed((2, 3))
+        assert reopened.execute(QueryId("a1", X)) == IdQueried(True)
+    conn = sqlite3.connect(store)
+    try:
+        for table in ("prepared", "prepared_messages", "prepared_ids", "held"):
+            assert conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == 0, table
+    finally:
+        conn.close()
+
+
+def test_deleting_the_last_queue_drops_the_prepared_ids_from_the_store(tmp_path: Path) -> None:
+    store = tmp_path / "store.sqlite"
+    work: list[DuplicatesCommand] = [CreateQueue("a1", "q1"), CreateQueue("a2", "q2"), Begin("s1"),
+                                     Send("s1", "a1", X), Send("s1", "a2", Y), Prepare("s1"), DeleteQueue("q1"),
+                                     CreateQueue("a1", "q1")]
+    assert first_divergence(LATEST, [*work, Crash(), Commit("s1"), QueryId("a1", X), QueryId("a2", Y)], store) is None
+    store.unlink()
+    with FastDuplicatesBroker(LATEST, store) as broker:
+        for command in work:
+            broker.execute(command)
+        assert broker._store.read_prepared() == {"s1": ([(1, ("q1",)), (2, ("q2",))], [(False, "a2", b"y\x00")])}
+
+
+def test_check_valid_notices_a_prepared_transaction_out_of_step_with_the_store() -> None:
+    with FastDuplicatesBroker(LATEST) as broker:
+        for command in (Begin("s1"), Send("s1", "a1", X), Prepare("s1")):
+            broker.execute(command)
+        broker.check_valid()
+        broker._store.forget_prepared("s1")
+        broker._store.commit()
+        with pytest.raises(InvariantBroken, match="prepared transactions"):
+            broker.check_valid()
 
 
 def test_check_valid_notices_broken_indexes_and_a_store_out_of_step() -> None:
@@ -415,10 +494,10 @@ def test_misuse_raises_and_leaves_the_store_usable(tmp_path: Path, monkeypatch: 
             broker._normal["a1"].write(5, b"y\x00", "")
         broker.check_valid()
     conn = sqlite3.connect(store)
-    conn.execute("UPDATE meta SET value = 99 WHERE name = 'schema'")
+    conn.execute("UPDATE meta SET value = 1 WHERE name = 'schema'")
     conn.commit()
     conn.close()
-    with pytest.raises(ValueError, match="schema version 99"):
+    with pytest.raises(ValueError, match="schema version 1, this broker reads 2"):
         FastDuplicatesBroker(LATEST, store)
     monkeypatch.setattr("brokerspec.impl.duplicates.cache.PREALLOCATE_LIMIT", 1)
     with FastDuplicatesBroker(LATEST) as broker:
@@ -468,6 +547,9 @@ SCRIPTS: dict[str, list[DuplicatesCommand]] = {
                                          Send("s1", "a1", Z), Send("s1", "a1", X)],
     "last-queue-deleted-keeps-ids": [CreateQueue("a1", "q1"), Send("s1", "a1", X), DeleteQueue("q1"),
                                      CreateQueue("a1", "q1"), Send("s1", "a1", X)],
+    "prepared-id-lost-at-restart": [Begin("s1"), Send("s1", "a1", X), Prepare("s1"), Crash(), Commit("s1"),
+                                    Send("s2", "a1", X)],
+    "prepared-id-visible-before-commit": [Begin("s1"), Send("s1", "a1", X), Prepare("s1"), Send("s2", "a1", X)],
 }
 
 

@@ -48,3 +48,16 @@ def test_the_required_mistakes_are_all_planted() -> None:
     assert all(bug.broker is not FastDuplicatesBroker and issubclass(bug.broker, FastDuplicatesBroker)
                for bug in PLANTED)
     assert len({bug.name for bug in PLANTED}) == len(PLANTED)
+
+
+@pytest.mark.parametrize("name", ["prepared-id-lost-at-restart", "prepared-id-visible-before-commit"])
+def test_the_xa_mistakes_part_from_the_spec_at_a_prepare_or_a_restart(name: str) -> None:
+    """Each XA bug shows at the step that breaks its rule: the prepare (IDs visible) or the restart (IDs lost)."""
+    bug = next(bug for bug in PLANTED if bug.name == name)
+    layers: dict[str, SubjectFactory] = {"planted": bug.broker}
+    divergence = run_machine(get_profile("artemis-2.11"), layers, max_examples=scaled(300, 2000), run_seed=11,
+                             domain=DUPLICATES)
+    assert divergence is not None, f"{name} went unnoticed"
+    breaking = {"prepare"} if "visible" in name else {"restart", "crash"}
+    assert divergence.command.op in breaking, divergence.explain()
+    assert any(command.op == "prepare" for command in divergence.commands), divergence.explain()

@@ -6,7 +6,7 @@ Three kinds of check:
   rules (R-numbers in the names), and both the reference and the spec must
   produce exactly it; some examples also pin the cache's slots;
 * a few checks of the reference's parts on their own (the journal, the
-  transaction, the cache's reload);
+  transaction, the cache's reload, a prepared transaction's records);
 * a Hypothesis run of random command sequences over tiny alphabets, under
   every bundled profile and a few option variants, comparing the
   reference's outcome and snapshot with the spec after every step.
@@ -22,7 +22,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brokerspec.reference.duplicates import (
+    AcknowledgeRecord,
     DuplicateIDCache,
+    DuplicateIdRecord,
+    MessageRecord,
     ReferenceDuplicatesBroker,
     StorageManager,
     Transaction,
@@ -45,8 +48,13 @@ from brokerspec.spec.duplicates import (
     DuplicatesCommand,
     DuplicatesState,
     IdDeleted,
+    IdQueried,
     IdRing,
     NotSupported,
+    NoTransaction,
+    Prepare,
+    PrepareFailed,
+    QueryId,
     QueueDeleted,
     Receive,
     Received,
@@ -60,6 +68,8 @@ from brokerspec.spec.duplicates import (
     SendFailure,
     Sent,
     SetIdCacheSize,
+    TransactionOpen,
+    TransactionPrepared,
     apply,
     initial_state,
 )
@@ -355,6 +365,109 @@ EXAMPLES: tuple[Example, ...] = (
             make_profile("artemis-2.11"), (
                 (SetIdCacheSize("a1", 1), NotSupported("set_id_cache_size")),
             )),
+    Example("DUP-XA-PREPARE a prepared transaction's ID stays invisible; another send of it passes, both commit",
+            make_profile("artemis-latest"), (
+                (CreateQueue("a1", "q1"), Done()),
+                (Begin("s1"), Done()),
+                (Send("s1", "a1", X), Sent(OK, 1, ("q1",))),
+                (Prepare("s1"), Done()),
+                (QueryId("a1", X), IdQueried(False)),
+                (Send("s2", "a1", X), Sent(OK, 2, ("q1",))),
+                (Commit("s1"), Committed((1,))),
+                (Send("s3", "a1", X), Sent(DUPLICATED)),
+                (Receive("s3", "q1"), Received(2)),
+                (Receive("s3", "q1"), Received(1)),
+            )),
+    Example("DUP-XA-PREPARED-BUSY DUP-XA-PREPARE-AGAIN a prepared transaction takes no work; preparing it again is "
+            "harmless; with none there is nothing to prepare",
+            make_profile("seed"), (
+                (CreateQueue("a1", "q1"), Done()),
+                (Send("s2", "a1"), Sent(OK, 1, ("q1",))),
+                (Begin("s1"), Done()),
+                (Send("s1", "a1", X), Sent(OK, 2, ("q1",))),
+                (Prepare("s1"), Done()),
+                (Send("s1", "a1", Y), TransactionPrepared("s1")),
+                (Send("s1", "a1", None, bridge_id="01"), TransactionPrepared("s1")),
+                (Receive("s1", "q1"), TransactionPrepared("s1")),
+                (Begin("s1"), TransactionOpen("s1")),
+                (Prepare("s1"), Done()),
+                (Prepare("s2"), NoTransaction("s2")),
+                (Rollback("s1"), RolledBack()),
+                (Send("s2", "a1", X), Sent(OK, 3, ("q1",))),
+            )),
+    Example("DUP-XA-PREPARE-ROLLBACK-ONLY a doomed transaction fails to prepare and rolls everything back",
+            make_profile("artemis-2.11"), (
+                (CreateQueue("a1", "q1"), Done()),
+                (Send("s1", "a1", X), Sent(OK, 1, ("q1",))),
+                (Begin("s2"), Done()),
+                (Receive("s2", "q1"), Received(1)),
+                (Send("s2", "a1", Y), Sent(OK, 2, ("q1",))),
+                (Send("s2", "a1", X), Sent(DUPLICATED, rollback_only=True)),
+                (Prepare("s2"), PrepareFailed(DoomReason.DUPLICATE_ID)),
+                (Commit("s2"), NoTransaction("s2")),
+                (Receive("s3", "q1"), Received(1)),
+                (Send("s3", "a1", Y), Sent(OK, 3, ("q1",))),
+            )),
+    Example("DUP-XA-PREPARED-RESTART prepare, crash, commit: the message stays held, the ID enters at the commit "
+            "(testXADuplicateDetectionPrepareAndRollbackStopServer)",
+            make_profile("artemis-latest", 2), (
+                (CreateQueue("a1", "q1"), Done()),
+                (Send("s2", "a1", Y), Sent(OK, 1, ("q1",))),
+                (Begin("s1"), Done()),
+                (Receive("s1", "q1"), Received(1)),
+                (Send("s1", "a1", X), Sent(OK, 2, ("q1",))),
+                (Prepare("s1"), Done()),
+                (Begin("s3"), Done()),
+                (Crash(), Restarted(1, 0)),
+                (Receive("s2", "q1"), Received(None)),
+                (Send("s1", "a1", Z), TransactionPrepared("s1")),
+                (QueryId("a1", X), IdQueried(False)),
+                (Commit("s1"), Committed((2,))),
+                (QueryId("a1", X), IdQueried(True)),
+                (Send("s2", "a1", X), Sent(DUPLICATED)),
+                (Receive("s2", "q1"), Received(2)),
+                (Restart(), Restarted(0, 0)),
+                (Send("s2", "a1", X), Sent(DUPLICATED)),
+                (Send("s2", "a1", Y), Sent(DUPLICATED)),
+            ), ring_is((KY, KX), 0)),
+    Example("DUP-XA-SECOND-PHASE a prepared transaction rolled back after a restart frees its ID and its message",
+            make_profile("artemis-2.11"), (
+                (CreateQueue("a1", "q1"), Done()),
+                (Send("s2", "a1"), Sent(OK, 1, ("q1",))),
+                (Begin("s1"), Done()),
+                (Receive("s1", "q1"), Received(1)),
+                (Send("s1", "a1", X), Sent(OK, 2, ("q1",))),
+                (Prepare("s1"), Done()),
+                (Restart(), Restarted(0, 0)),
+                (Restart(), Restarted(0, 0)),
+                (Rollback("s1"), RolledBack()),
+                (Receive("s2", "q1"), Received(1)),
+                (Receive("s2", "q1"), Received(None)),
+                (Send("s2", "a1", X), Sent(OK, 3, ("q1",))),
+            )),
+    Example("DUP-XA-PREPARED-RESTART from 2.18 a bridge ID added at once is not in the cache after a crash, "
+            "until the commit",
+            make_profile("artemis-latest"), (
+                (Begin("s1"), Done()),
+                (Send("s1", "a1", None, bridge_id="01"), Sent(NO_BINDINGS, 1)),
+                (QueryId("a1", None, "01"), IdQueried(True)),
+                (Prepare("s1"), Done()),
+                (Crash(), Restarted(0, 0)),
+                (QueryId("a1", None, "01"), IdQueried(False)),
+                (Commit("s1"), Committed((1,))),
+                (QueryId("a1", None, "01"), IdQueried(True)),
+            )),
+    Example("DUP-XA-PREPARED-RESTART without persist-id-cache a prepared transaction comes back without its IDs "
+            "(testNoPersistXA1)",
+            make_profile("artemis-2.11", None, PERSIST_OFF), (
+                (Begin("s1"), Done()),
+                (Send("s1", "a1", X), Sent(NO_BINDINGS, 1)),
+                (Prepare("s1"), Done()),
+                (Restart(), Restarted(0, 0)),
+                (Commit("s1"), Committed((1,))),
+                (Send("s2", "a1", X), Sent(NO_BINDINGS, 2)),
+                (Send("s2", "a1", X), Sent(DUPLICATED)),
+            )),
 )
 
 
@@ -415,6 +528,76 @@ def test_cache_load_drops_the_excess_and_deletes_its_records(keeps: ReloadKeeps,
     assert survivors == {1, 2, 3} - set(deleted_records)
 
 
+def test_a_prepared_journal_transaction_outlives_a_start_up_until_it_ends() -> None:
+    storage = StorageManager()
+    name = CacheName(CacheKind.NORMAL, "a1")
+    storage.store_duplicate_id_transactional(5, name, b"slot", 1)
+    storage.store_prepared_record(5, DuplicateIdRecord(2, name, KX, prepared=True))
+    storage.store_prepared_record(5, MessageRecord(3, 7, ("q1",)))
+    storage.store_prepared_record(5, AcknowledgeRecord(4, 9, 6))
+    storage.prepare(5, "s1")
+    storage.store_duplicate_id_transactional(6, name, KY, 8)
+    assert storage.load_duplicate_ids() == {}, "neither the prepared nor the open transaction has committed"
+    found = storage.load_prepared_transactions()
+    assert [(info.tx_id, info.xid, [r.record_id for r in info.records]) for info in found] == [(5, "s1", [1, 2, 3, 4])]
+    assert storage.load_prepared_transactions() == found, "a second start-up finds it again"
+    for record_id in (2, 3, 4):
+        storage.delete_record_transactional(5, record_id)
+    storage.commit(5)
+    assert storage.load_duplicate_ids() == {name: [(b"slot", 1)]} and storage.load_prepared_transactions() == []
+
+
+def test_a_transaction_prepares_once_and_a_doomed_one_rolls_back_instead() -> None:
+    tx = Transaction(StorageManager())
+    assert tx.prepare("s1") is None and tx.state is TransactionState.PREPARED and tx.is_open()
+    tx.mark_as_rollback_only(DoomReason.DUPLICATE_ID)
+    assert tx.state is TransactionState.PREPARED and tx.rollback_reason is None, "a prepared one ignores the mark"
+    with pytest.raises(InvariantBroken, match="cannot prepare"):
+        tx.prepare("s1")
+    assert tx.commit() is None and not tx.is_open() and tx.state.name == "COMMITTED"
+    doomed = Transaction(StorageManager())
+    doomed.mark_as_rollback_only(DoomReason.SEND_FAILED)
+    assert doomed.prepare("s2") is DoomReason.SEND_FAILED and doomed.state is TransactionState.ROLLED_BACK
+
+
+def test_prepare_crash_commit_reattaches_the_records_and_writes_the_id_anew() -> None:
+    """The prepared records bring the transaction back; the commit deletes them and writes the ID's record."""
+    broker = ReferenceDuplicatesBroker(make_profile("artemis-latest", 3))
+    for command in (CreateQueue("a1", "q1"), Send("s2", "a1"), Begin("s1"), Receive("s1", "q1"),
+                    Send("s1", "a1", X), Send("s1", "a1", None, bridge_id="01"), Prepare("s1"), Crash()):
+        broker.execute(command)
+    tx = broker.open_transactions()["s1"]
+    assert tx.state is TransactionState.PREPARED and len(tx.prepared_records) == 5, "two messages, an ack, two IDs"
+    assert broker.snapshot().transactions["s1"].after_store_ids == (
+        (CacheName(CacheKind.BRIDGE, "a1"), b"\x01"), (CacheName(CacheKind.NORMAL, "a1"), KX))
+    assert CacheName(CacheKind.NORMAL, "a1") in broker.post_office.duplicate_id_caches, "the load made the cache"
+    broker.execute(Send("s3", "a1", Y))
+    assert broker.execute(Commit("s1")) == Committed((2, 3))
+    stored = broker.storage.load_duplicate_ids()
+    assert [key for key, _ in stored[CacheName(CacheKind.NORMAL, "a1")]] == [KY, KX], "in the order they entered"
+    assert broker.storage.load_prepared_transactions() == []
+    assert broker.execute(Restart()) == Restarted(0, 0)
+    assert broker.execute(QueryId("a1", X)) == IdQueried(True)
+    assert broker.execute(QueryId("a1", None, "01")) == IdQueried(True)
+
+
+def test_a_forgotten_cache_takes_the_prepared_ids_with_it_across_restarts() -> None:
+    """DUP-FORGET-IN-FLIGHT: the prepared record of an ID whose last queue went is deleted, so no restart brings
+    it back, before or after the first restart."""
+    profile = make_profile("artemis-latest")
+    for restart_first in (False, True):
+        broker = ReferenceDuplicatesBroker(profile)
+        state = initial_state(profile)
+        script: list[DuplicatesCommand] = [CreateQueue("a1", "q1"), Begin("s1"), Send("s1", "a1", X), Prepare("s1")]
+        script += [Restart()] if restart_first else []
+        script += [DeleteQueue("q1"), CreateQueue("a1", "q1"), Crash(), Commit("s1"), QueryId("a1", X)]
+        for command in script:
+            state, expected = apply(state, command)
+            assert broker.execute(command) == expected, command
+            assert broker.snapshot() == state, command
+        assert expected == IdQueried(False)
+
+
 def test_the_comparison_catches_a_broker_running_other_semantics() -> None:
     """A reference built for 2.18+ run against the 2.11 spec must be caught: the check can fail."""
     script = (Send("s1", "a1", X), Send("s1", "a1", Y), Send("s1", "a1", Z, address_full=True), Send("s1", "a1", X))
@@ -446,6 +629,7 @@ KINDS: dict[str, tuple[int, st.SearchStrategy[DuplicatesCommand]]] = {
     "begin": (3, st.builds(Begin, SESSIONS)),
     "commit": (3, st.builds(Commit, SESSIONS)),
     "rollback": (1, st.builds(Rollback, SESSIONS)),
+    "prepare": (2, st.builds(Prepare, SESSIONS)),
     "receive": (2, st.builds(Receive, SESSIONS, QUEUES)),
     "create_queue": (2, st.builds(CreateQueue, ADDRESSES, QUEUES)),
     "delete_queue": (1, st.builds(DeleteQueue, QUEUES)),

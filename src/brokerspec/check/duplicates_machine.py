@@ -12,6 +12,14 @@ bridge IDs. Every run starts by restarting the broker with a cache of 1 to 3
 slots, so eviction, holes and reload truncation happen within a few steps.
 Restart (with a new cache size) and crash are ordinary operations.
 
+XA two-phase commit: ``prepare`` is drawn on its own (mostly for a session
+whose transaction is open, sometimes for any, so that ``NoTransaction`` and
+a second prepare are drawn too), and as one step that begins a transaction,
+sends an ID in it, prepares it and restarts or crashes the broker, then
+perhaps ends it. So prepared transactions meet restarts, crashes, commits,
+rollbacks, refused sends and forgotten caches within a few steps
+(DUP-XA-PREPARE to DUP-XA-PREPARED-RESTART).
+
 Tiny caches alone never show a mistake that needs more slots: a ring
 cursor that wraps at a fixed four, a size capped on the way in, a reload
 that keeps the wrong few. The *wide* alphabet (``wide=True``) adds caches
@@ -37,6 +45,7 @@ from brokerspec.spec.duplicates import (
     DeleteQueue,
     DuplicateId,
     IdKind,
+    Prepare,
     Receive,
     Restart,
     Rollback,
@@ -176,6 +185,31 @@ def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFact
         @rule(address=ADDRESSES, size=sizes)
         def set_id_cache_size(self, address: str, size: int) -> None:
             self.run(SetIdCacheSize(address, size))
+
+        @issues("prepare")
+        @rule(session=SESSIONS, any_session=pick(False, False, False, True))
+        def prepare(self, session: str, any_session: bool) -> None:
+            """The first phase of an XA commit: of an open transaction three times in four, else of ``session``."""
+            self.run(Prepare(session if any_session else self.ending(session)))
+
+        @issues("prepare")
+        @rule(session=SESSIONS, address=ADDRESSES, duplicate_id=optional_ids, bridge_id=BRIDGE_IDS, crash=booleans(),
+              end=pick(None, "commit", "commit", "rollback"))
+        def prepare_across_restart(self, session: str, address: str, duplicate_id: DuplicateId | None,
+                                   bridge_id: str | None, crash: bool, end: str | None) -> None:
+            """Begin, send, prepare, then a restart or a crash, then perhaps the second phase.
+
+            Begin is refused when a transaction is open (the send then goes
+            into it, or is refused when it is prepared), which is fine.
+            """
+            self.run(Begin(session))
+            self.run(Send(session, address, duplicate_id, bridge_id))
+            self.run(Prepare(session))
+            self.run(Crash() if crash else Restart())
+            if end == "commit":
+                self.run(Commit(session))
+            elif end == "rollback":
+                self.run(Rollback(session))
 
         @issues("restart", "crash")
         @rule(crash=booleans(), size=either(pick(None), sizes))

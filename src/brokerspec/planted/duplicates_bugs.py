@@ -15,6 +15,7 @@ from brokerspec.impl.duplicates import FastDuplicatesBroker
 from brokerspec.impl.duplicates.broker import OpenTransaction
 from brokerspec.impl.duplicates.cache import IdCache
 from brokerspec.impl.duplicates.samples import reload_survivors_on, run_ring_steps_on
+from brokerspec.impl.duplicates.store import PreparedIds
 from brokerspec.spec import InstantAdd
 from brokerspec.spec.duplicates import AddMoment, CacheKind, DoomReason
 from brokerspec.spec.duplicates.samples import RingStep, SampleId
@@ -103,6 +104,37 @@ class LastQueueKeepsIds(FastDuplicatesBroker):
         return None
 
 
+class PreparedIdLostAtRestart(FastDuplicatesBroker):
+    """A restart drops the ID records of prepared transactions, so their second-phase commit records no ID.
+
+    Against DUP-XA-PREPARED-RESTART (``loadPreparedTransactions`` hands every
+    ``DUPLICATE_ID`` record of a prepared transaction to ``DuplicateIDCache.load(tx, id)``):
+    the messages and acknowledgements come back, the IDs do not, and the store
+    forgets them too.
+    """
+
+    def _reattach_ids(self, session: str, ids: PreparedIds) -> list[tuple[IdCache, bytes]]:
+        messages, _ = self._store.read_prepared()[session]
+        self._store.forget_prepared(session)
+        self._store.put_prepared(session, messages, [])
+        return []
+
+
+class PreparedIdVisibleBeforeCommit(FastDuplicatesBroker):
+    """A prepare makes the transaction's IDs visible (and durable) at once, as if it were the commit.
+
+    Against DUP-XA-PREPARE: a prepared transaction reserves nothing, its IDs
+    enter the cache only at the second phase (``DuplicateDetectionTest.testXADuplicateDetection1``).
+    """
+
+    def _store_prepared(self, tx: OpenTransaction) -> None:
+        self._commit_ids(tx)
+        tx.before_commit.clear()
+        tx.after_store.clear()
+        tx.instant.clear()
+        super()._store_prepared(tx)
+
+
 # --- closed entry points for CrossHair --------------------------------------------------
 
 
@@ -182,4 +214,10 @@ PLANTED: tuple[PlantedBug, ...] = (
                (f"{SAMPLES}.run_ring_steps", f"{ME}.run_ring_steps_rejected_moves")),
     PlantedBug("last-queue-deleted-keeps-ids", LastQueueKeepsIds, ALL, None,
                "forgetting lives in the broker's queue bookkeeping, outside the cache functions"),
+    PlantedBug("prepared-id-lost-at-restart", PreparedIdLostAtRestart, ALL, None,
+               "the mistake is in the reload of a prepared transaction from the store, across a prepare, a "
+               "restart and a commit: state across several broker operations and a store"),
+    PlantedBug("prepared-id-visible-before-commit", PreparedIdVisibleBeforeCommit, ALL, None,
+               "the mistake is when a transaction's IDs enter the cache across a send, a prepare and a commit; "
+               "the visibility function the spec contracts is not the one the prepare uses"),
 )
