@@ -373,6 +373,13 @@ class BalancingOptions:
     ``send_auto_create``
         When an ANYCAST send makes, or is refused for want of, a local queue (:class:`SendAutoCreate`,
         rule LB-AUTO-CREATE).
+    ``close_return_order``
+        Where the messages a closing consumer held unacknowledged go back to in its queue
+        (:class:`ReturnOrder`, rule LB-CLOSE-RETURNS): before every waiting message, in delivery order (2.11:
+        ``addHead``, and the consumer is removed before they return, so a purge-on-no-consumers queue keeps
+        them), or among the waiting ones in arrival order (2.32.0 on, ARTEMIS-4517; the consumer is removed
+        after they return from 2.31.0, ARTEMIS-4410). In this domain a message reaches a queue in the order of
+        its ID, so the message-ID order of 2.18.0-2.31.x (ARTEMIS-3093) is the same as arrival order here.
     """
 
     off_with_redistribution: bool = True
@@ -394,6 +401,7 @@ class BalancingOptions:
     prefix_keeps_fqqn: bool = False
     update_clears_filter: bool = True
     send_auto_create: SendAutoCreate = SendAutoCreate.WITHOUT_LOCAL_BINDING
+    close_return_order: ReturnOrder = ReturnOrder.ARRIVAL
 
     def __post_init__(self) -> None:
         syntax = (self.wildcard_delimiter, self.wildcard_any_words, self.wildcard_single_word)
@@ -535,6 +543,7 @@ SEED = Profile(
         prefix_keeps_fqqn=True,
         update_clears_filter=False,
         send_auto_create=SendAutoCreate.NEVER,
+        close_return_order=ReturnOrder.HEAD,
     ),
 )
 
@@ -576,6 +585,7 @@ ARTEMIS_2_11 = Profile(
         prefix_keeps_fqqn=True,
         update_clears_filter=False,
         send_auto_create=SendAutoCreate.NEVER,
+        close_return_order=ReturnOrder.HEAD,
     ),
 )
 

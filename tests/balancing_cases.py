@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 from brokerspec.spec import get_profile
 from brokerspec.spec.addressing import RoutingType
 from brokerspec.spec.balancing import (
+    Ack,
+    Receive,
     AddNode,
     Attach,
     BalancingCommand,
@@ -65,8 +67,11 @@ commands = st.one_of(
               st.sampled_from(["a1", "q1"]), st.sampled_from([ANY, MULTI]), st.sampled_from([None, "red"])),
     st.builds(DeleteQueue, st.sampled_from(["n1", "n2"]), st.sampled_from(["a1", "q1"])),
     st.builds(Attach, st.sampled_from(["c1", "c2"]), st.sampled_from(["n1", "n2", "n3"]),
-              st.sampled_from(["a1", "q1"]), st.sampled_from([None, "red", "blue"])),
+              st.sampled_from(["a1", "q1"]), st.sampled_from([None, "red", "blue"]), st.none(), st.booleans(),
+              st.booleans()),
     st.builds(Close, st.sampled_from(["c1", "c2"])),
+    st.builds(Receive, st.sampled_from(["c1", "c2"])),
+    st.builds(Ack, st.sampled_from(["c1", "c2"]), st.sampled_from([None, 1, 2, 3])),
     st.builds(Pause, st.sampled_from(["c1", "c2"])),
     st.builds(Resume, st.sampled_from(["c1", "c2"])),
     st.builds(Send, st.sampled_from(["n1", "n2", "n3"]), st.sampled_from(["a1", "a2"]),

@@ -9,7 +9,8 @@ derive a node's bindings from the list of queues at every send. It keeps
 them (see :mod:`.records`): per node, per address, per routing name a
 :class:`~.records.Group` of bindings in creation order with their local and
 connected flags and the group's position; per queue its consumers
-(started or paused), their filters counted, its waiting messages and its
+(started or paused, pushed to or pulling, with what each holds
+unacknowledged), their filters counted, its waiting messages and its
 redistributor; the queues with a redistributor in a set. A send on node N
 to address A visits N's groups of A, and in each scans from the position
 until a binding takes the message (``BindingsImpl.route`` step 6, LB-ROUND-ROBIN); nothing else is looked
@@ -37,6 +38,12 @@ a planted-bug subclass breaks exactly one rule:
     whether a redistribution target's queue filter lets the message in (RD-TARGET).
 ``_trigger_name(command, queue)``
     the name other nodes find their queue by when a consumer attaches (RD-TRIGGER-FQQN-CONSUMER).
+``_return_held(queue, consumer, events)``
+    what a close does with the messages the consumer held unacknowledged: back into the queue, offered
+    to the consumers left (LB-CLOSE-RETURNS).
+
+A receive and an acknowledgement move messages through the helpers of
+:mod:`.consumers` (LB-PULL, LB-ACK).
 
 :meth:`~FastBalancingBroker.check_valid` (see :mod:`.validity`) checks the
 kept views against the queues they are views of.
@@ -49,11 +56,12 @@ from operator import attrgetter
 from typing import Any
 
 from brokerspec.spec import FrozenMap, FqqnSend, InvariantBroken, PrefixMatch, Profile
-from brokerspec.spec.profiles import SendAutoCreate
+from brokerspec.spec.profiles import ReturnOrder, SendAutoCreate
 from brokerspec.spec.addressing.names import RoutingType, strip_prefix
 from brokerspec.spec.balancing import (
     FIRST_NODE,
     REDISTRIBUTING,
+    Ack,
     AddNode,
     AddressBalancing,
     Attach,
@@ -75,10 +83,12 @@ from brokerspec.spec.balancing import (
     QueryQueue,
     QueueQueried,
     QueueState,
+    Receive,
     Redistributed,
     Refusal,
     Refused,
     Resume,
+    Returned,
     RoutingStatus,
     Send,
     Sent,
@@ -89,6 +99,7 @@ from brokerspec.spec.balancing import (
 )
 
 from .choice import CONNECTED, ELIGIBLE, LOCAL, PREFERRED, BindingChoice
+from .consumers import acknowledge, merge_returned, take_first_match
 from .records import Binding, ConsumerRecord, Group, QueueRecord, Waiting
 from .validity import find_problems
 from .wildcards import WildcardIndex
@@ -116,6 +127,8 @@ CONSUMER_EXISTS = Refused(Refusal.CONSUMER_EXISTS)
 CONSUMER_NOT_FOUND = Refused(Refusal.CONSUMER_NOT_FOUND)
 NOT_SUPPORTED = Refused(Refusal.NOT_SUPPORTED)
 ADDRESS_DOES_NOT_EXIST = Refused(Refusal.ADDRESS_DOES_NOT_EXIST)
+NOT_PULLING = Refused(Refusal.NOT_PULLING)
+NOT_DELIVERED = Refused(Refusal.NOT_DELIVERED)
 BAD_VALUE = Refused(Refusal.BAD_VALUE)
 """Outcomes are frozen values, so the constant ones are built once."""
 
@@ -166,6 +179,8 @@ class FastBalancingBroker(BindingChoice):
         self._prefix_keeps_fqqn = options.prefix_keeps_fqqn
         self._update_clears_filter = options.update_clears_filter
         self._send_auto_create = options.send_auto_create
+        self._close_at_head = options.close_return_order is ReturnOrder.HEAD
+        """2.11: a closing consumer leaves (and its queue purges) before its messages come back, at the head."""
         self._redistributors: set[QueueRecord] = set()
         self._prompted: set[QueueRecord] = set()
         """Queues whose delivery the current step prompted (``deliverAsync``): only their redistributors try."""
@@ -183,6 +198,8 @@ class FastBalancingBroker(BindingChoice):
             Close: self._close,
             Pause: self._pause,
             Resume: self._resume,
+            Receive: self._receive,
+            Ack: self._ack,
             Configure: self._configure,
             SetLink: self._set_link,
             Tick: self._tick,
@@ -250,6 +267,15 @@ class FastBalancingBroker(BindingChoice):
     def _target_filter_matches(self, candidate: QueueRecord, message: Waiting) -> bool:
         """Whether ``candidate``'s queue filter lets ``message`` in (RD-TARGET: ``filter == null || filter.match``)."""
         return candidate.filter is None or candidate.filter == message.color
+
+    def _return_held(self, queue: QueueRecord, consumer: ConsumerRecord, events: list[Event]) -> None:
+        """A closing ``consumer``'s unacknowledged messages go back into ``queue`` (``ServerConsumerImpl.cancelRefs``),
+        before the waiting ones (2.11, ``QueueImpl.addHead``) or among them by message ID (``addSorted``), and
+        every waiting message is offered to the consumers left (LB-CLOSE-RETURNS)."""
+        events.extend(Returned(message.id, queue.node, queue.name) for message in consumer.held)
+        queue.pending = merge_returned(consumer.held, queue.pending, self._close_at_head)
+        consumer.held = []
+        self._reland_waiting(queue, events)
 
     # -- sending --------------------------------------------------------------------------------------
 
@@ -382,7 +408,10 @@ class FastBalancingBroker(BindingChoice):
                 following = index + 1
                 queue.consumer_position = following if following < len(consumers) else 0  # equivalent mutants (Lt_IsNot, Lt_NotEq): index < len(consumers), so following <= len, where != (and is not, on small ints) agrees with <
                 queue.consumer_position_kept = True
-                events.append(Delivered(message.id, queue.node, queue.name, consumers[index].name))
+                taker = consumers[index]
+                if taker.manual_ack:  # held until its client acknowledges (LB-ACK)
+                    taker.held.append(message)
+                events.append(Delivered(message.id, queue.node, queue.name, taker.name))
                 return
         if queue.redistributor is None and queue.refused_by_every_filter(message.color):
             queue.unmatched = True
@@ -605,8 +634,9 @@ class FastBalancingBroker(BindingChoice):
         queue = self._queues.get((command.node, command.queue))
         if queue is None:
             return UNKNOWN_NODE if command.node not in self._nodes else QueueQueried(False)
-        return QueueQueried(True, queue.address, queue.routing_type, queue.configured_filter, len(queue.pending),
-                            len(queue.consumers), queue.enabled, queue.purge_on_no_consumers)
+        return QueueQueried(True, queue.address, queue.routing_type, queue.configured_filter,
+                            len(queue.pending) + queue.held_count(), len(queue.consumers), queue.enabled,
+                            queue.purge_on_no_consumers)
 
     def _update_queue(self, command: UpdateQueue, events: list[Event]) -> Refused | None:
         """New attributes for a live queue; what waits in it stays (LB-QUEUE-ENABLED, LB-PURGE-ON-NO-CONSUMERS)."""
@@ -664,7 +694,7 @@ class FastBalancingBroker(BindingChoice):
             return QUEUE_NOT_FOUND
         if command.consumer in self._consumers:
             return CONSUMER_EXISTS
-        consumer = ConsumerRecord(command.consumer, queue, command.filter)
+        consumer = ConsumerRecord(command.consumer, queue, command.filter, command.pull, command.manual_ack)
         self._consumers[command.consumer] = consumer
         queue.add_consumer(consumer)
         queue.redistributor = None
@@ -683,12 +713,44 @@ class FastBalancingBroker(BindingChoice):
             return CONSUMER_NOT_FOUND
         queue = consumer.queue
         queue.remove_consumer(consumer)
-        if not queue.consumers and queue.purge_on_no_consumers:  # purged before the close adds a redistributor
-            events.extend(Dropped(message.id, queue.node, queue.name) for message in queue.pending)
-            queue.pending.clear()
+        purging = not queue.consumers and queue.purge_on_no_consumers  # purged before the close adds a redistributor
+        if purging and self._close_at_head:  # 2.11: the consumer leaves, and the queue purges, before it gives back
+            self._purge(queue, events)
+        if consumer.held:
+            self._return_held(queue, consumer, events)
+        if purging and not self._close_at_head:  # ARTEMIS-4410: what it gave back is purged with the rest
+            self._purge(queue, events)
         if not queue.consumers:
             self._add_redistributor(self._queues.get((queue.node, queue.routing_name)))
         return None
+
+    @staticmethod
+    def _purge(queue: QueueRecord, events: list[Event]) -> None:
+        """What waits in a purge-on-no-consumers queue whose last consumer closed is dropped (LB-PURGE-ON-NO-CONSUMERS)."""
+        events.extend(Dropped(message.id, queue.node, queue.name) for message in queue.pending)
+        queue.pending.clear()
+
+    def _receive(self, command: Receive, events: list[Event]) -> Refused | None:
+        """A consumer of window 0 takes the first waiting message its filter matches, if any (LB-PULL)."""
+        consumer = self._consumers.get(command.consumer)
+        if consumer is None:
+            return CONSUMER_NOT_FOUND
+        if not consumer.pull:
+            return NOT_PULLING
+        message = take_first_match(consumer)
+        if message is not None:
+            if consumer.manual_ack:
+                consumer.held.append(message)
+            queue = consumer.queue
+            events.append(Delivered(message.id, queue.node, queue.name, consumer.name))
+        return None
+
+    def _ack(self, command: Ack, events: list[Event]) -> Refused | None:
+        """A cumulative acknowledgement of what a consumer holds (LB-ACK)."""
+        consumer = self._consumers.get(command.consumer)
+        if consumer is None:
+            return CONSUMER_NOT_FOUND
+        return None if acknowledge(consumer, command.message) else NOT_DELIVERED
 
     def _pause(self, command: Pause, events: list[Event]) -> Refused | None:
         consumer = self._consumers.get(command.consumer)
@@ -776,7 +838,8 @@ class FastBalancingBroker(BindingChoice):
                                       queue.unmatched, queue.enabled, queue.purge_on_no_consumers,
                                       queue.configured_filter)
                 for queue in queues}),
-            consumers=FrozenMap({name: Consumer(name, c.queue.node, c.queue.name, c.filter, c.paused)
+            consumers=FrozenMap({name: Consumer(name, c.queue.node, c.queue.name, c.filter, c.paused, c.pull,
+                                                c.manual_ack, tuple(Message(*message) for message in c.held))
                                  for name, c in self._consumers.items()}),
             positions=FrozenMap({(node, group.address, group.routing_name): group.position
                                  for node, groups in self._groups.items() for by_name in groups.values()

@@ -7,7 +7,8 @@ every send (``get_bindings``, ``get_group``), rebuilding frozen values as it
 goes. Here the views are kept, and changed in place:
 
 * a :class:`QueueRecord` per queue, with its consumers
-  (:class:`ConsumerRecord`, paused or started) in attach order and their
+  (:class:`ConsumerRecord`: paused or started, pushed to or pulling, and
+  the messages it holds unacknowledged) in attach order and their
   filters counted (how many consumers have no filter, how many name each
   colour), so "has a consumer whose filter matches" is two lookups (LB-PREFERRED),
   its waiting messages, its consumer position and its redistributor;
@@ -47,19 +48,29 @@ class Waiting(NamedTuple):
 
 
 class ConsumerRecord:
-    """A consumer: its queue, its filter (a colour or None) and whether its session is paused."""
+    """A consumer: its queue, its filter (a colour or None), whether its session is paused, whether it pulls
+    (window 0: nothing is pushed to it, LB-PULL) and, for one that acknowledges later, what it holds (LB-ACK)."""
 
-    __slots__ = ("name", "queue", "filter", "paused")
+    __slots__ = ("name", "queue", "filter", "paused", "pull", "manual_ack", "held")
 
-    def __init__(self, name: str, queue: QueueRecord, filter: str | None) -> None:
+    def __init__(self, name: str, queue: QueueRecord, filter: str | None, pull: bool = False,
+                 manual_ack: bool = False) -> None:
         self.name = name
         self.queue = queue
         self.filter = filter
         self.paused = False
+        self.pull = pull
+        self.manual_ack = manual_ack
+        self.held: list[Waiting] = []
+        """Taken and not yet acknowledged, in delivery order (always empty unless ``manual_ack``)."""
 
     def can_take(self, color: str | None) -> bool:
-        """Whether it takes a message of ``color`` now: started, and its filter matches."""
-        return not self.paused and (self.filter is None or self.filter == color)
+        """Whether a message of ``color`` that lands goes to it: started, not pulling, and its filter matches."""
+        return not self.paused and not self.pull and (self.filter is None or self.filter == color)
+
+    def matches(self, color: str | None) -> bool:
+        """Whether its filter lets a message of ``color`` through (what a receive looks for)."""
+        return self.filter is None or self.filter == color
 
 
 class QueueRecord:
@@ -125,9 +136,14 @@ class QueueRecord:
 
     def refused_by_every_filter(self, color: str | None) -> bool:
         """Every consumer answers NO_MATCH for ``color``: all started and none matching (``hasUnMatchedPending``
-        is set only then, ARTEMIS-2007; a paused consumer answers BUSY, ``ServerConsumerImpl.handle``)."""
+        is set only then, ARTEMIS-2007; a paused consumer, or a pulling one without credit, answers BUSY first,
+        ``ServerConsumerImpl.handle``)."""
         return bool(self.consumers) and all(
-            not c.paused and c.filter is not None and c.filter != color for c in self.consumers)
+            not c.paused and not c.pull and c.filter is not None and c.filter != color for c in self.consumers)
+
+    def held_count(self) -> int:
+        """How many messages its consumers hold unacknowledged (``QueueImpl.getMessageCount`` counts them)."""
+        return sum(len(c.held) for c in self.consumers)
 
     def is_remote_preferred(self, color: str | None) -> bool:
         """``RemoteQueueBindingImpl.isHighAcceptPriority`` for a type other than OFF (LB-PREFERRED, ARTEMIS-2473).

@@ -14,7 +14,9 @@ lists, in words, every way the broker's redundant structures disagree:
   queues copied in, exactly where the wildcard index says it has groups), with the right local and connected flags
   (LB-QUEUE-PER-NODE, LB-GROUPS, LB-DISCONNECTED), each binding also filed with its queue; no empty group;
 * consumers: the table and each queue's list agree, and the filter counts
-  are the counts of the filters, paused consumers included;
+  are the counts of the filters, paused consumers included; only a
+  consumer that acknowledges later holds messages, each issued, held once,
+  and not waiting in its queue at the same time (LB-ACK);
 * waiting messages: issued, at most once in a queue (a MULTICAST send
   leaves one message, one ID, in several queues), for the queue's own
   address or one its wild address matches, and taken by no started consumer of its queue;
@@ -137,6 +139,15 @@ def _consumer_problems(broker: FastBalancingBroker) -> list[str]:
                          f"its consumers' filters are {filters}")
         if queue.consumer_position < 0 or (not queue.consumer_position_kept and queue.consumer_position != 0):
             found.append(f"{where} has consumer position {queue.consumer_position}")
+        waiting = {message.id for message in queue.pending}
+        for consumer in queue.consumers:
+            held = [message.id for message in consumer.held]
+            if held and not consumer.manual_ack:
+                found.append(f"consumer {consumer.name} holds {held} but acknowledges each message as it takes it")
+            if len(set(held)) != len(held) or waiting & set(held):
+                found.append(f"consumer {consumer.name} holds {held}: a message twice, or one waiting in {where}")
+            if any(number >= broker._next_message for number in held):
+                found.append(f"consumer {consumer.name} holds a message never issued: {held}")
     return found
 
 

@@ -13,7 +13,8 @@ others' queues and consumers. Sources are seed 003 (``BindingsImpl`` and
 ``brokerspec.spec.balancing`` is the semantics this reproduces.
 
 Modules, in reading order: :mod:`.messages` (messages, filters, IDs, the
-logical clock), :mod:`.queues` (queues, consumers and the redistributor),
+logical clock), :mod:`.consumers` (consumers: credits, what they hold until
+acknowledged), :mod:`.queues` (queues and the redistributor),
 :mod:`.queue_bindings` (local and remote bindings), :mod:`.bindings`
 (``BindingsImpl``: ``getNextBinding``, ``matchBinding``, ``redistribute``),
 :mod:`.post_office` (routing and the notification triggers),
@@ -24,10 +25,11 @@ logical clock), :mod:`.queues` (queues, consumers and the redistributor),
 from .bindings import BindingsImpl, choose_from_bits, find_next_binding
 from .broker import ReferenceBalancingBroker, render_state
 from .cluster import Bridge, ClusterConnection, ClusterNode
+from .consumers import HandleStatus, ServerConsumer
 from .messages import CoreMessage, Filter, IDGenerator, LogicalClock
 from .post_office import AddressSettings, Notification, NotificationType, PostOffice
 from .queue_bindings import LocalQueueBinding, RemoteQueueBinding, RoutingContext
-from .queues import DeliveryLog, HandleStatus, QueueImpl, Redistributor, ServerConsumer
+from .queues import DeliveryLog, QueueImpl, Redistributor
 
 __all__ = [
     "AddressSettings", "BindingsImpl", "Bridge", "ClusterConnection", "ClusterNode", "CoreMessage", "DeliveryLog",

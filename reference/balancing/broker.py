@@ -29,8 +29,10 @@ field without changing anything:
 * ``queues``: every node's local queues, each with its ID as the creation
   serial, its consumers' names in attach order, its waiting messages and
   the tick its redistributor becomes active at (RD-DELAY);
-* ``consumers``: by name, with node, queue, filter and whether the
-  consumer's session is stopped (paused);
+* ``consumers``: by name, with node, queue, filter, whether the
+  consumer's session is stopped (paused), whether it has window 0
+  (``pull``) and acknowledges later (``manual_ack``), and the messages it
+  holds unacknowledged (its delivering references, in delivery order);
 * ``positions``: each node's Bindings' ``routing_name_positions``, keyed
   (node, address, routing name); a group never routed to has none;
 * ``consumer_positions``: each queue's ``pos`` once used, keyed (node, queue);
@@ -63,6 +65,7 @@ from brokerspec.spec import BalancingOptions, FrozenMap, Outcome, PrefixMatch, P
 from brokerspec.spec.addressing.names import RoutingType, strip_prefix
 from brokerspec.spec.balancing import (
     FIRST_NODE,
+    Ack,
     AddNode,
     AddressBalancing,
     Attach,
@@ -79,6 +82,7 @@ from brokerspec.spec.balancing import (
     QueryQueue,
     QueueQueried,
     QueueState,
+    Receive,
     Refusal,
     Refused,
     Resume,
@@ -91,10 +95,11 @@ from brokerspec.spec.balancing import (
 )
 
 from .cluster import ClusterConnection
+from .consumers import ServerConsumer
 from .messages import GROUP_ID, CoreMessage, IDGenerator, LogicalClock
 from .post_office import AddressSettings
 from .queue_bindings import RemoteQueueBinding
-from .queues import DeliveryLog, QueueImpl, ServerConsumer
+from .queues import DeliveryLog, QueueImpl
 
 
 class ReferenceBalancingBroker:
@@ -148,6 +153,10 @@ class ReferenceBalancingBroker:
             return self.pause_consumer(command)
         if isinstance(command, Resume):
             return self.resume_consumer(command)
+        if isinstance(command, Receive):
+            return self.receive(command)
+        if isinstance(command, Ack):
+            return self.acknowledge(command)
         if isinstance(command, Send):
             return self.send(command)
         if isinstance(command, Configure):
@@ -241,8 +250,9 @@ class ReferenceBalancingBroker:
             return QueueQueried(False)
         if isinstance(queue, Refused):
             return queue
-        return QueueQueried(True, queue.address, queue.routing_type, queue.configured_filter, len(queue.messages),
-                            queue.get_consumer_count(), queue.enabled, queue.purge_on_no_consumers)
+        return QueueQueried(True, queue.address, queue.routing_type, queue.configured_filter,
+                            queue.get_message_count(), queue.get_consumer_count(), queue.enabled,
+                            queue.purge_on_no_consumers)
 
     def attach_consumer(self, command: Attach) -> Done | Refused:
         """A consumer attaches to a queue on its node (LB-CONSUMERS, RD-TRIGGER-REMOTE-CONSUMER)."""
@@ -255,11 +265,12 @@ class ReferenceBalancingBroker:
         if command.consumer in self.consumers:
             return Refused(Refusal.CONSUMER_EXISTS)
         self.consumers[command.consumer] = node.create_consumer(command.consumer, queue, command.filter,
-                                                                command.fqqn_address)
+                                                                command.fqqn_address, command.pull,
+                                                                command.manual_ack)
         return Done()
 
     def close_consumer(self, command: Close) -> Done | Refused:
-        """A consumer closes (RD-TRIGGER-CLOSE)."""
+        """A consumer closes; what it held goes back to its queue (LB-CLOSE-RETURNS, RD-TRIGGER-CLOSE)."""
         consumer = self.consumers.pop(command.consumer, None)
         if consumer is None:
             return Refused(Refusal.CONSUMER_NOT_FOUND)
@@ -281,6 +292,29 @@ class ReferenceBalancingBroker:
             return Refused(Refusal.CONSUMER_NOT_FOUND)
         consumer.set_started(True)
         consumer.queue.deliver_waiting()
+        return Done()
+
+    def receive(self, command: Receive) -> Done | Refused:
+        """``ClientConsumerImpl.receiveImmediate`` on a consumer of window 0: one credit, a forced delivery, the
+        credits reset (LB-PULL). A consumer to which messages are pushed has nothing to receive this way here."""
+        consumer = self.consumers.get(command.consumer)
+        if consumer is None:
+            return Refused(Refusal.CONSUMER_NOT_FOUND)
+        if not consumer.pull:
+            return Refused(Refusal.NOT_PULLING)
+        consumer.receive_credits(1)
+        consumer.queue.force_delivery(consumer)
+        consumer.receive_credits(0)
+        return Done()
+
+    def acknowledge(self, command: Ack) -> Done | Refused:
+        """``ClientMessage.acknowledge`` of a held message, cumulative as ``ServerConsumerImpl.acknowledge`` is, or
+        of everything the consumer holds (LB-ACK)."""
+        consumer = self.consumers.get(command.consumer)
+        if consumer is None:
+            return Refused(Refusal.CONSUMER_NOT_FOUND)
+        if not consumer.acknowledge(command.message):
+            return Refused(Refusal.NOT_DELIVERED)
         return Done()
 
     def send(self, command: Send) -> Sent | Refused:
@@ -378,7 +412,8 @@ def render_queue(queue: QueueImpl) -> QueueState:
 def render_consumer(consumer: ServerConsumer) -> Consumer:
     """One consumer as the spec writes it."""
     return Consumer(consumer.name, consumer.queue.node, consumer.queue.name, consumer.get_filter_string(),
-                    paused=not consumer.started)
+                    paused=not consumer.started, pull=consumer.pull, manual_ack=consumer.manual_ack,
+                    held=tuple(message.to_spec() for message in consumer.delivering_refs))
 
 
 def render_state(options: BalancingOptions, cluster: ClusterConnection, consumers: Mapping[str, ServerConsumer],

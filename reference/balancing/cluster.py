@@ -36,13 +36,14 @@ from __future__ import annotations
 import dataclasses
 
 from brokerspec.spec import BalancingOptions
-from brokerspec.spec.profiles import SendAutoCreate
+from brokerspec.spec.profiles import ReturnOrder, SendAutoCreate
 from brokerspec.spec.addressing.names import RoutingType
 
+from .consumers import ServerConsumer
 from .messages import CoreMessage, IDGenerator, LogicalClock, create_filter
 from .post_office import AddressSettingsRepository, Notification, NotificationType, PostOffice
 from .queue_bindings import LocalQueueBinding, RemoteQueueBinding, compute_node_id
-from .queues import DeliveryLog, QueueImpl, ServerConsumer
+from .queues import DeliveryLog, QueueImpl
 
 
 class Bridge:
@@ -113,10 +114,14 @@ class ClusterNode:
         self.post_office.remove_binding(queue.name)
 
     def create_consumer(self, name: str, queue: QueueImpl, filter_string: str | None,
-                        fqqn_address: str | None = None) -> ServerConsumer:
+                        fqqn_address: str | None = None, pull: bool = False,
+                        manual_ack: bool = False) -> ServerConsumer:
         """``ServerSessionImpl.createConsumer``: attach, then announce ``CONSUMER_CREATED``; a consumer that came by
-        the FQQN ``fqqn_address::queue`` puts the FQQN in the notification's address (ARTEMIS-3918, 2.25.0)."""
-        consumer = ServerConsumer(name, queue, create_filter(filter_string))
+        the FQQN ``fqqn_address::queue`` puts the FQQN in the notification's address (ARTEMIS-3918, 2.25.0).
+
+        A consumer of window 0 (``pull``) is announced like any other: the notification carries no credits, so
+        it draws messages to its node and keeps its queue from redistributing (LB-PULL)."""
+        consumer = ServerConsumer(name, queue, create_filter(filter_string), pull, manual_ack)
         queue.add_consumer(consumer)
         notification = self.consumer_notification(NotificationType.CONSUMER_CREATED, consumer)
         if fqqn_address is not None and self.cluster.options.fqqn_consumer_redistributes:
@@ -125,12 +130,34 @@ class ClusterNode:
         return consumer
 
     def close_consumer(self, consumer: ServerConsumer) -> None:
-        """``ServerConsumerImpl.close``: detach (the last consumer of a purge-on-no-consumers queue purges it,
-        ``QueueManagerImpl.doIt``), then announce ``CONSUMER_CLOSED``."""
-        consumer.queue.remove_consumer(consumer)
-        if consumer.queue.purge_on_no_consumers and not consumer.queue.get_consumer_count():
-            consumer.queue.purge()
+        """``ServerConsumerImpl.close``: the held messages go back to the queue, the consumer leaves it (the last
+        consumer of a purge-on-no-consumers queue purges it, ``QueueManagerImpl.doIt``), then ``CONSUMER_CLOSED``
+        is announced (LB-CLOSE-RETURNS, RD-TRIGGER-CLOSE).
+
+        2.11 removes the consumer (``removeItself``) before it cancels what it held (``cancelRefs``), so a purge
+        comes first and the messages come back after it, at the head of the queue (``QueueImpl.addHead``).
+        From 2.31.0 (ARTEMIS-4410) the messages are cancelled first, sorted in among the waiting ones
+        (``addSorted``), and the purge that the removal sets off drops them with the rest. Either way they are
+        offered only to the consumers that stay: the closing one is stopped and takes none of them back
+        (``MessageRedistributionTest.testRedistributionWhenConsumerIsClosed``).
+        """
+        queue = consumer.queue
+        refs = consumer.cancel_refs()
+        queue.remove_consumer(consumer)
+        at_head = self.cluster.options.close_return_order is ReturnOrder.HEAD
+        if at_head:
+            self.purge_if_unconsumed(queue)
+        if refs:
+            queue.cancel(refs, at_head)
+        if not at_head:
+            self.purge_if_unconsumed(queue)
         self.post_office.send_notification(self.consumer_notification(NotificationType.CONSUMER_CLOSED, consumer))
+
+    @staticmethod
+    def purge_if_unconsumed(queue: QueueImpl) -> None:
+        """A purge-on-no-consumers queue whose last consumer went drops what waits in it (``QueueManagerImpl.doIt``)."""
+        if queue.purge_on_no_consumers and not queue.get_consumer_count():
+            queue.purge()
 
     def consumer_notification(self, kind: NotificationType, consumer: ServerConsumer) -> Notification:
         """A consumer notification of distance 0, naming the consumer's binding and filter."""

@@ -1,12 +1,12 @@
-"""Queues and their consumers: where a routed message ends up.
+"""Queues: where a routed message ends up, waits, and comes back to.
 
 Introduction
 ------------
 A :class:`QueueImpl` lives on one node. It keeps what Artemis's
 ``QueueImpl`` keeps for this domain:
 
-* its ``consumers`` (``ServerConsumer``) in attach order, and ``pos``, the
-  round-robin position among them;
+* its ``consumers`` (:class:`~.consumers.ServerConsumer`) in attach order,
+  and ``pos``, the round-robin position among them;
 * ``messages``, the references that wait because no started consumer took
   them;
 * ``redistributor``, a :class:`Redistributor` once one has been added
@@ -14,16 +14,18 @@ A :class:`QueueImpl` lives on one node. It keeps what Artemis's
 
 Theory of operation. :meth:`QueueImpl.add_tail` is a message arriving. The
 queue offers it to its consumers in turn starting at ``pos``; a consumer
-whose filter does not match (NO_MATCH) or whose session is stopped (BUSY:
-a paused consumer) is passed over without losing its turn. The first that
-handles it takes it (it is consumed at once) and ``pos`` moves to just
-after it; with none, the message waits (rule LB-CONSUMERS,
-``QueueImpl.deliver``, ``ServerConsumerImpl.handle``). So a waiting message
-may have a matching consumer, a paused one; a message no consumer's
-*filter* matches is *unmatched* (``hasUnMatchedPending``). ``pos`` stays
-None until the first hand-over, since the spec records a consumer position
-only once one has been used; an out-of-range ``pos`` (consumers closed
-since) counts as 0.
+whose filter does not match (NO_MATCH) or that cannot take anything now
+(BUSY: a paused consumer, or one of window 0 without credit) is passed over
+without losing its turn. The first that handles it takes it and ``pos``
+moves to just after it; with none, the message waits (rule LB-CONSUMERS,
+``QueueImpl.deliver``, ``ServerConsumerImpl.handle``). A consumer that
+takes a message acknowledges it at once, or holds it until its client
+acknowledges (LB-ACK, :mod:`.consumers`). So a waiting message may have a
+matching consumer, a paused or a pulling one; a message no consumer's
+*filter* matches, every consumer answering NO_MATCH, is *unmatched*
+(``hasUnMatchedPending``). ``pos`` stays None until the first hand-over,
+since the spec records a consumer position only once one has been used;
+an out-of-range ``pos`` (consumers closed since) counts as 0.
 
 :meth:`QueueImpl.add_consumer` cancels the redistributor
 (``QueueImpl.addConsumer`` -> ``cancelRedistributor``, RD-DELAY) and offers every
@@ -31,6 +33,16 @@ waiting message to the consumers again, in order, as Artemis's delivery
 loop does when a consumer appears; each one is reported again, taken or
 still waiting. A paused consumer resuming does the same, without the
 cancelling (:meth:`QueueImpl.deliver_waiting`).
+
+A consumer of window 0 that receives gets one message through
+:meth:`QueueImpl.force_delivery`, the first waiting one it handles (LB-PULL).
+The messages a closing consumer held come back through
+:meth:`QueueImpl.cancel`: before every waiting message in 2.11
+(``QueueImpl.addHead``), among them by message ID later (``addSorted``),
+and then every waiting message is offered to the consumers left
+(LB-CLOSE-RETURNS). A queue's message count (:meth:`QueueImpl.get_message_count`)
+includes what its consumers hold (``QueueImpl.getMessageCount`` counts the
+delivering references).
 
 :meth:`QueueImpl.add_redistributor` is ``QueueImpl.addRedistributor``
 (RD-DELAY, ARTEMIS-2007): nothing when the queue has one already; otherwise one
@@ -41,7 +53,7 @@ the delay is -1 (``PostOfficeImpl.onNotification``).
 The :class:`Redistributor` is Artemis's special consumer that moves
 stranded messages (RD-GROUPED). The queue offers it its waiting messages in order,
 one delivery attempt per step, and it answers each with a
-:class:`HandleStatus`: ``NO_MATCH`` for a message with a group ID (never
+:class:`~.consumers.HandleStatus`: ``NO_MATCH`` for a message with a group ID (never
 redistributed; ``MessageRedistributionTest.testRedistributionWithMessageGroups``);
 ``BUSY`` while its delay runs or when the post office finds no target,
 which ends the attempt; ``HANDLED`` when the message moved: the post
@@ -59,24 +71,16 @@ of the test's consumers: the broker reads it back as the outcome's events.
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import TYPE_CHECKING
 
 from brokerspec.spec.addressing.names import RoutingType
-from brokerspec.spec.balancing import Delivered, Dropped, Event, Redistributed
+from brokerspec.spec.balancing import Delivered, Dropped, Event, Redistributed, Returned
 
+from .consumers import HandleStatus, ServerConsumer
 from .messages import CoreMessage, Filter, LogicalClock, matches
 
 if TYPE_CHECKING:
     from .post_office import PostOffice
-
-
-class HandleStatus(Enum):
-    """``HandleStatus``: what a consumer does with a message offered to it."""
-
-    HANDLED = "HANDLED"
-    NO_MATCH = "NO_MATCH"
-    BUSY = "BUSY"
 
 
 class Redistributor:
@@ -109,7 +113,7 @@ class Redistributor:
 
 
 class DeliveryLog:
-    """What the clients saw during one command, in order: deliveries, moves and drops."""
+    """What the clients saw during one command, in order: deliveries, moves, drops and returns."""
 
     def __init__(self) -> None:
         self.events: list[Event] = []
@@ -129,41 +133,14 @@ class DeliveryLog:
         """``message`` went with its deleted ``queue``."""
         self.events.append(Dropped(message.message_id, queue.node, queue.name))
 
+    def returned(self, message: CoreMessage, queue: QueueImpl) -> None:
+        """``message``, held by a consumer that closed, is back in ``queue``."""
+        self.events.append(Returned(message.message_id, queue.node, queue.name))
+
     def drain(self) -> tuple[Event, ...]:
         """The events so far, and a fresh start."""
         events, self.events = tuple(self.events), []
         return events
-
-
-class ServerConsumer:
-    """``ServerConsumerImpl``: a named consumer on one queue, with an optional filter (a colour).
-
-    ``started`` follows its session: a stopped (paused) consumer answers
-    every offer BUSY, yet stays attached and still counts as a matching
-    consumer for routing and redistribution (LB-CONSUMERS).
-    """
-
-    def __init__(self, name: str, queue: QueueImpl, filter: Filter | None) -> None:
-        self.name = name
-        self.queue = queue
-        self.filter = filter
-        self.started = True
-
-    def get_filter_string(self) -> str | None:
-        """The filter as the ``CONSUMER_CREATED`` notification carries it (``_AMQ_FilterString``)."""
-        return None if self.filter is None else self.filter.filter_string
-
-    def set_started(self, started: bool) -> None:
-        """``ServerConsumerImpl.setStarted``: its session stopped or started again."""
-        self.started = started
-
-    def handle(self, message: CoreMessage) -> HandleStatus:
-        """``ServerConsumerImpl.handle``: BUSY when stopped, NO_MATCH when the filter says no, else HANDLED."""
-        if not self.started:
-            return HandleStatus.BUSY
-        if not matches(self.filter, message):
-            return HandleStatus.NO_MATCH
-        return HandleStatus.HANDLED
 
 
 class QueueImpl:
@@ -239,6 +216,7 @@ class QueueImpl:
             status = consumer.handle(message)
             if status is HandleStatus.HANDLED:
                 self.pos = (index + 1) % count
+                consumer.proceed_deliver(message)
                 self.log.delivered(message, self, consumer)
                 return
             no_match += status is HandleStatus.NO_MATCH
@@ -253,6 +231,41 @@ class QueueImpl:
         waiting, self.messages = self.messages, []
         for message in waiting:
             self.add_tail(message)
+
+    def force_delivery(self, consumer: ServerConsumer) -> None:
+        """``ServerConsumerImpl.forceDelivery`` for a consumer of window 0 that has just been given one credit.
+
+        The delivery loop offers the waiting messages in order; every other consumer answers BUSY or has
+        refused them before, so the first one ``consumer`` handles is the one it takes (LB-PULL). The queue's
+        round-robin position among its consumers stays where it was. Without a message nothing happens (the
+        client is sent the forced-delivery marker and gets null).
+        """
+        for message in self.messages:
+            if consumer.handle(message) is HandleStatus.HANDLED:
+                self.messages = [m for m in self.messages if m is not message]
+                consumer.proceed_deliver(message)
+                self.log.delivered(message, self, consumer)
+                return
+
+    def cancel(self, refs: list[CoreMessage], at_head: bool) -> None:
+        """``QueueImpl.cancel`` of the messages a closing consumer held, then a delivery round (LB-CLOSE-RETURNS).
+
+        ``at_head``: ``QueueImpl.addHead`` (2.11) puts them before every waiting message, in the order they
+        were delivered; otherwise ``addSorted`` (ARTEMIS-3093, ARTEMIS-4517) puts them among the waiting
+        messages by message ID, which in this domain is the order they arrived in. Every waiting message is
+        then offered to the queue's consumers again, as :meth:`deliver_waiting` does.
+        """
+        for message in refs:
+            self.log.returned(message, self)
+        if at_head:
+            self.messages = [*refs, *self.messages]
+        else:
+            self.messages = sorted([*refs, *self.messages], key=lambda m: m.message_id)
+        self.deliver_waiting()
+
+    def get_message_count(self) -> int:
+        """``QueueImpl.getMessageCount``: the waiting messages and those its consumers hold unacknowledged."""
+        return len(self.messages) + sum(len(consumer.delivering_refs) for consumer in self.consumers)
 
     def acknowledge(self, message: CoreMessage) -> None:
         """The redistributor took ``message`` away (``Redistributor`` acknowledges the original)."""

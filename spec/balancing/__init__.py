@@ -42,6 +42,7 @@ from .choice import (
 )
 from .commands import (
     COMMAND_TYPES,
+    Ack,
     AddNode,
     Attach,
     BalancingCommand,
@@ -51,6 +52,7 @@ from .commands import (
     DeleteQueue,
     Pause,
     QueryQueue,
+    Receive,
     Resume,
     Send,
     SetLink,
@@ -75,7 +77,8 @@ from .model import (
     initial_state,
     invariant_violations,
 )
-from .operations import STRICT, Chooser, TRANSITIONS, apply, apply_choosing, apply_recording
+from .operations import TRANSITIONS, apply, apply_choosing, apply_recording
+from .step import STRICT, Chooser
 from .outcomes import (
     EVENT_TYPES,
     OUTCOME_TYPES,
@@ -83,6 +86,7 @@ from .outcomes import (
     Delivered,
     Done,
     Dropped,
+    Returned,
     Event,
     QueueQueried,
     Redistributed,
@@ -99,13 +103,13 @@ __all__ = [
     "ChoicePoint", "Member", "Target", "allowed_bindings", "allowed_consumers", "allowed_targets", "check_bits_domain", "choose_binding",
     "choose_consumer", "choose_from_bits", "choose_target", "member_from_bits", "scan_order",
     "COMMAND_TYPES", "AddNode", "Attach", "BalancingCommand", "Close", "Configure", "CreateQueue", "DeleteQueue",
-    "Pause", "QueryQueue", "Resume", "Send", "SetLink", "SetPrefix", "Tick", "UpdateQueue",
+    "Ack", "Pause", "QueryQueue", "Receive", "Resume", "Send", "SetLink", "SetPrefix", "Tick", "UpdateQueue",
     "MAX_BRANCHES", "Mode", "Verdict", "allowed_choices", "allowed_outcomes", "judge",
     "FIRST_NODE", "REDISTRIBUTING", "AddressBalancing", "BalancingState", "Consumer", "LbType", "Message",
     "QueueState", "get_bindings", "get_group", "get_routing_names", "get_settings", "initial_state",
     "invariant_violations",
     "STRICT", "Chooser", "TRANSITIONS", "apply", "apply_choosing", "apply_recording",
-    "EVENT_TYPES", "OUTCOME_TYPES", "BalancingOutcome", "Delivered", "Done", "Dropped", "Event", "Redistributed",
+    "EVENT_TYPES", "OUTCOME_TYPES", "BalancingOutcome", "Delivered", "Done", "Dropped", "Event", "Redistributed", "Returned",
     "QueueQueried", "Refusal", "Refused", "RoutingStatus", "Sent",
     "RULES", "STRUCTURAL", "REASON_TYPES",
 ]

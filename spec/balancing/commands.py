@@ -87,6 +87,10 @@ class Attach:
     ``fqqn_address`` set: it attaches by the FQQN ``fqqn_address::queue``, which the core client resolves by
     the queue part alone (``ServerSessionImpl.createConsumer``, rule ADDR-CONSUME-CORE), and which the other
     nodes then use to find their own queue of that name (RD-TRIGGER-FQQN-CONSUMER, ARTEMIS-3918).
+
+    ``pull``: the consumer has window 0 and takes a message only when it receives (LB-PULL); otherwise messages
+    are pushed to it as they come (window -1). ``manual_ack``: it holds what it takes until it acknowledges
+    (LB-ACK); otherwise each message is acknowledged as it is delivered.
     """
 
     op: ClassVar[str] = "attach"
@@ -95,9 +99,35 @@ class Attach:
     queue: str
     filter: str | None = None
     fqqn_address: str | None = None
+    pull: bool = False
+    manual_ack: bool = False
 
     def __post_init__(self) -> None:
         _check_filter(self.filter, "filter")
+
+
+@dataclass(frozen=True)
+class Receive:
+    """Pulling consumer ``consumer`` receives: it takes the first waiting message its filter matches, if any.
+
+    Core ``ClientConsumer.receiveImmediate`` on a consumer of window 0: one credit, one message (LB-PULL).
+    """
+
+    op: ClassVar[str] = "receive"
+    consumer: str
+
+
+@dataclass(frozen=True)
+class Ack:
+    """Consumer ``consumer`` acknowledges what it holds: up to and including ``message``, or all of it (LB-ACK).
+
+    Core acknowledgements are cumulative (``ServerConsumerImpl.acknowledge`` acknowledges every earlier
+    delivery of the consumer too).
+    """
+
+    op: ClassVar[str] = "ack"
+    consumer: str
+    message: int | None = None
 
 
 @dataclass(frozen=True)
@@ -206,7 +236,7 @@ class QueryQueue:
 
 
 BalancingCommand = Union[AddNode, CreateQueue, DeleteQueue, Attach, Close, Pause, Resume, Send, Configure, SetLink,
-                         Tick, QueryQueue, UpdateQueue, SetPrefix]
+                         Tick, QueryQueue, UpdateQueue, SetPrefix, Receive, Ack]
 COMMAND_TYPES: tuple[type[BalancingCommand], ...] = (AddNode, CreateQueue, DeleteQueue, Attach, Close, Pause, Resume,
                                                      Send, Configure, SetLink, Tick, QueryQueue, UpdateQueue,
-                                                     SetPrefix)
+                                                     SetPrefix, Receive, Ack)

@@ -31,7 +31,8 @@ from enum import Enum
 from .choice import ChoicePoint
 from .commands import BalancingCommand
 from .model import BalancingState
-from .operations import STRICT, apply_recording
+from .operations import apply_recording
+from .step import STRICT
 from .outcomes import BalancingOutcome
 
 MAX_BRANCHES = 20000

@@ -134,13 +134,21 @@ class QueueState:
 
 @dataclass(frozen=True)
 class Consumer:
-    """A consumer on a queue, with an optional filter (a colour); a paused one takes no messages."""
+    """A consumer on a queue, with an optional filter (a colour); a paused one takes no messages.
+
+    ``pull`` is a consumer with window 0 (``consumerWindowSize=0``): it takes a message only when it receives
+    (LB-PULL). ``manual_ack`` is a consumer whose client acknowledges later: what it takes it ``held``s, in
+    delivery order, until an acknowledgement or its close (LB-ACK, LB-CLOSE-RETURNS).
+    """
 
     name: str
     node: str
     queue: str
     filter: str | None = None
     paused: bool = False
+    pull: bool = False
+    manual_ack: bool = False
+    held: tuple[Message, ...] = ()
 
 
 QueueKey = tuple[str, str]
@@ -254,18 +262,22 @@ def has_matching_consumer(state: BalancingState, queue: QueueState, message: Mes
 
 
 def can_take(consumer: Consumer, message: Message) -> bool:
-    """Whether ``consumer`` takes ``message`` now: started and its filter matches."""
-    return not consumer.paused and matches(consumer.filter, message)
+    """Whether ``consumer`` takes ``message`` as it lands: started, not pulling, and its filter matches.
+
+    A pulling consumer has no credit between its receives: ``ServerConsumerImpl.handle`` answers BUSY (LB-PULL).
+    """
+    return not consumer.paused and not consumer.pull and matches(consumer.filter, message)
 
 
 def refused_by_every_filter(state: BalancingState, queue: QueueState, message: Message) -> bool:
     """Whether every consumer of ``queue`` answers NO_MATCH for ``message``: all started, no filter matches.
 
     ``QueueImpl.deliver`` flags ``hasUnMatchedPending`` only then (ARTEMIS-2007);
-    a paused consumer answers BUSY (``ServerConsumerImpl.handle``).
+    a paused consumer, and a pulling one without credit, answers BUSY first (``ServerConsumerImpl.handle``).
     """
     consumers = consumers_of(state, queue)
-    return bool(consumers) and all(not c.paused and not matches(c.filter, message) for c in consumers)
+    return bool(consumers) and all(not c.paused and not c.pull and not matches(c.filter, message)
+                                   for c in consumers)
 
 
 def is_remote_preferred(state: BalancingState, queue: QueueState, message: Message, lb_type: LbType) -> bool:
@@ -320,6 +332,11 @@ def invariant_violations(state: BalancingState) -> list[str]:
         owner = state.queues.get((consumer.node, consumer.queue))
         if owner is None or name not in owner.consumers:
             problems.append(f"consumer {name} is not listed by queue {consumer.queue} on {consumer.node}")
+        if consumer.held and not consumer.manual_ack:
+            problems.append(f"consumer {name} holds messages but acknowledges each as it takes it")
+        held = [m.id for m in consumer.held]
+        if len(set(held)) != len(held) or (owner is not None and set(held) & {m.id for m in owner.pending}):
+            problems.append(f"consumer {name} holds a message twice, or one that also waits in its queue")
     for node, address, routing_name in state.positions:
         if not get_group(state, address, routing_name):
             problems.append(f"a position is kept for the empty group {routing_name} of {address} on {node}")

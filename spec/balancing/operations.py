@@ -33,7 +33,7 @@ Theory of operation:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 from ..addressing.names import RoutingType
 from ..frozen import FrozenMap, replace
@@ -45,10 +45,8 @@ from .choice import (
     Member,
     Target,
     allowed_bindings,
-    allowed_consumers,
     allowed_targets,
     choose_binding,
-    choose_consumer,
     choose_target,
 )
 from .commands import (
@@ -59,8 +57,10 @@ from .commands import (
     Configure,
     CreateQueue,
     DeleteQueue,
+    Ack,
     Pause,
     QueryQueue,
+    Receive,
     Resume,
     Send,
     SetLink,
@@ -72,17 +72,14 @@ from .model import (
     REDISTRIBUTING,
     AddressBalancing,
     BalancingState,
-    Consumer,
     LbType,
     Message,
     QueueKey,
     QueueState,
-    can_take,
     get_bindings,
     get_group,
     get_groups,
     get_settings,
-    refused_by_every_filter,
     is_connected,
     is_preferred,
     lb_type_on,
@@ -90,10 +87,8 @@ from .model import (
 )
 from .outcomes import (
     BalancingOutcome,
-    Delivered,
     Done,
     Dropped,
-    Event,
     QueueQueried,
     Redistributed,
     Refusal,
@@ -101,86 +96,13 @@ from .outcomes import (
     RoutingStatus,
     Sent,
 )
+from .consumers import process_ack, process_attach, process_close, process_pause, process_receive, process_resume
+from .queues import add_redistributor, land
+from .step import STRICT, Chooser, Step
 from .wildcards import binds, is_wild
 
 
-class Chooser(Protocol):
-    """Picks one of the allowed candidates at a choice point."""
-
-    def pick(self, allowed: tuple[int, ...], strict: int) -> int:
-        """One of ``allowed``; ``strict`` (a member of it) is Artemis's own choice."""
-        ...
-
-
-class StrictChooser:
-    """Always Artemis's own choice."""
-
-    def pick(self, allowed: tuple[int, ...], strict: int) -> int:
-        return strict
-
-
-STRICT = StrictChooser()
-
-
-class Step:
-    """The state being built by one operation, and the events it has caused so far."""
-
-    def __init__(self, state: BalancingState, chooser: Chooser) -> None:
-        self.state = state
-        self.chooser = chooser
-        self.events: list[Event] = []
-        self.start_clock = state.clock
-        self.prompted: set[QueueKey] = set()
-        """Queues whose delivery this step prompted (``QueueImpl.deliverAsync``): only their redistributors try."""
-        self.choices: list[ChoicePoint] = []
-        """Every choice made so far, in order (what fairness over a run is judged on)."""
-
-    def choose(self, kind: str, key: tuple[str, ...], candidates: tuple[str, ...], allowed: tuple[int, ...],
-               strict: int) -> int:
-        """Let the chooser pick one of ``allowed``, and record the choice."""
-        picked = self.chooser.pick(allowed, strict)
-        self.choices.append(ChoicePoint(kind, key, candidates, allowed, strict, picked))
-        return picked
-
-    def put_queue(self, queue: QueueState) -> None:
-        self.state = replace(self.state, queues=self.state.queues.set((queue.node, queue.name), queue))
-
-    def update(self, **changes: Any) -> None:
-        self.state = replace(self.state, **changes)
-
-    def new_message_id(self) -> int:
-        number = self.state.next_message
-        self.update(next_message=number + 1)
-        return number
-
-
 # --- landing on a queue -------------------------------------------------------------
-
-
-def land(step: Step, key: QueueKey, message: Message, routed: bool = True) -> bool:
-    """``message`` reaches queue ``key``: a started matching consumer takes it, or it waits (LB-CONSUMERS).
-
-    A message that routing brings (``routed``) to a queue that :attr:`~.model.QueueState.drops` vanishes
-    instead (``QueueImpl.route`` adds it to no context; LB-QUEUE-ENABLED, LB-PURGE-ON-NO-CONSUMERS): False
-    then, and no event, as no client can see which queue dropped it (the group's position has moved past
-    that queue, which later sends show). A waiting message offered again is already in the queue.
-    """
-    queue = step.state.queues[key]
-    if routed and queue.drops:
-        return False
-    step.prompted.add(key)  # QueueImpl.addTail prompts delivery
-    matching = tuple(can_take(step.state.consumers[c], message) for c in queue.consumers)
-    position = step.state.consumer_positions.get(key, 0)
-    strict, _ = choose_consumer(matching, position)
-    if strict is None:
-        flag = queue.redistributor is None and refused_by_every_filter(step.state, queue, message)
-        step.put_queue(replace(queue, pending=(*queue.pending, message), unmatched=queue.unmatched or flag))
-        step.events.append(Delivered(message.id, queue.node, queue.name, None))
-        return True
-    index = step.choose("consumer", key, queue.consumers, allowed_consumers(matching), strict)
-    step.update(consumer_positions=step.state.consumer_positions.set(key, (index + 1) % len(matching)))
-    step.events.append(Delivered(message.id, queue.node, queue.name, queue.consumers[index]))
-    return True
 
 
 # --- first routing ------------------------------------------------------------------
@@ -247,31 +169,6 @@ def route(step: Step, node: str, message: Message) -> tuple[RoutingStatus, str]:
 
 
 # --- redistribution -----------------------------------------------------------------
-
-
-def add_redistributor(step: Step, key: QueueKey) -> None:
-    """``QueueImpl.addRedistributor`` with the delay of the queue's address (RD-DELAY).
-
-    Nothing when the delay is -1 or the queue already has one; otherwise
-    only when the queue has no consumers or (from 2.19.0, ARTEMIS-2007)
-    has flagged a message all of them refused (``QueueState.unmatched``,
-    which adding the redistributor clears); it becomes active
-    ``delay`` ticks from now.
-    """
-    queue = step.state.queues.get(key)
-    if queue is None:
-        return
-    delay = get_settings(step.state, queue.address, queue.node).redistribution_delay
-    if delay == -1:
-        return
-    step.prompted.add(key)  # a redistributor in place is prompted to try again ("just prompt delivery")
-    if queue.redistributor is not None:
-        return
-    if queue.consumers and not (step.state.options.redistribute_unmatched and queue.unmatched):
-        return
-    # QueueImpl.addRedistributor schedules only a positive delay; any other (-2 too: redistribution-delay is a
-    # plain long, never checked) adds the redistributor at once (found against Artemis 2.40.0 and 2.11.0)
-    step.put_queue(replace(queue, redistributor=step.state.clock + max(delay, 0), unmatched=False))
 
 
 def redistribution_group(state: BalancingState, queue: QueueState, message: Message) -> str:
@@ -433,56 +330,6 @@ def _delete_queue(step: Step, command: DeleteQueue) -> BalancingOutcome:
     return Done(rule="LB-DELETE-QUEUE")
 
 
-def _attach(step: Step, command: Attach) -> BalancingOutcome:
-    state = step.state
-    if command.node not in state.nodes:
-        return Refused(Refusal.UNKNOWN_NODE, rule="LB-NODES")
-    key = (command.node, command.queue)
-    queue = state.queues.get(key)
-    if queue is None:
-        return Refused(Refusal.QUEUE_NOT_FOUND, rule="LB-QUEUE-PER-NODE")
-    if command.consumer in state.consumers:
-        return Refused(Refusal.CONSUMER_EXISTS, rule="LB-CONSUMERS")
-    consumer = Consumer(command.consumer, command.node, command.queue, command.filter)
-    step.update(consumers=state.consumers.set(consumer.name, consumer))
-    step.put_queue(replace(queue, consumers=(*queue.consumers, consumer.name), redistributor=None,
-                                       unmatched=False))
-    reland_waiting(step, key)
-    # the other nodes look their queue up by the routing name, or by the FQQN's queue part when the consumer
-    # came by one (PostOfficeImpl.onNotification, CONSUMER_CREATED at distance > 0; ARTEMIS-3918)
-    by_fqqn = command.fqqn_address is not None and step.state.options.fqqn_consumer_redistributes
-    name = command.queue if by_fqqn else queue.routing_name
-    for node in step.state.nodes:
-        if node != command.node:
-            add_redistributor(step, (node, name))
-    return Done(rule="LB-CONSUMERS")
-
-
-def _close(step: Step, command: Close) -> BalancingOutcome:
-    consumer = step.state.consumers.get(command.consumer)
-    if consumer is None:
-        return Refused(Refusal.CONSUMER_NOT_FOUND, rule="LB-CONSUMERS")
-    key = (consumer.node, consumer.queue)
-    queue = step.state.queues[key]
-    remaining = tuple(c for c in queue.consumers if c != consumer.name)
-    step.put_queue(replace(queue, consumers=remaining))
-    step.update(consumers=step.state.consumers.remove(consumer.name))
-    if not remaining and queue.purge_on_no_consumers:
-        purge(step, key)
-    if not remaining:
-        add_redistributor(step, (consumer.node, queue.routing_name))
-    return Done(rule="LB-CONSUMERS")
-
-
-def purge(step: Step, key: QueueKey) -> None:
-    """The last consumer of a purge-on-no-consumers queue closed: what waits in it is dropped, before the
-    close can give the queue a redistributor (``QueueManagerImpl.doIt``, run when the consumer count reaches
-    0 in ``QueueImpl.removeConsumer``; rule LB-PURGE-ON-NO-CONSUMERS)."""
-    queue = step.state.queues[key]
-    step.events.extend(Dropped(m.id, queue.node, queue.name) for m in queue.pending)
-    step.put_queue(replace(queue, pending=()))
-
-
 def _update_queue(step: Step, command: UpdateQueue) -> BalancingOutcome:
     """Change a live queue's attributes; what waits in it stays (``ActiveMQServerImpl.updateQueue``,
     ``QueueImpl.setEnabled``, ``setPurgeOnNoConsumers``; rules LB-QUEUE-ENABLED, LB-PURGE-ON-NO-CONSUMERS)."""
@@ -498,31 +345,6 @@ def _update_queue(step: Step, command: UpdateQueue) -> BalancingOutcome:
     queue_filter = None if step.state.options.update_clears_filter else queue.filter  # LB-UPDATE-FILTER
     step.put_queue(replace(queue, enabled=enabled, purge_on_no_consumers=purging, filter=queue_filter))
     return Done(rule="LB-QUEUE-ENABLED" if command.enabled is not None else "LB-PURGE-ON-NO-CONSUMERS")
-
-
-def reland_waiting(step: Step, key: QueueKey) -> None:
-    """Offer queue ``key``'s waiting messages, in order, to its started consumers again."""
-    queue = step.state.queues[key]
-    step.put_queue(replace(queue, pending=()))
-    for message in queue.pending:
-        land(step, key, message, routed=False)
-
-
-def _pause(step: Step, command: Pause) -> BalancingOutcome:
-    consumer = step.state.consumers.get(command.consumer)
-    if consumer is None:
-        return Refused(Refusal.CONSUMER_NOT_FOUND, rule="LB-CONSUMERS")
-    step.update(consumers=step.state.consumers.set(consumer.name, replace(consumer, paused=True)))
-    return Done(rule="LB-CONSUMERS")
-
-
-def _resume(step: Step, command: Resume) -> BalancingOutcome:
-    consumer = step.state.consumers.get(command.consumer)
-    if consumer is None:
-        return Refused(Refusal.CONSUMER_NOT_FOUND, rule="LB-CONSUMERS")
-    step.update(consumers=step.state.consumers.set(consumer.name, replace(consumer, paused=False)))
-    reland_waiting(step, (consumer.node, consumer.queue))
-    return Done(rule="LB-CONSUMERS")
 
 
 def _send(step: Step, command: Send) -> BalancingOutcome:
@@ -633,7 +455,8 @@ def _query_queue(step: Step, command: QueryQueue) -> BalancingOutcome:
     queue = step.state.queues.get((command.node, command.queue))
     if queue is None:
         return QueueQueried(False, rule="LB-QUERY-QUEUE")
-    return QueueQueried(True, queue.address, queue.routing_type, queue.configured_filter, len(queue.pending),
+    held = sum(len(step.state.consumers[name].held) for name in queue.consumers)
+    return QueueQueried(True, queue.address, queue.routing_type, queue.configured_filter, len(queue.pending) + held,
                         len(queue.consumers), queue.enabled, queue.purge_on_no_consumers, rule="LB-QUERY-QUEUE")
 
 
@@ -641,10 +464,12 @@ TRANSITIONS: dict[type, Operation] = {
     AddNode: _add_node,
     CreateQueue: _create_queue,
     DeleteQueue: _delete_queue,
-    Attach: _attach,
-    Close: _close,
-    Pause: _pause,
-    Resume: _resume,
+    Attach: process_attach,
+    Close: process_close,
+    Pause: process_pause,
+    Resume: process_resume,
+    Receive: process_receive,
+    Ack: process_ack,
     Send: _send,
     Configure: _configure,
     SetLink: _set_link,

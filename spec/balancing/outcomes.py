@@ -11,7 +11,9 @@ Every successful outcome carries the *events* of its step in order:
 * :class:`Redistributed` - a waiting message left its queue; its copy, with
   a new message ID, went to another queue (a :class:`Delivered` for the
   copy follows);
-* :class:`Dropped` - a waiting message went with its deleted queue.
+* :class:`Dropped` - a waiting message went with its deleted queue;
+* :class:`Returned` - a message a closing consumer held unacknowledged is
+  back in its queue (where it waits, or a :class:`Delivered` follows).
 
 The events of one send's first routing are listed by (node, queue), since
 the order in which a broker visits groups is not part of the semantics.
@@ -50,6 +52,11 @@ class Refusal(Enum):
     ADDRESS_DOES_NOT_EXIST = "ADDRESS_DOES_NOT_EXIST"
     """An ANYCAST send on a node without a queue of its address, where ``auto-create-queues`` is off (AMQ229203,
     ``PostOfficeImpl.simpleRoute``; LB-AUTO-CREATE)."""
+    NOT_PULLING = "NOT_PULLING"
+    """A receive by a consumer that does not pull: messages are pushed to it (LB-PULL)."""
+    NOT_DELIVERED = "NOT_DELIVERED"
+    """An acknowledgement of a message the consumer does not hold (``ServerConsumerImpl.acknowledge`` throws
+    ActiveMQIllegalStateException; LB-ACK)."""
     BAD_VALUE = "BAD_VALUE"
     """A tick count below 1, or a link from a node to itself. (A redistribution delay below -1 is no bad
     value: Artemis takes any long and redistributes at once for every delay but -1 that is not positive.)"""
@@ -89,8 +96,18 @@ class Dropped:
     queue: str
 
 
-Event = Union[Delivered, Redistributed, Dropped]
-EVENT_TYPES: tuple[type, ...] = (Delivered, Redistributed, Dropped)
+@dataclass(frozen=True)
+class Returned:
+    """Message ``message``, held unacknowledged by a consumer that closed, is back in ``queue`` on ``node``."""
+
+    kind: ClassVar[str] = "returned"
+    message: int
+    node: str
+    queue: str
+
+
+Event = Union[Delivered, Redistributed, Dropped, Returned]
+EVENT_TYPES: tuple[type, ...] = (Delivered, Redistributed, Dropped, Returned)
 
 
 @dataclass(frozen=True)
@@ -124,7 +141,8 @@ class QueueQueried(Outcome):
     """What a queue query found on one node.
 
     When the queue ``exists``: its ``address``, ``routing_type`` and ``filter`` (a colour or None), how many
-    messages wait on it (``messages``), how many consumers it has (``consumers``, paused ones included) and its
+    messages it has (``messages``: waiting ones and those its consumers hold unacknowledged, as
+    ``QueueImpl.getMessageCount`` counts delivering ones), how many consumers it has (``consumers``, paused ones included) and its
     ``enabled`` and ``purge_on_no_consumers`` attributes.
     Otherwise every other field keeps its default.
     """

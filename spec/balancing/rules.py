@@ -86,6 +86,24 @@ RULES: dict[str, Rule] = {
              "QueueImpl.route (queueConfiguration.isEnabled, 2.14.0 on); ActiveMQServerImpl.updateQueue; "
              "Artemis user manual, address-model: disabling all the queues of an address drops every message sent "
              "to it", ALL),
+        Rule("LB-PULL", "A consumer of window 0 takes a message only when it receives: the first waiting one its "
+             "filter matches. Nothing is pushed to it, yet it counts as a consumer everywhere (it draws messages to "
+             "its node and keeps its queue from redistributing).",
+             "ServerConsumerImpl.handle (BUSY without credit), ClientConsumerImpl.receiveImmediate (one credit); "
+             "QueueImpl.hasMatchingConsumer ignores credit; ConsumerWindowSizeTest.testReceiveImmediateWithZeroWindow, "
+             "testSlowConsumerNoBuffer", ALL),
+        Rule("LB-ACK", "A consumer whose client acknowledges later holds what it takes; an acknowledgement of a "
+             "message it holds acknowledges every earlier one too, and one of a message it does not hold is refused. "
+             "A queue's message count includes what its consumers hold.",
+             "ServerConsumerImpl.acknowledge (cumulative over deliveringRefs; ActiveMQIllegalStateException when the "
+             "ID is not found); QueueImpl.getMessageCount (delivering included); "
+             "AcknowledgeTest.testReceiveAckLastMessageOnly", ALL),
+        Rule("LB-CLOSE-RETURNS", "A consumer that closes gives back what it holds unacknowledged: the messages wait "
+             "in its queue again (2.11: at the head, in delivery order; 2.32 on: in arrival order), go to the "
+             "queue's other consumers, and redistribute when none is left.",
+             "ServerConsumerImpl.close, cancelRefs; QueueImpl.addHead (2.11), addSorted (ARTEMIS-3093, ARTEMIS-4517); "
+             "ARTEMIS-4410; MessageRedistributionTest.testRedistributionWhenConsumerIsClosed; "
+             "JMSOrderTest.testReceiveSomeThenClose", ALL),
         Rule("LB-PURGE-ON-NO-CONSUMERS", "A purge-on-no-consumers queue without consumers is still chosen by routing but "
              "drops the message; when its last consumer closes, what waits in it is dropped before the close can "
              "give it a redistributor.",

@@ -8,6 +8,7 @@ it. A broker that never takes turns fails both (``test_fairness.py``).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -15,16 +16,23 @@ import pytest
 
 from brokerspec.check.domains import BALANCING
 from brokerspec.check.lockstep import DivergenceError, Lockstep
+from brokerspec.check.machine import RunStats
 from brokerspec.check.runner import run_machine
 from brokerspec.spec import PROFILES, Profile, get_profile
 from brokerspec.spec.addressing import RoutingType
 from brokerspec.impl.balancing import ConsumerRecord, FastBalancingBroker
 from brokerspec.spec.balancing import (
+    Ack,
     AddNode,
     Attach,
+    BalancingCommand,
+    BalancingOutcome,
     Configure,
     CreateQueue,
     LbType,
+    Receive,
+    Refused,
+    Returned,
     Send,
 )
 from depth import scaled
@@ -102,3 +110,44 @@ def test_only_balancing_has_a_permissive_mode() -> None:
 
     with pytest.raises(ValueError, match="no permissive mode"):
         Lockstep(get_profile("seed"), {}, DUPLICATES, permissive=True)
+
+
+SEEN: Counter[str] = Counter()
+
+
+class WatchedBroker(FastBalancingBroker):
+    """The fast broker, counting what the machine's consumer rules made happen."""
+
+    def execute(self, command: BalancingCommand) -> BalancingOutcome:
+        outcome = super().execute(command)
+        events = getattr(outcome, "events", ())
+        if isinstance(command, Receive) and events:
+            SEEN["a receive took a message"] += 1
+        if isinstance(command, Ack):
+            SEEN["an ack was refused" if isinstance(outcome, Refused) else
+                 "an ack of everything" if command.message is None else "an ack up to a held message"] += 1
+        if any(isinstance(event, Returned) for event in events):
+            SEEN["a close gave messages back"] += 1
+        return outcome
+
+
+def test_the_machine_reaches_receives_acknowledgements_and_closes_that_give_back() -> None:
+    """LB-PULL, LB-ACK and LB-CLOSE-RETURNS are each reached, not only drawn and refused."""
+    SEEN.clear()
+    stats = RunStats()
+    divergence = run_machine(get_profile("artemis-latest"), {"impl": WatchedBroker}, max_examples=60, run_seed=7,
+                             stats=stats, domain=BALANCING)
+    assert divergence is None, divergence.explain()
+    assert set(SEEN) == {"a receive took a message", "an ack was refused", "an ack of everything",
+                         "an ack up to a held message", "a close gave messages back"}, SEEN
+    assert stats.drawn[("attach", "pull")] == stats.drawn[("attach", "manual_ack")] == {False, True}
+
+
+def test_a_run_without_receive_and_ack_attaches_only_consumers_that_are_pushed_to_and_acknowledge_at_once() -> None:
+    """A SUT without receive and ack (``fuzz --exclude-op``) still gets scenarios it can play."""
+    stats = RunStats()
+    divergence = run_machine(get_profile("artemis-latest"), {"impl": FastBalancingBroker}, max_examples=40,
+                             run_seed=7, stats=stats, domain=BALANCING, excluded={"receive", "ack"})
+    assert divergence is None, divergence.explain()
+    assert stats.drawn[("attach", "pull")] == stats.drawn[("attach", "manual_ack")] == {False}
+    assert not {op for op, _ in stats.drawn} & {"receive", "ack"}

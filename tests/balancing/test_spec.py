@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 
 from brokerspec.spec import InvalidCommand, get_profile
 from brokerspec.spec.balancing import (
+    Ack,
+    Receive,
     RULES,
     STRUCTURAL,
     AddNode,
@@ -420,7 +422,9 @@ def test_every_outcome_rule_is_used() -> None:
             DeleteQueue("n1", "a1"), Send("n1", "a1", color="red"), Send("n1", "a1", color="blue"),
             Send("n1", "zz"), Send("n1", "zz.#"), Send("n1", "a1", fqqn_queue="a1"), SetLink("n1", "n2", False), Tick(1), Close("c"),
             QueryQueue("n1", "a1"), UpdateQueue("n1", "a1", enabled=False), UpdateQueue("n1", "a1", None, True),
-            SetPrefix("p:", ANY), Send("n2", "a1", ANY),
+            SetPrefix("p:", ANY), Send("n2", "a1", ANY), CreateQueue("n2", "a2", "a2", ANY),
+            Attach("m", "n2", "a2", manual_ack=True, pull=True),
+            Send("n2", "a2"), Receive("m"), Ack("m"), Send("n2", "a2"), Receive("m"), Close("m"),
         ], profile)
         used.update(o.rule for o in outcomes)
     assert set(RULES) - STRUCTURAL <= set(used), set(RULES) - STRUCTURAL - set(used)

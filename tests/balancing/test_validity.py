@@ -36,7 +36,9 @@ ANY, MULTI = RoutingType.ANYCAST, RoutingType.MULTICAST
 SCRIPT: list[BalancingCommand] = [AddNode("n2"), Configure("a1", LbType.ON_DEMAND, 5), CreateQueue("n1", "a1", "a1", ANY),
           CreateQueue("n2", "a1", "a1", ANY), CreateQueue("n1", "a1", "q1", MULTI, "red"),
           Attach("c1", "n1", "a1", "red"), Attach("c2", "n2", "a1", "green"), Send("n1", "a1", color="blue"),
-          Send("n1", "a1", color="red"), SetLink("n1", "n2", False), Close("c1")]
+          Send("n1", "a1", color="red"), SetLink("n1", "n2", False), Close("c1"),
+          Attach("c3", "n2", "a1", manual_ack=True), Send("n2", "a1")]
+"""Ends with consumer c3 on n2 holding message 3, unacknowledged."""
 
 
 def built() -> FastBalancingBroker:
@@ -44,6 +46,7 @@ def built() -> FastBalancingBroker:
     for command in SCRIPT:
         broker.execute(command)
     broker.check_valid()
+    assert [m.id for m in broker._consumers["c3"].held] == [3]
     return broker
 
 
@@ -70,6 +73,12 @@ CORRUPTIONS: dict[str, tuple[Callable[[FastBalancingBroker], object], str]] = {
     "settings": (lambda b: b._lb_types["n1"].__setitem__("zz", LbType.OFF), "configured are"),
     "node settings": (lambda b: b._lb_types.__setitem__("n9", {}), "fast settings are kept for the nodes"),
     "links": (lambda b: b._down.add(("n1", "n1")), "is a loop"),
+    "held, acknowledged on arrival": (lambda b: setattr(b._consumers["c3"], "manual_ack", False),
+                                      "acknowledges each message as it takes it"),
+    "held twice": (lambda b: b._consumers["c3"].held.append(b._consumers["c3"].held[0]), "a message twice"),
+    "held and waiting": (lambda b: b._queues[("n2", "a1")].pending.append(b._consumers["c3"].held[0]),
+                         "one waiting in queue a1 on n2"),
+    "held, never issued": (lambda b: setattr(b, "_next_message", 3), "holds a message never issued"),
 }
 
 
@@ -112,6 +121,10 @@ SPEC_CORRUPTIONS: dict[str, tuple[Callable[[BalancingState], BalancingState], st
     "consumer position": (lambda s: dataclasses.replace(
         s, consumer_positions=s.consumer_positions.set(("n9", "zz"), 0)), "missing queue"),
     "link": (lambda s: dataclasses.replace(s, down_links=frozenset({("n1", "n9")})), "unknown node"),
+    "held, acknowledged on arrival": (lambda s: dataclasses.replace(s, consumers=s.consumers.set(
+        "c3", dataclasses.replace(s.consumers["c3"], manual_ack=False))), "acknowledges each as it takes it"),
+    "held and waiting": (lambda s: with_queue(s, ("n2", "a1"), pending=s.consumers["c3"].held),
+                         "holds a message twice, or one that also waits"),
 }
 
 

@@ -20,7 +20,9 @@ have). Everything else is asked of the broker:
 * ``attach``, ``close``, ``pause``, ``resume``: a core consumer on its own
   session with a message listener that acknowledges; pause and resume stop
   and start that session (the consumer stays registered, so it still counts
-  for routing, as the spec says).
+  for routing, as the spec says). A consumer of window 0 or one that
+  acknowledges later, and so ``receive`` and ``ack``, are not expressible
+  yet (:data:`NO_PULL_OR_LATE_ACK`).
 * ``send``: a core message tagged for the probe, with the property
   ``color`` and, when grouped, a group ID of its own; the status is the
   one the probe saw the session's send return.
@@ -58,6 +60,7 @@ from brokerspec.spec.addressing.names import strip_prefix
 from brokerspec.spec.profiles import WildcardMatching
 from brokerspec.spec.addressing import RoutingType
 from brokerspec.spec.balancing import (
+    Ack,
     AddNode,
     Attach,
     Close,
@@ -69,6 +72,7 @@ from brokerspec.spec.balancing import (
     Pause,
     QueryQueue,
     QueueQueried,
+    Receive,
     Refusal,
     Refused,
     Resume,
@@ -98,6 +102,12 @@ WILD_SEND = (
     "it up (WildcardAddressManager.getBindingsForRoutingAddress); the spec says NO_BINDINGS, as 2.11.0 does, and "
     "does not model that")
 """Why such a send is not expressible (docs/load-balancing.md, what the spec simplifies)."""
+
+NO_PULL_OR_LATE_ACK = (
+    "consumers of window 0 and consumers that acknowledge later (LB-PULL, LB-ACK, LB-CLOSE-RETURNS): the adapter "
+    "attaches every consumer with a message listener that acknowledges each message as it arrives, and has no "
+    "receive or acknowledgement of its own yet")
+"""Why ``receive``, ``ack`` and an ``attach`` with ``pull`` or ``manual_ack`` are not expressible."""
 
 
 @dataclass
@@ -233,7 +243,7 @@ class BalancingAdapter:
             AddNode: self.add_node, CreateQueue: self.create_queue, DeleteQueue: self.delete_queue,
             Attach: self.attach, Close: self.close, Pause: self.pause, Resume: self.resume, Send: self.send,
             Configure: self.configure, SetLink: self.set_link, SetPrefix: self.set_prefix, Tick: self.tick, QueryQueue: self.query_queue,
-            UpdateQueue: self.update_queue,
+            UpdateQueue: self.update_queue, Receive: self.not_expressible, Ack: self.not_expressible,
         }
         start = time.monotonic()
         outcome = handlers[type(command)](command)
@@ -460,7 +470,13 @@ class BalancingAdapter:
         self.purging.discard(key)
         return Done(self.step_events(Primary("drop", key)))
 
+    def not_expressible(self, command: Receive | Ack) -> Outcome:
+        """``receive`` and ``ack``: not expressible yet (:data:`NO_PULL_OR_LATE_ACK`)."""
+        raise NotExpressible(NO_PULL_OR_LATE_ACK)
+
     def attach(self, command: Attach) -> Outcome:
+        if command.pull or command.manual_ack:
+            raise NotExpressible(NO_PULL_OR_LATE_ACK)
         if command.node not in self.nodes:
             return Refused(Refusal.UNKNOWN_NODE)
         key = (command.node, command.queue)

@@ -12,6 +12,19 @@ common; two colours feed both queue and consumer filters. Consumers come and
 go, pause and resume, links go down and up, and the logical clock ticks, so delayed
 redistribution fires within a few steps.
 
+Now and then a consumer attaches with window 0 (it takes a message only when
+it receives, LB-PULL) or acknowledges later (it holds what it takes, LB-ACK).
+Four rules make sure such consumers do something: one that acknowledges
+later takes a few messages; a receive, usually by a pulling consumer (one is
+attached where messages wait when none is open); an acknowledgement, usually
+of a message the consumer holds (the first, the last or one between, all of
+them, or now and then one it does not hold); and a close of a consumer that
+holds messages, which gives them back to its queue (LB-CLOSE-RETURNS).
+A run that leaves ``receive`` out attaches no consumer of window 0, and one
+that leaves ``ack`` out no consumer that acknowledges later: a SUT without
+those operations (the Artemis adapter, ``fuzz --exclude-op``) then still
+gets every other scenario.
+
 Nodes, consumers and queues to act on are picked as a plain function of the
 state and an index drawn by Hypothesis, so almost every step does something
 and shrunk scripts stay free of refused no-ops.
@@ -24,6 +37,7 @@ from collections.abc import Mapping
 from brokerspec.spec import Profile
 from brokerspec.spec.addressing import RoutingType
 from brokerspec.spec.balancing import (
+    Ack,
     AddNode,
     Attach,
     Close,
@@ -33,6 +47,7 @@ from brokerspec.spec.balancing import (
     LbType,
     Pause,
     QueryQueue,
+    Receive,
     Resume,
     Send,
     SetLink,
@@ -58,6 +73,13 @@ LB_TYPES = d.pick(*LbType)
 DELAYS = d.pick(-1, 0, 0, 2)
 PICK = d.integers(0, 7)
 BY_FQQN = d.pick(False, False, True)
+PULL = d.pick(False, False, False, True)
+"""Whether a consumer attaches with window 0 (LB-PULL): one in four."""
+MANUAL_ACK = d.pick(False, False, True)
+"""Whether a consumer's client acknowledges later (LB-ACK): one in three."""
+ACKED = d.integers(0, 7)
+"""Which message an acknowledgement names: 0-4 one of those held (0 the first, 4 the last), 5 and 6 all of them,
+7 the last message issued, which the consumer seldom holds (NOT_DELIVERED)."""
 PREFIXES = ("any:", "multi:")
 """Acceptor prefixes the machine sets and sends with (LB-PREFIX)."""
 SEND_PREFIXES = d.pick("", "", "", *PREFIXES)
@@ -102,6 +124,10 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
                 return
             counts.note(command)
             self.lockstep.step(command)
+
+        def consumer_kind(self, pull: bool, manual_ack: bool) -> tuple[bool, bool]:
+            """``pull`` and ``manual_ack`` as drawn, each only while the run draws the operation it needs."""
+            return pull and "receive" not in self.excluded, manual_ack and "ack" not in self.excluded
 
         def node(self, pick: int) -> str:
             nodes: tuple[str, ...] = self.lockstep.state.nodes
@@ -170,15 +196,19 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             return None if not by_fqqn else queue.address if queue is not None else "a1"
 
         @issues("attach")
-        @rule(consumer=consumers, pick=PICK, consumer_filter=colours, by_fqqn=BY_FQQN)
-        def attach(self, consumer: str, pick: int, consumer_filter: str | None, by_fqqn: bool) -> None:
+        @rule(consumer=consumers, pick=PICK, consumer_filter=colours, by_fqqn=BY_FQQN, pull=PULL,
+              manual_ack=MANUAL_ACK)
+        def attach(self, consumer: str, pick: int, consumer_filter: str | None, by_fqqn: bool, pull: bool,
+                   manual_ack: bool) -> None:
             node, name = self.queue(pick)
-            self.run(Attach(consumer, node, name, consumer_filter, self.fqqn_address((node, name), by_fqqn)))
+            self.run(Attach(consumer, node, name, consumer_filter, self.fqqn_address((node, name), by_fqqn),
+                            *self.consumer_kind(pull, manual_ack)))
 
         @issues("attach")
-        @rule(consumer=consumers, pick=PICK, consumer_filter=colours, by_fqqn=BY_FQQN)
+        @rule(consumer=consumers, pick=PICK, consumer_filter=colours, by_fqqn=BY_FQQN, pull=PULL,
+              manual_ack=MANUAL_ACK)
         def attach_where_messages_wait(self, consumer: str, pick: int, consumer_filter: str | None,
-                                       by_fqqn: bool) -> None:
+                                       by_fqqn: bool, pull: bool, manual_ack: bool) -> None:
             """Attach on another node's member of a group in which messages wait: remote demand appears.
 
             That is the commonest redistribution trigger; drawing the queue at
@@ -194,7 +224,8 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
                 key=lambda key: state.queues[key].serial,
             )
             node, name = targets[pick % len(targets)] if targets else self.queue(pick)
-            self.run(Attach(consumer, node, name, consumer_filter, self.fqqn_address((node, name), by_fqqn)))
+            self.run(Attach(consumer, node, name, consumer_filter, self.fqqn_address((node, name), by_fqqn),
+                            *self.consumer_kind(pull, manual_ack)))
 
         if wide:
             @issues("attach")
@@ -212,6 +243,89 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             """Close ``consumer``, or the first open one when it is not open."""
             open_ones = self.lockstep.state.consumers
             self.run(Close(consumer if consumer in open_ones or not open_ones else min(open_ones)))
+
+        def fresh_consumer(self) -> str | None:
+            """A consumer name of the alphabet that is not open, or None when all are."""
+            names = WIDE_CONSUMER_NAMES if wide else ("c1", "c2", "c3", "c4")
+            return next((name for name in names if name not in self.lockstep.state.consumers), None)
+
+        def waiting_queue(self, pick: int) -> tuple[str, str]:
+            """A queue in which messages wait, or any queue (:meth:`queue`) when none has any."""
+            state = self.lockstep.state
+            keys = sorted((key for key, queue in state.queues.items() if queue.pending),
+                          key=lambda key: state.queues[key].serial)
+            return keys[pick % len(keys)] if keys else self.queue(pick)
+
+        @issues("attach", "send")
+        @rule(pick=PICK, count=d.integers(1, 3), color=colours)
+        def hold_messages(self, pick: int, count: int, color: str | None) -> None:
+            """A consumer whose client acknowledges later takes messages and holds them (LB-ACK): an open one, or a
+            new one on a queue where messages wait (it takes them at once), then a few sends to its queue's
+            address from its node."""
+            if "ack" in self.excluded:
+                return
+            state = self.lockstep.state
+            keeping = sorted(name for name, c in state.consumers.items() if c.manual_ack and not c.pull)
+            fresh = self.fresh_consumer()
+            if keeping and (fresh is None or pick % 2):
+                consumer = state.consumers[keeping[pick % len(keeping)]]
+                node, name = consumer.node, consumer.queue
+            elif fresh is not None:
+                node, name = self.waiting_queue(pick)
+                self.run(Attach(fresh, node, name, manual_ack=True))
+            else:
+                return
+            queue = self.lockstep.state.queues.get((node, name))
+            for _ in range(count if queue is not None else 0):
+                self.run(Send(node, queue.address if queue is not None else "a1", None, color))
+
+        @issues("close")
+        @rule(pick=PICK)
+        def close_holding(self, pick: int) -> None:
+            """Close a consumer that holds messages unacknowledged, so they go back to its queue
+            (LB-CLOSE-RETURNS); a plain close when none holds any."""
+            consumers = self.lockstep.state.consumers
+            holding = sorted(name for name, c in consumers.items() if c.held) or sorted(consumers)
+            if holding:
+                self.run(Close(holding[pick % len(holding)]))
+
+        @issues("receive")
+        @rule(pick=PICK, anyone=d.pick(False, False, False, True), manual_ack=MANUAL_ACK)
+        def receive(self, pick: int, anyone: bool, manual_ack: bool) -> None:
+            """A consumer of window 0 receives (LB-PULL): an open one, else a new one attached (``manual_ack`` or
+            not) on a queue where messages wait; now and then any open consumer, which a consumer that is pushed
+            to refuses (NOT_PULLING)."""
+            consumers = self.lockstep.state.consumers
+            if anyone:
+                names = sorted(consumers)
+                self.run(Receive(names[pick % len(names)] if names else "c1"))
+                return
+            pulling = sorted(name for name, c in consumers.items() if c.pull)
+            fresh = self.fresh_consumer()
+            if not pulling and fresh is not None:
+                node, name = self.waiting_queue(pick)
+                self.run(Attach(fresh, node, name, pull=True, manual_ack=self.consumer_kind(True, manual_ack)[1]))
+                pulling = [fresh] if fresh in self.lockstep.state.consumers else []
+            self.run(Receive(pulling[pick % len(pulling)] if pulling else "c1"))
+
+        @issues("ack")
+        @rule(pick=PICK, which=ACKED)
+        def ack(self, pick: int, which: int) -> None:
+            """A consumer acknowledges (LB-ACK): one that holds messages when there is one, up to a message it
+            holds, or all of it, or (``which`` 7) the last message issued, which it seldom holds (NOT_DELIVERED)."""
+            state = self.lockstep.state
+            holding = sorted(name for name, c in state.consumers.items() if c.held)
+            names = holding or sorted(state.consumers)
+            name = names[pick % len(names)] if names else "c1"
+            consumer = state.consumers.get(name)
+            held = [m.id for m in consumer.held] if consumer is not None else []
+            if which == 7 or not held:
+                message: int | None = state.next_message - 1 if which == 7 else None
+            elif which >= 5:
+                message = None
+            else:
+                message = held[which * (len(held) - 1) // 4]
+            self.run(Ack(name, message))
 
         @issues("pause", "resume")
         @rule(consumer=consumers, resume=d.booleans())

@@ -16,7 +16,8 @@ the rules allow, one step at a time, and never take turns over a run
 strict judging catches them at once, permissive judging by its fairness
 check (``brokerspec.check.fairness``, LB-FAIR-TURNS). One is wrong only in
 what a queue query reports, which nothing else shows; one lets a disabled
-queue keep what routing brings it.
+queue keep what routing brings it; one loses what a closing consumer held
+unacknowledged.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import TypeVar
 
 from brokerspec.planted.registry import ALL, PlantedBug
 
-from brokerspec.impl.balancing import FastBalancingBroker, QueueRecord, Waiting, choose_from_bits_on
+from brokerspec.impl.balancing import ConsumerRecord, FastBalancingBroker, QueueRecord, Waiting, choose_from_bits_on
 from brokerspec.impl.balancing.wildcards import WildcardIndex
 from brokerspec.spec import Profile
 from brokerspec.spec.profiles import SendAutoCreate
@@ -279,6 +280,18 @@ class RemoteBindingsSuffice(FastBalancingBroker):
         self._send_auto_create = SendAutoCreate.WITHOUT_BINDINGS
 
 
+class UnackedDeliveryNotReturned(FastBalancingBroker):
+    """A closing consumer's unacknowledged messages are dropped, not given back to its queue (against
+    LB-CLOSE-RETURNS: ``ServerConsumerImpl.close`` cancels them back, ``cancelRefs``).
+
+    They vanish without an event, so the queue's other consumers never see them, nothing redistributes them,
+    and a queue query counts them no more.
+    """
+
+    def _return_held(self, queue: QueueRecord, consumer: ConsumerRecord, events: list[Event]) -> None:
+        consumer.held = []
+
+
 # --- the registry ---------------------------------------------------------------------------
 
 
@@ -325,4 +338,7 @@ PLANTED: tuple[PlantedBug, ...] = (
                "among them"),
     PlantedBug("remote-only-anycast-send-balanced", RemoteBindingsSuffice, ("artemis-latest",), None,
                "the mistake is in whether a send may be routed at all, before choose_from_bits chooses"),
+    PlantedBug("unacked-delivery-not-returned-on-close", UnackedDeliveryNotReturned, ALL, None,
+               "the mistake is in what a consumer's close does with the messages it holds; choose_from_bits covers "
+               "only first routing's choice"),
 )
