@@ -416,7 +416,7 @@ RESTARTS: tuple[Case, ...] = (
         profiles=("artemis-latest",),
     ),
     Case(
-        name="duplicates/queue-made-again-gets-nothing-of-a-transaction-sent-before",
+        name="duplicates/xa-queue-made-again-gets-nothing-of-a-transaction-sent-before",
         summary="A message sent inside a transaction goes to the queue object of the send: deleted and made again "
                 "under the same name before the commit, or before the second phase across a restart, the queue "
                 "gets nothing of it.",
