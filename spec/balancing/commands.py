@@ -91,6 +91,10 @@ class Attach:
     ``pull``: the consumer has window 0 and takes a message only when it receives (LB-PULL); otherwise messages
     are pushed to it as they come (window -1). ``manual_ack``: it holds what it takes until it acknowledges
     (LB-ACK); otherwise each message is acknowledged as it is delivered.
+
+    ``transacted``: the consumer's session is transacted, and the session is named like the consumer: its
+    acknowledgements wait in the session's transaction until a :class:`Commit` (LB-TX-ACK), and sends may join
+    that transaction (``Send.tx``).
     """
 
     op: ClassVar[str] = "attach"
@@ -101,6 +105,7 @@ class Attach:
     fqqn_address: str | None = None
     pull: bool = False
     manual_ack: bool = False
+    transacted: bool = False
 
     def __post_init__(self) -> None:
         _check_filter(self.filter, "filter")
@@ -160,6 +165,10 @@ class Send:
 
     ``routing_type`` is the message's routing-type property (None: unset);
     ``color`` is what filters test; ``grouped`` gives it a group ID.
+
+    ``tx`` names the transacted session the send belongs to: a transacted consumer's, or a producer session on
+    ``node`` that the first send naming it opens. Routing is decided at the send; the message reaches its
+    queues at the session's :class:`Commit`, and never after a :class:`Rollback` (LB-TX-SEND).
     """
 
     op: ClassVar[str] = "send"
@@ -169,6 +178,27 @@ class Send:
     color: str | None = None
     grouped: bool = False
     fqqn_queue: str | None = None
+    tx: str | None = None
+
+
+@dataclass(frozen=True)
+class Commit:
+    """Session ``session`` commits: its sends reach their queues, its acknowledgements become final (LB-TX-COMMIT).
+
+    ``session`` is a producer session a transacted send opened, or a transacted consumer (its own session).
+    """
+
+    op: ClassVar[str] = "commit"
+    session: str
+
+
+@dataclass(frozen=True)
+class Rollback:
+    """Session ``session`` rolls back: its sends are discarded, and what its consumer acknowledged or holds goes
+    back to the queue (LB-TX-ROLLBACK)."""
+
+    op: ClassVar[str] = "rollback"
+    session: str
 
 
 @dataclass(frozen=True)
@@ -236,7 +266,7 @@ class QueryQueue:
 
 
 BalancingCommand = Union[AddNode, CreateQueue, DeleteQueue, Attach, Close, Pause, Resume, Send, Configure, SetLink,
-                         Tick, QueryQueue, UpdateQueue, SetPrefix, Receive, Ack]
+                         Tick, QueryQueue, UpdateQueue, SetPrefix, Receive, Ack, Commit, Rollback]
 COMMAND_TYPES: tuple[type[BalancingCommand], ...] = (AddNode, CreateQueue, DeleteQueue, Attach, Close, Pause, Resume,
                                                      Send, Configure, SetLink, Tick, QueryQueue, UpdateQueue,
-                                                     SetPrefix, Receive, Ack)
+                                                     SetPrefix, Receive, Ack, Commit, Rollback)

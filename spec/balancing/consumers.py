@@ -24,10 +24,11 @@ from __future__ import annotations
 from ..frozen import replace
 from ..profiles import ReturnOrder
 from .commands import Ack, Attach, Close, Pause, Receive, Resume
-from .model import Consumer, Message, matches
+from .model import Consumer, Message, Session, matches
 from .outcomes import BalancingOutcome, Delivered, Done, Refusal, Refused, Returned
 from .queues import add_redistributor, hand_over, purge, reland_waiting
 from .step import Step
+from .transactions import give_back
 
 
 def process_attach(step: Step, command: Attach) -> BalancingOutcome:
@@ -40,9 +41,13 @@ def process_attach(step: Step, command: Attach) -> BalancingOutcome:
         return Refused(Refusal.QUEUE_NOT_FOUND, rule="LB-QUEUE-PER-NODE")
     if command.consumer in state.consumers:
         return Refused(Refusal.CONSUMER_EXISTS, rule="LB-CONSUMERS")
+    if command.consumer in state.sessions:
+        return Refused(Refusal.SESSION_EXISTS, rule="LB-TX-SEND")
     consumer = Consumer(command.consumer, command.node, command.queue, command.filter, pull=command.pull,
-                        manual_ack=command.manual_ack)
+                        manual_ack=command.manual_ack, transacted=command.transacted)
     step.update(consumers=state.consumers.set(consumer.name, consumer))
+    if command.transacted:
+        step.update(sessions=step.state.sessions.set(consumer.name, Session(command.node)))
     step.put_queue(replace(queue, consumers=(*queue.consumers, consumer.name), redistributor=None,
                                        unmatched=False))
     reland_waiting(step, key)
@@ -57,7 +62,9 @@ def process_attach(step: Step, command: Attach) -> BalancingOutcome:
 
 
 def process_close(step: Step, command: Close) -> BalancingOutcome:
-    """Close a consumer: what it holds goes back to its queue first, then it leaves (LB-CLOSE-RETURNS).
+    """Close a consumer: what it holds goes back to its queue first, then it leaves (LB-CLOSE-RETURNS); a
+    transacted consumer's session then closes, which rolls its transaction back (LB-TX-ROLLBACK): the core
+    client closes a session's consumers before the session (``ClientSessionImpl.closeChildren``).
 
     ``ServerConsumerImpl.close`` cancels the held messages (``cancelRefs``) and then removes the consumer
     (2.31.0 on, ARTEMIS-4410), so a purge-on-no-consumers queue drops them with the rest; 2.11 removed it
@@ -82,6 +89,11 @@ def process_close(step: Step, command: Close) -> BalancingOutcome:
         purge(step, key)
     if not remaining:
         add_redistributor(step, (consumer.node, queue.routing_name))
+    if consumer.transacted:  # then the session closes, rolling its transaction back (ServerSessionImpl.doClose)
+        step.update(sessions=step.state.sessions.remove(consumer.name))
+        if consumer.acked:
+            spent = give_back(step, consumer, consumer.acked, ())
+            return Done(rule="LB-TX-MAX-DELIVERY" if spent else "LB-TX-ROLLBACK")
     return Done(rule="LB-CLOSE-RETURNS" if consumer.held else "LB-CONSUMERS")
 
 
@@ -132,7 +144,8 @@ def process_receive(step: Step, command: Receive) -> BalancingOutcome:
 
 
 def process_ack(step: Step, command: Ack) -> BalancingOutcome:
-    """Acknowledge what a consumer holds, up to and including ``message`` or all of it (LB-ACK)."""
+    """Acknowledge what a consumer holds, up to and including ``message`` or all of it (LB-ACK); a transacted
+    consumer's acknowledgements wait in its transaction (LB-TX-ACK)."""
     consumer = step.state.consumers.get(command.consumer)
     if consumer is None:
         return Refused(Refusal.CONSUMER_NOT_FOUND, rule="LB-CONSUMERS")
@@ -143,8 +156,9 @@ def process_ack(step: Step, command: Ack) -> BalancingOutcome:
         kept = consumer.held[ids.index(command.message) + 1:]
     else:
         return Refused(Refusal.NOT_DELIVERED, rule="LB-ACK")
-    step.update(consumers=step.state.consumers.set(consumer.name, replace(consumer, held=kept)))
-    return Done(rule="LB-ACK")
+    acked = (*consumer.acked, *consumer.held[:len(consumer.held) - len(kept)]) if consumer.transacted else ()
+    step.update(consumers=step.state.consumers.set(consumer.name, replace(consumer, held=kept, acked=acked)))
+    return Done(rule="LB-TX-ACK" if consumer.transacted else "LB-ACK")
 
 
 def process_resume(step: Step, command: Resume) -> BalancingOutcome:

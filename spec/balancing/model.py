@@ -60,6 +60,9 @@ class Message:
     ``fqqn_queue`` is set when it was sent to ``address::fqqn_queue``;
     ``routing_type`` is the message's routing-type property (None: unset);
     ``color`` is what filters test; ``grouped`` says it carries a group ID.
+    ``deliveries`` counts the deliveries of it in this queue that a rollback undid after they were acknowledged
+    (the reference's delivery count, ``MessageReference.getDeliveryCount``; LB-TX-MAX-DELIVERY); a
+    redistributed copy starts again at 0.
     """
 
     id: int
@@ -68,6 +71,7 @@ class Message:
     color: str | None = None
     grouped: bool = False
     fqqn_queue: str | None = None
+    deliveries: int = 0
 
 
 @dataclass(frozen=True)
@@ -138,7 +142,9 @@ class Consumer:
 
     ``pull`` is a consumer with window 0 (``consumerWindowSize=0``): it takes a message only when it receives
     (LB-PULL). ``manual_ack`` is a consumer whose client acknowledges later: what it takes it ``held``s, in
-    delivery order, until an acknowledgement or its close (LB-ACK, LB-CLOSE-RETURNS).
+    delivery order, until an acknowledgement or its close (LB-ACK, LB-CLOSE-RETURNS). ``transacted``: its
+    session is transacted, so what it acknowledges waits in ``acked`` until the session commits or rolls back
+    (LB-TX-ACK).
     """
 
     name: str
@@ -149,6 +155,31 @@ class Consumer:
     pull: bool = False
     manual_ack: bool = False
     held: tuple[Message, ...] = ()
+    transacted: bool = False
+    acked: tuple[Message, ...] = ()
+
+
+@dataclass(frozen=True)
+class PendingSend:
+    """A transacted send: ``message`` routed to ``queues`` (in landing order) when it was sent (LB-TX-SEND)."""
+
+    message: Message
+    queues: tuple[QueueKey, ...]
+
+
+@dataclass(frozen=True)
+class Session:
+    """A transacted session on ``node``: a producer session, or a transacted consumer's (named like it), and the
+    sends its open transaction holds."""
+
+    node: str
+    sends: tuple[PendingSend, ...] = ()
+
+
+MAX_DELIVERY_ATTEMPTS = 10
+"""``max-delivery-attempts`` of every address (``AddressSettings.DEFAULT_MAX_DELIVERY_ATTEMPTS``): a message
+whose delivery count reaches it when a rollback returns it is dropped, there being no dead-letter address
+(``QueueImpl.checkRedelivery``; LB-TX-MAX-DELIVERY)."""
 
 
 QueueKey = tuple[str, str]
@@ -176,6 +207,8 @@ class BalancingState:
     binding (:func:`lb_type_on`, LB-TYPE-ADOPTED)."""
     prefixes: FrozenMap[str, RoutingType] = field(default_factory=FrozenMap)
     """The acceptor routing-type prefixes, the same on every node (LB-PREFIX)."""
+    sessions: FrozenMap[str, Session] = field(default_factory=FrozenMap)
+    """The transacted sessions by name: producer sessions and transacted consumers' (LB-TX-SEND, LB-TX-ACK)."""
     clock: int = 0
     next_message: int = 1
     next_serial: int = 1
@@ -334,9 +367,24 @@ def invariant_violations(state: BalancingState) -> list[str]:
             problems.append(f"consumer {name} is not listed by queue {consumer.queue} on {consumer.node}")
         if consumer.held and not consumer.manual_ack:
             problems.append(f"consumer {name} holds messages but acknowledges each as it takes it")
-        held = [m.id for m in consumer.held]
+        if consumer.acked and not consumer.transacted:
+            problems.append(f"consumer {name} keeps acknowledgements in a transaction it does not have")
+        if consumer.transacted != (name in state.sessions):
+            problems.append(f"consumer {name} and the session named like it disagree about its transaction")
+        held = [m.id for m in (*consumer.held, *consumer.acked)]
         if len(set(held)) != len(held) or (owner is not None and set(held) & {m.id for m in owner.pending}):
             problems.append(f"consumer {name} holds a message twice, or one that also waits in its queue")
+    for name, session in state.sessions.items():
+        if session.node not in state.nodes:
+            problems.append(f"session {name} is on unknown node {session.node}")
+        consumer = state.consumers.get(name)
+        if consumer is not None and consumer.node != session.node:
+            problems.append(f"session {name} is on {session.node}, its consumer on {consumer.node}")
+        for pending in session.sends:
+            if pending.message.id >= state.next_message:
+                problems.append(f"session {name} holds message {pending.message.id}, which was never issued")
+            if any(key not in state.queues for key in pending.queues):
+                problems.append(f"session {name} holds message {pending.message.id} for a queue that is gone")
     for node, address, routing_name in state.positions:
         if not get_group(state, address, routing_name):
             problems.append(f"a position is kept for the empty group {routing_name} of {address} on {node}")

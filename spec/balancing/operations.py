@@ -58,10 +58,12 @@ from .commands import (
     CreateQueue,
     DeleteQueue,
     Ack,
+    Commit,
     Pause,
     QueryQueue,
     Receive,
     Resume,
+    Rollback,
     Send,
     SetLink,
     SetPrefix,
@@ -98,6 +100,7 @@ from .outcomes import (
 )
 from .consumers import process_ack, process_attach, process_close, process_pause, process_receive, process_resume
 from .queues import add_redistributor, land
+from .transactions import forget_queue, hold_send, open_session, process_commit, process_rollback
 from .step import STRICT, Chooser, Step
 from .wildcards import binds, is_wild
 
@@ -127,8 +130,13 @@ def is_eligible(state: BalancingState, node: str, queue: QueueState, message: Me
     return matches(queue.filter, message)
 
 
-def route(step: Step, node: str, message: Message) -> tuple[RoutingStatus, str]:
-    """Route a new message from ``node``; return its status and the deciding rule."""
+def route(step: Step, node: str, message: Message, tx: str | None = None) -> tuple[RoutingStatus, str]:
+    """Route a new message from ``node``; return its status and the deciding rule.
+
+    In a transaction (``tx``) the bindings are chosen and the positions move now, but the message waits in the
+    session for its commit (LB-TX-SEND): a local queue that drops it does so now, a remote binding counts as
+    routed (the remote queue decides when the message arrives, after the commit).
+    """
     state = step.state
     bindings = get_bindings(state, message.address)
     if not bindings:
@@ -162,7 +170,12 @@ def route(step: Step, node: str, message: Message) -> tuple[RoutingStatus, str]:
         rule = "LB-ROUND-ROBIN"
     # a remote binding counts as routed whatever the remote queue then does: the message went into the local
     # store-and-forward queue (RemoteQueueBindingImpl.route); a local queue that drops it adds nothing
-    accepted = [key for key in sorted(landed) if land(step, key, message) or key[0] != node]
+    if tx is not None:
+        accepted = [key for key in sorted(landed) if key[0] != node or not step.state.queues[key].drops]
+        if accepted:
+            hold_send(step, tx, message, tuple(accepted))
+    else:
+        accepted = [key for key in sorted(landed) if land(step, key, message) or key[0] != node]
     if accepted:
         return RoutingStatus.OK, rule
     return RoutingStatus(state.options.unrouted_status.value), "LB-UNROUTED-STATUS"
@@ -215,7 +228,8 @@ def redistribute_one(step: Step, queue: QueueState, message: Message) -> bool:
     current = step.state.queues[(queue.node, queue.name)]
     step.put_queue(replace(current, pending=tuple(m for m in current.pending if m.id != message.id)))
     # before ARTEMIS-3223 the copy is addressed to its queue's address, a wildcard for a wildcard queue
-    copy = replace(message, id=step.new_message_id() if early_copy is None else early_copy, address=address)
+    copy = replace(message, id=step.new_message_id() if early_copy is None else early_copy, address=address,
+                   deliveries=0)  # a new reference: its delivery count starts again
     chosen = group[index]
     step.events.append(Redistributed(message.id, queue.node, queue.name, copy.id, chosen.node, chosen.name))
     land(step, (chosen.node, chosen.name), copy)
@@ -314,6 +328,7 @@ def _delete_queue(step: Step, command: DeleteQueue) -> BalancingOutcome:
     if queue.consumers:
         return Refused(Refusal.QUEUE_IN_USE, rule="LB-DELETE-QUEUE")
     step.events.extend(Dropped(m.id, queue.node, queue.name) for m in queue.pending)
+    forget_queue(step, key)
     state = step.state
     consumer_positions = FrozenMap((k, v) for k, v in state.consumer_positions.items() if k != key)
     step.update(queues=state.queues.remove(key), consumer_positions=consumer_positions)
@@ -359,9 +374,14 @@ def _send(step: Step, command: Send) -> BalancingOutcome:
     refusal = auto_create(step, command.node, address, routing_type)
     if refusal is not None:
         return refusal
+    if command.tx is not None:
+        refusal = open_session(step, command.tx, command.node)
+        if refusal is not None:
+            return refusal
     message = Message(step.new_message_id(), address, routing_type, command.color, command.grouped, fqqn_queue)
-    status, rule = route(step, command.node, message)
-    return Sent(message.id, status, rule=rule)
+    status, rule = route(step, command.node, message, command.tx)
+    return Sent(message.id, status, rule="LB-TX-SEND" if command.tx is not None and rule == "LB-ROUND-ROBIN"
+                else rule)
 
 
 def auto_create(step: Step, node: str, address: str, routing_type: RoutingType | None) -> Refused | None:
@@ -455,7 +475,8 @@ def _query_queue(step: Step, command: QueryQueue) -> BalancingOutcome:
     queue = step.state.queues.get((command.node, command.queue))
     if queue is None:
         return QueueQueried(False, rule="LB-QUERY-QUEUE")
-    held = sum(len(step.state.consumers[name].held) for name in queue.consumers)
+    held = sum(len(step.state.consumers[name].held) + len(step.state.consumers[name].acked)
+               for name in queue.consumers)
     return QueueQueried(True, queue.address, queue.routing_type, queue.configured_filter, len(queue.pending) + held,
                         len(queue.consumers), queue.enabled, queue.purge_on_no_consumers, rule="LB-QUERY-QUEUE")
 
@@ -470,6 +491,8 @@ TRANSITIONS: dict[type, Operation] = {
     Resume: process_resume,
     Receive: process_receive,
     Ack: process_ack,
+    Commit: process_commit,
+    Rollback: process_rollback,
     Send: _send,
     Configure: _configure,
     SetLink: _set_link,

@@ -57,6 +57,14 @@ class Refusal(Enum):
     NOT_DELIVERED = "NOT_DELIVERED"
     """An acknowledgement of a message the consumer does not hold (``ServerConsumerImpl.acknowledge`` throws
     ActiveMQIllegalStateException; LB-ACK)."""
+    NOT_TRANSACTED = "NOT_TRANSACTED"
+    """A commit, a rollback or a transacted send naming a consumer whose session is not transacted (LB-TX-SEND)."""
+    SESSION_NOT_FOUND = "SESSION_NOT_FOUND"
+    """A commit or a rollback of a session no transacted send or consumer opened (LB-TX-COMMIT)."""
+    SESSION_EXISTS = "SESSION_EXISTS"
+    """An attach under the name of a producer session: sessions and consumers share one set of names."""
+    SESSION_ON_OTHER_NODE = "SESSION_ON_OTHER_NODE"
+    """A transacted send on a node other than its session's: a session is connected to one node (LB-TX-SEND)."""
     BAD_VALUE = "BAD_VALUE"
     """A tick count below 1, or a link from a node to itself. (A redistribution delay below -1 is no bad
     value: Artemis takes any long and redistributes at once for every delay but -1 that is not positive.)"""
@@ -98,7 +106,8 @@ class Dropped:
 
 @dataclass(frozen=True)
 class Returned:
-    """Message ``message``, held unacknowledged by a consumer that closed, is back in ``queue`` on ``node``."""
+    """Message ``message``, held by a consumer that closed, or acknowledged or held in a transaction that rolled
+    back, is back in ``queue`` on ``node`` (LB-CLOSE-RETURNS, LB-TX-ROLLBACK)."""
 
     kind: ClassVar[str] = "returned"
     message: int

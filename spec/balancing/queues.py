@@ -48,11 +48,14 @@ def land(step: Step, key: QueueKey, message: Message, routed: bool = True) -> bo
 
 
 def hand_over(step: Step, name: str, message: Message) -> None:
-    """Consumer ``name`` takes ``message``: acknowledged at once, or held until its client acknowledges (LB-ACK)."""
+    """Consumer ``name`` takes ``message``: acknowledged at once, or held until its client acknowledges (LB-ACK);
+    a transacted consumer's acknowledgement waits in its transaction (LB-TX-ACK)."""
     consumer = step.state.consumers[name]
     if consumer.manual_ack:
         held = replace(consumer, held=(*consumer.held, message))
         step.update(consumers=step.state.consumers.set(name, held))
+    elif consumer.transacted:
+        step.update(consumers=step.state.consumers.set(name, replace(consumer, acked=(*consumer.acked, message))))
 
 
 def add_redistributor(step: Step, key: QueueKey) -> None:

@@ -104,6 +104,37 @@ RULES: dict[str, Rule] = {
              "ServerConsumerImpl.close, cancelRefs; QueueImpl.addHead (2.11), addSorted (ARTEMIS-3093, ARTEMIS-4517); "
              "ARTEMIS-4410; MessageRedistributionTest.testRedistributionWhenConsumerIsClosed; "
              "JMSOrderTest.testReceiveSomeThenClose", ALL),
+        Rule("LB-TX-SEND", "A send in a transacted session is routed at the send: the bindings are chosen and the "
+             "round-robin positions move, a local queue that drops messages drops it, but it reaches its queues only "
+             "when the session commits. A session is on one node; sessions and consumers share their names.",
+             "PostOfficeImpl.route and processRoute (the references join the transaction); BindingsImpl.route "
+             "(the position moves at the send); ServerSessionImpl.send; "
+             "TransactionalSendTest.testSendWithCommit", ALL),
+        Rule("LB-TX-COMMIT", "A commit delivers the session's sends in order, each to the queues routing chose for it "
+             "(a queue deleted since takes its message with it, one made again under the name gets nothing, a "
+             "remote queue that now drops messages drops it), and makes its acknowledgements final. A commit or a "
+             "rollback of a session nothing opened, or of a consumer that is not transacted, is refused.",
+             "AddOperation.afterCommit (QueueImpl.addTail of the routed references); RefsOperation.afterCommit; "
+             "ServerSessionImpl.commit; TransactionalSendTest.testSendWithCommit", ALL),
+        Rule("LB-TX-ACK", "A transacted consumer's acknowledgements wait in its session's transaction: what it "
+             "acknowledged (at once, or when its client acknowledges) leaves its hands but still counts in its "
+             "queue until the commit.",
+             "ServerConsumerImpl.acknowledge(tx, ...); QueueImpl.acknowledge(tx, ref) (a RefsOperation); "
+             "QueueImpl.getDeliveringCount", ALL),
+        Rule("LB-TX-ROLLBACK", "A rollback discards the session's sends without giving back round-robin positions, "
+             "and returns what its consumer acknowledged, then what it holds, to the queue as a close returns "
+             "messages (a purge-on-no-consumers queue without consumers drops them); the consumer stays and its "
+             "queue offers them again. Closing a transacted consumer returns what it holds, then rolls its "
+             "session back, whose returns then redistribute when the queue has no consumer left.",
+             "ServerSessionImpl.rollback, doRollback, doClose; RefsOperation.afterRollback; QueueImpl.postRollback "
+             "(addHead in 2.11, addSorted later); ClientSessionImpl.closeChildren; "
+             "JMSOrderTest.testReceiveSomeThenRollback; TransactionalSendTest.testSendWithRollback", ALL),
+        Rule("LB-TX-MAX-DELIVERY", "Each rollback of an acknowledged message uses up one delivery of it (a held one "
+             "none); a message whose deliveries reach max-delivery-attempts (10) is dropped when the rollback returns "
+             "it, there being no dead-letter address. A redistributed copy starts again at 0.",
+             "QueueImpl.checkRedelivery; ServerConsumerImpl.cancelRefs (decrementDeliveryCount of the unacknowledged); "
+             "AddressSettings.DEFAULT_MAX_DELIVERY_ATTEMPTS; RedeliveryConsumerTest.testDelivery; "
+             "DeadLetterAddressTest.testBasicSendWithDLAButNoBinding", ALL),
         Rule("LB-PURGE-ON-NO-CONSUMERS", "A purge-on-no-consumers queue without consumers is still chosen by routing but "
              "drops the message; when its last consumer closes, what waits in it is dropped before the close can "
              "give it a redistributor.",

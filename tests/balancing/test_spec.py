@@ -15,8 +15,11 @@ from hypothesis import strategies as st
 
 from brokerspec.spec import InvalidCommand, get_profile
 from brokerspec.spec.balancing import (
+    MAX_DELIVERY_ATTEMPTS,
     Ack,
+    Commit,
     Receive,
+    Rollback,
     RULES,
     STRUCTURAL,
     AddNode,
@@ -425,6 +428,8 @@ def test_every_outcome_rule_is_used() -> None:
             SetPrefix("p:", ANY), Send("n2", "a1", ANY), CreateQueue("n2", "a2", "a2", ANY),
             Attach("m", "n2", "a2", manual_ack=True, pull=True),
             Send("n2", "a2"), Receive("m"), Ack("m"), Send("n2", "a2"), Receive("m"), Close("m"),
+            Send("n2", "a2", tx="t"), Commit("t"), Attach("x", "n2", "a2", transacted=True), Ack("x"),
+            *[step for _ in range(MAX_DELIVERY_ATTEMPTS) for step in (Rollback("x"),)],
         ], profile)
         used.update(o.rule for o in outcomes)
     assert set(RULES) - STRUCTURAL <= set(used), set(RULES) - STRUCTURAL - set(used)
