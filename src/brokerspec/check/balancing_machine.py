@@ -25,6 +25,10 @@ that leaves ``ack`` out no consumer that acknowledges later: a SUT without
 those operations (the Artemis adapter, ``fuzz --exclude-op``) then still
 gets every other scenario.
 
+Transactions come from :class:`~.balancing_tx.TransactionRules`: sends in a
+session delivered at its commit, transacted consumers, commits, rollbacks
+and runs of rollbacks that spend a message's deliveries.
+
 Nodes, consumers and queues to act on are picked as a plain function of the
 state and an index drawn by Hypothesis, so almost every step does something
 and shrunk scripts stay free of refused no-ops.
@@ -56,6 +60,7 @@ from brokerspec.spec.balancing import (
     UpdateQueue,
 )
 
+from .balancing_tx import TransactionRules
 from .domains import BALANCING
 from . import draws as d
 from .engine import initialize, issues, rule
@@ -105,7 +110,7 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
     delays = WIDE_DELAYS if wide else DELAYS
     initial_queues = 6 if wide else 3
 
-    class BalancingLockstep(OpsMachine):
+    class BalancingLockstep(TransactionRules, OpsMachine):
         """Spec and subjects in lockstep over a small cluster."""
 
         def __init__(self) -> None:
