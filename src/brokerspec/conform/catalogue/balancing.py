@@ -84,7 +84,7 @@ from brokerspec.spec.balancing import (
     Tick,
 )
 
-from . import Case, balancing_addresses, balancing_consumers, balancing_sends, queries
+from . import Case, balancing_addresses, balancing_consumers, balancing_sends, balancing_tx, queries
 
 SEED = "seed 003 (003_df6d5e31f642e5ae.txt)"
 """How a case cites the seed document that walks through Artemis 2.11.0 load balancing."""
@@ -1207,5 +1207,6 @@ CASES: tuple[Case, ...] = (*MODEL_CASES, *TYPE_CASES, *CHOICE_CASES, *STATUS_CAS
                           *balancing_addresses.WILDCARDS, *balancing_addresses.FQQN_CONSUMERS,
                           *balancing_addresses.PREFIXES, *balancing_addresses.PER_NODE,
                           *balancing_addresses.UPDATES, *balancing_addresses.TYPE_ADOPTION,
-                          *balancing_sends.AUTO_CREATE, *balancing_consumers.CONSUMERS)
+                          *balancing_sends.AUTO_CREATE, *balancing_consumers.CONSUMERS,
+                          *balancing_tx.TRANSACTIONS)
 """Every load-balancing case, grouped by topic."""
