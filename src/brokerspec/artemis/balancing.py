@@ -17,12 +17,14 @@ have). Everything else is asked of the broker:
   the spec's QUEUE_EXISTS.
 * ``delete_queue``: ``destroyQueue`` without removing consumers; AMQ229017
   is QUEUE_NOT_FOUND, AMQ229025 (consumers present) QUEUE_IN_USE.
-* ``attach``, ``close``, ``pause``, ``resume``: a core consumer on its own
-  session with a message listener that acknowledges; pause and resume stop
-  and start that session (the consumer stays registered, so it still counts
-  for routing, as the spec says). A consumer of window 0 or one that
-  acknowledges later, and so ``receive`` and ``ack``, are not expressible
-  yet (:data:`NO_PULL_OR_LATE_ACK`).
+* ``attach``, ``close``, ``pause``, ``resume``, ``receive``, ``ack``
+  (:mod:`.consumers`): a core consumer on its own session, pushed to through
+  a message listener or, with window 0, pulling one message per
+  ``receiveImmediate``; it acknowledges each message at once, or holds it
+  until ``ack`` acknowledges it (cumulatively, as the broker does), and a
+  close gives back what it holds. Pause and resume stop and start its
+  session (the consumer stays registered, so it still counts for routing,
+  as the spec says).
 * ``send``: a core message tagged for the probe, with the property
   ``color`` and, when grouped, a group ID of its own; the status is the
   one the probe saw the session's send return.
@@ -87,6 +89,7 @@ from brokerspec.spec.balancing import (
 from brokerspec.spec.balancing.wildcards import is_wild
 
 from .cluster import ArtemisCluster, Snapshot
+from .consumers import ConsumerInfo, ConsumerSteps, color_filter, now_held
 from .driver import CallFailed
 from .outcomes import NotExpressible, UnexpectedRefusal
 from .placement import Instance, Place, Primary, QueueKey, first_landings, reconcile
@@ -103,13 +106,6 @@ WILD_SEND = (
     "does not model that")
 """Why such a send is not expressible (docs/load-balancing.md, what the spec simplifies)."""
 
-NO_PULL_OR_LATE_ACK = (
-    "consumers of window 0 and consumers that acknowledge later (LB-PULL, LB-ACK, LB-CLOSE-RETURNS): the adapter "
-    "attaches every consumer with a message listener that acknowledges each message as it arrives, and has no "
-    "receive or acknowledgement of its own yet")
-"""Why ``receive``, ``ack`` and an ``attach`` with ``pull`` or ``manual_ack`` are not expressible."""
-
-
 @dataclass
 class QueueInfo:
     """A queue the case created: its address, routing name and creation order."""
@@ -117,20 +113,6 @@ class QueueInfo:
     address: str
     routing_name: str
     serial: int
-
-
-@dataclass
-class ConsumerInfo:
-    """A consumer of the case: its broker-side ID and session, and its queue."""
-
-    real: str
-    session: str
-    key: QueueKey
-
-
-def color_filter(color: str | None) -> str | None:
-    """The filter expression for a spec filter (a colour), or None."""
-    return None if color is None else "color = '" + color.replace("'", "''") + "'"
 
 
 def has_queue_enabled(version: str) -> bool:
@@ -162,7 +144,7 @@ def colour_of(expression: str | None) -> str | None:
     return expression[len(start):-len(end)].replace("''", "'")
 
 
-class BalancingAdapter:
+class BalancingAdapter(ConsumerSteps):
     """The load-balancing domain on ``cluster``."""
 
     def __init__(self, cluster: ArtemisCluster) -> None:
@@ -174,6 +156,7 @@ class BalancingAdapter:
         self.purging: set[QueueKey] = set()
         """The queues made or updated purge-on-no-consumers."""
         self.consumers: dict[str, ConsumerInfo] = {}
+        self.held: dict[str, tuple[Instance, ...]] = {}
         self.waiting: dict[QueueKey, tuple[Instance, ...]] = {}
         self.lb_types: dict[str, LbType] = {}
         self.node_lb_types: dict[tuple[str, str], LbType] = {}
@@ -224,7 +207,7 @@ class BalancingAdapter:
             self._quietly("close_session", id=consumer.session)
         for session in self.sessions:
             self._quietly("close_session", id=session)
-        self.consumers, self.sessions = {}, set()
+        self.consumers, self.sessions, self.held = {}, set(), {}
         self.cluster.driver.call("deliveries")
 
     def _quietly(self, command: str, **fields: Any) -> None:
@@ -243,7 +226,7 @@ class BalancingAdapter:
             AddNode: self.add_node, CreateQueue: self.create_queue, DeleteQueue: self.delete_queue,
             Attach: self.attach, Close: self.close, Pause: self.pause, Resume: self.resume, Send: self.send,
             Configure: self.configure, SetLink: self.set_link, SetPrefix: self.set_prefix, Tick: self.tick, QueryQueue: self.query_queue,
-            UpdateQueue: self.update_queue, Receive: self.not_expressible, Ack: self.not_expressible,
+            UpdateQueue: self.update_queue, Receive: self.receive, Ack: self.ack,
         }
         start = time.monotonic()
         outcome = handlers[type(command)](command)
@@ -265,7 +248,7 @@ class BalancingAdapter:
 
     def step_events(self, primary: Primary = Primary(), landings: tuple[Instance, ...] = ()) -> tuple[Any, ...]:
         """Settle, then tell where every message went; the adapter's picture moves on."""
-        snapshot, deliveries = self.cluster.settle(self.expected_remotes(), OURS)
+        snapshot, deliveries = self.cluster.settle(self.expected_remotes(), OURS, self.holding)
         records = {name: self.cluster.events(name) for name in self.cluster.names}
         return self.account(snapshot, deliveries, primary, landings, records)
 
@@ -312,6 +295,7 @@ class BalancingAdapter:
                 + ": the message is lost (a copy whose routing type the target queue lacks is dropped, "
                 "LocalQueueBinding.route)") from None
         self.waiting, self.next_id = result.waiting, result.next_id
+        self.held = now_held(self.held, result.taken, self.consumers)
         return result.events
 
     # --- operations ------------------------------------------------------------------------------
@@ -470,60 +454,6 @@ class BalancingAdapter:
         self.purging.discard(key)
         return Done(self.step_events(Primary("drop", key)))
 
-    def not_expressible(self, command: Receive | Ack) -> Outcome:
-        """``receive`` and ``ack``: not expressible yet (:data:`NO_PULL_OR_LATE_ACK`)."""
-        raise NotExpressible(NO_PULL_OR_LATE_ACK)
-
-    def attach(self, command: Attach) -> Outcome:
-        if command.pull or command.manual_ack:
-            raise NotExpressible(NO_PULL_OR_LATE_ACK)
-        if command.node not in self.nodes:
-            return Refused(Refusal.UNKNOWN_NODE)
-        key = (command.node, command.queue)
-        node = self.cluster.nodes[command.node]
-        if command.consumer in self.consumers:
-            exists = node.call("queue_query", name=self.real(command.queue))["exists"]
-            return Refused(Refusal.CONSUMER_EXISTS if exists else Refusal.QUEUE_NOT_FOUND)
-        real = f"{self.real(command.consumer)}@{len(self.sessions)}-{time.monotonic_ns() % 10**9}"
-        session = f"{real}-session"
-        node.call("session", id=session)
-        try:
-            queue = self.real(command.queue)
-            if command.fqqn_address is not None:  # the core client by FQQN: ServerSessionImpl.createConsumer
-                queue = f"{self.real(command.fqqn_address) if command.fqqn_address else ''}::{queue}"
-            node.driver.call("consumer", session=session, id=real, queue=queue,
-                             filter=color_filter(command.filter), listen=True)
-        except CallFailed as failure:
-            self._quietly("close_session", id=session)
-            if failure.has_type("QUEUE_DOES_NOT_EXIST"):
-                return Refused(Refusal.QUEUE_NOT_FOUND)
-            raise UnexpectedRefusal(str(failure)) from None
-        self.consumers[command.consumer] = ConsumerInfo(real, session, key)
-        return Done(self.step_events(Primary("offer", key)))
-
-    def close(self, command: Close) -> Outcome:
-        consumer = self.consumers.pop(command.consumer, None)
-        if consumer is None:
-            return Refused(Refusal.CONSUMER_NOT_FOUND)
-        self.cluster.driver.call("close_session", id=consumer.session)
-        if consumer.key in self.purging and not any(c.key == consumer.key for c in self.consumers.values()):
-            return Done(self.step_events(Primary("drop", consumer.key)))  # QueueManagerImpl.doIt purged it
-        return Done(self.step_events())
-
-    def pause(self, command: Pause) -> Outcome:
-        consumer = self.consumers.get(command.consumer)
-        if consumer is None:
-            return Refused(Refusal.CONSUMER_NOT_FOUND)
-        self.cluster.driver.call("stop_session", session=consumer.session)
-        return Done(self.step_events())
-
-    def resume(self, command: Resume) -> Outcome:
-        consumer = self.consumers.get(command.consumer)
-        if consumer is None:
-            return Refused(Refusal.CONSUMER_NOT_FOUND)
-        self.cluster.driver.call("start_session", session=consumer.session)
-        return Done(self.step_events(Primary("offer", consumer.key)))
-
     def send(self, command: Send) -> Outcome:
         if command.node not in self.nodes:
             return Refused(Refusal.UNKNOWN_NODE)
@@ -560,7 +490,7 @@ class BalancingAdapter:
             raise UnexpectedRefusal(str(failure)) from None
         if effective is RoutingType.ANYCAST and (command.node, plain) not in self.queues:
             self.note_auto_created(command.node, plain)
-        snapshot, deliveries = self.cluster.settle(self.expected_remotes(), OURS)
+        snapshot, deliveries = self.cluster.settle(self.expected_remotes(), OURS, self.holding)
         records = {name: self.cluster.events(name) for name in self.cluster.names}
         status = next((r["status"] for r in records[command.node] if r.get("tag") == tag and r["event"] == "send"),
                       None)

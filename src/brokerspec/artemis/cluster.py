@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -207,14 +208,18 @@ class ArtemisCluster:
                                                  bool(item["connected"]), int(item["sf"])))
         return Snapshot(tuple(queues), tuple(remotes))
 
-    def settle(self, expected: dict[tuple[str, str], int],
-               ours: re.Pattern[str]) -> tuple[Snapshot, list[dict[str, Any]]]:
+    def settle(self, expected: dict[tuple[str, str], int], ours: re.Pattern[str],
+               held: Callable[[Sequence[Mapping[str, Any]]], Mapping[tuple[str, str], int]] | None = None,
+               ) -> tuple[Snapshot, list[dict[str, Any]]]:
         """Wait until the cluster is at rest; the last snapshot and every delivery the driver saw meanwhile.
 
         At rest: the remote bindings whose names ``ours`` matches are exactly
         ``expected`` ((node, binding name) -> consumer count: every node has
         heard of every queue and consumer), nothing is in a store-and-forward
         queue or being delivered, and the snapshots have stayed the same for :data:`QUIET` seconds.
+        ``held`` tells, from the deliveries seen so far, how many messages the consumers of each queue ((node,
+        queue name) -> count) hold unacknowledged: a queue counts those as delivering for as long as they are
+        held (``QueueImpl.getDeliveringCount``), and its browse does not show them.
         """
         deliveries: list[dict[str, Any]] = []
         previous: Snapshot | None = None
@@ -226,10 +231,14 @@ class ArtemisCluster:
             fresh = self.driver.call("deliveries")["deliveries"]
             deliveries.extend(fresh)
             remotes = {(r.node, r.name): r.consumers for r in snapshot.remotes if ours.match(r.name)}
+            holding = held(deliveries) if held is not None else {}
+            busy = [f"{q.name} on {q.node} delivering {q.delivering}, held {holding.get((q.node, q.name), 0)}"
+                    for q in snapshot.queues if q.delivering != holding.get((q.node, q.name), 0)
+                    or q.messages != len(q.tags) + q.delivering]
             if remotes != expected:
                 problem = f"remote bindings {remotes}, expected {expected}"
-            elif snapshot.in_flight or any(q.messages != len(q.tags) for q in snapshot.queues):
-                problem = "messages still in flight"
+            elif any(r.in_flight for r in snapshot.remotes) or busy:
+                problem = "messages still in flight" + (f" ({'; '.join(busy)})" if busy else "")
             elif previous is not None and snapshot == previous and not fresh:
                 if time.monotonic() - since >= QUIET:
                     return snapshot, deliveries

@@ -23,6 +23,12 @@ else a place of the same message, one in the same routing-name group first
 for an FQQN message the address's, ``BindingsImpl.redistribute``). An instance whose place is another queue
 was redistributed; one with no place went with its deleted queue.
 
+Messages a consumer holds unacknowledged (LB-ACK) are in no place the
+adapter sees (the broker counts them as delivering, and a browse does not
+show them), so they are no instance either: :attr:`Reconciled.taken` tells
+the adapter what each consumer took, and a close that gives them back makes
+them waiting instances of their queue again, matched like any other.
+
 The events come in the spec's order: the step's own events first (the
 send's landings by node and queue; a consumer's attach or resume offering
 its queue's waiting messages in order; a delete dropping them in order),
@@ -76,11 +82,18 @@ class Primary:
 
 @dataclass(frozen=True)
 class Reconciled:
-    """The step's events, the instances waiting after it (in each queue's order) and the next free ID."""
+    """The step's events, the instances waiting after it (in each queue's order) and the next free ID.
+
+    ``taken``: each instance a consumer took in the step, as it is now (a copy under its new ID, in the queue it
+    was moved to), with the consumer's name, in the order of the events; what a consumer that acknowledges later
+    takes it holds, and the adapter keeps it out of ``waiting`` and out of every later step's matching until it
+    is acknowledged, or comes back when its consumer closes (LB-ACK, LB-CLOSE-RETURNS).
+    """
 
     events: tuple[Event, ...]
     waiting: dict[QueueKey, tuple[Instance, ...]]
     next_id: int
+    taken: tuple[tuple[str, Instance], ...] = ()
 
 
 def first_landings(node: str, tag: str, records: Mapping[str, Sequence[Mapping[str, Any]]],
@@ -124,7 +137,8 @@ def match(instances: Sequence[Instance], places: Sequence[Place],
         found[instance] = moved
     if free:
         raise UnexpectedRefusal("messages turned up where none was routed or waiting: "
-                                + ", ".join(f"{p.tag} in {p.key[1]} on {p.key[0]}" for p in free))
+                                + ", ".join(f"{p.tag} in {p.key[1]} on {p.key[0]}"
+                                            + ("" if p.consumer is None else f", taken by {p.consumer}") for p in free))
     return found
 
 
@@ -178,4 +192,7 @@ def reconcile(waiting: Mapping[QueueKey, Sequence[Instance]], landings: Sequence
     for key, tags in waiting_order.items():
         if tags:
             after[key] = tuple(Instance(ids[(tag, key)], tag, key) for tag in tags)
-    return Reconciled(tuple(events), after, next_id)
+    tag_of = {i.id: i.tag for i in [*before, *landings]} | {copy: tag for (tag, _), copy in renamed.items()}
+    taken = tuple((e.consumer, Instance(e.message, tag_of[e.message], (e.node, e.queue))) for e in events
+                  if isinstance(e, Delivered) and e.consumer is not None)
+    return Reconciled(tuple(events), after, next_id, taken)

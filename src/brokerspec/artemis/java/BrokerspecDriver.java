@@ -105,6 +105,10 @@ public final class BrokerspecDriver {
    private final Map<String, String> sessionNode = new LinkedHashMap<>();
    private final Map<String, ClientConsumer> consumers = new LinkedHashMap<>();
    private final Map<String, String> consumerSession = new LinkedHashMap<>();
+   /** The consumers that acknowledge later: what they take they hold until an "ack" names it. */
+   private final Map<String, Boolean> manualAck = new LinkedHashMap<>();
+   /** Per consumer, the last copy it was delivered of each tagged message, so that an "ack" can acknowledge it. */
+   private final Map<String, Map<String, ClientMessage>> delivered = new java.util.concurrent.ConcurrentHashMap<>();
    private final Map<String, Connection> jmsConnections = new LinkedHashMap<>();
    private final Map<String, MessageConsumer> jmsConsumers = new LinkedHashMap<>();
    private final ConcurrentLinkedQueue<Map<String, Object>> deliveries = new ConcurrentLinkedQueue<>();
@@ -303,32 +307,43 @@ public final class BrokerspecDriver {
             return reply;
          }
          case "consumer": {
+            // window 0 (pull): the consumer is sent a message only when it receives; otherwise the locator's
+            // window (0 too) with a listener, which asks for the next message once it has handled one
             ClientSession session = session(request);
             String id = str(request, "id");
-            ClientConsumer consumer = session.createConsumer(simple(str(request, "queue")),
-                                                             simple(optStr(request, "filter")), false);
+            boolean pull = flag(request, "pull", false);
+            boolean manual = flag(request, "manual_ack", false);
+            ClientConsumer consumer = pull
+               ? session.createConsumer(simple(str(request, "queue")), simple(optStr(request, "filter")), 0, -1, false)
+               : session.createConsumer(simple(str(request, "queue")), simple(optStr(request, "filter")), false);
             consumers.put(id, consumer);
             consumerSession.put(id, str(request, "session"));
-            if (flag(request, "listen", false)) {
+            manualAck.put(id, manual);
+            delivered.put(id, new java.util.concurrent.ConcurrentHashMap<>());
+            if (!pull && flag(request, "listen", false)) {
                consumer.setMessageHandler(message -> {
-                  Map<String, Object> delivery = describe(message);
-                  delivery.put("consumer", id);
-                  deliveries.add(delivery);
-                  try {
-                     message.acknowledge();
-                  } catch (ActiveMQException e) {
-                     delivery.put("ack_error", e.getType().name());
+                  Map<String, Object> delivery = record(id, message);
+                  if (!manual) {
+                     try {
+                        message.acknowledge();
+                     } catch (ActiveMQException e) {
+                        delivery.put("ack_error", e.getType().name());
+                     }
                   }
                });
             }
             return ok();
          }
+         case "ack":
+            return ack(request);
          case "receive":
             return receive(request);
          case "close_consumer": {
             String id = str(request, "id");
             ClientConsumer consumer = consumers.remove(id);
             consumerSession.remove(id);
+            manualAck.remove(id);
+            delivered.remove(id);
             if (consumer != null) {
                consumer.close();
             }
@@ -462,6 +477,10 @@ public final class BrokerspecDriver {
       return ok();
    }
 
+   /**
+    * One message for a consumer without a listener: receiveImmediate (with "timeout_ms", receive). It is acknowledged
+    * unless the consumer acknowledges later; with "record" it is also reported among the deliveries, as a listener's.
+    */
    private Map<String, Object> receive(Map<String, Object> request) throws Exception {
       String id = str(request, "consumer");
       ClientConsumer consumer = consumers.get(id);
@@ -476,9 +495,55 @@ public final class BrokerspecDriver {
          reply.put("message", null);
          return reply;
       }
-      message.acknowledge();
+      if (flag(request, "record", false)) {
+         record(id, message);
+      }
+      if (!manualAck.getOrDefault(id, false)) {
+         message.acknowledge();
+      }
       reply.put("message", describe(message));
       return reply;
+   }
+
+   /** A delivery to consumer "id", kept for a later "ack" and reported by "deliveries". */
+   private Map<String, Object> record(String id, ClientMessage message) {
+      Map<String, Object> delivery = describe(message);
+      delivery.put("consumer", id);
+      Object tag = message.getObjectProperty(simple("_BS_TAG"));
+      Map<String, ClientMessage> kept = delivered.get(id);
+      if (tag != null && kept != null) {
+         kept.put(tag.toString(), message);
+      }
+      deliveries.add(delivery);
+      return delivery;
+   }
+
+   /**
+    * Acknowledge, for consumer "consumer", the message tagged "tag" it was delivered (ClientMessage.acknowledge; the
+    * sessions acknowledge at once and block until the broker has handled it). Without a tag, an acknowledgement of a
+    * message the consumer never took: the same frame (SessionAcknowledgeMessage, consumer and message ID) naming an ID
+    * that no message has, which the broker looks for among what the consumer holds (ServerConsumerImpl.acknowledge).
+    */
+   private Map<String, Object> ack(Map<String, Object> request) throws Exception {
+      String id = str(request, "consumer");
+      ClientConsumer consumer = consumers.get(id);
+      Map<String, ClientMessage> kept = delivered.get(id);
+      if (consumer == null || kept == null) {
+         throw new IllegalArgumentException("no consumer " + id);
+      }
+      String tag = optStr(request, "tag");
+      if (tag == null) {
+         ClientMessage standIn = sessions.get(consumerSession.get(id)).createMessage(false);
+         standIn.setMessageID(-1L);
+         ((org.apache.activemq.artemis.core.client.impl.ClientConsumerInternal) consumer).acknowledge(standIn);
+         return ok();
+      }
+      ClientMessage message = kept.get(tag);
+      if (message == null) {
+         throw new IllegalArgumentException("consumer " + id + " was never delivered " + tag);
+      }
+      message.acknowledge();
+      return ok();
    }
 
    /** A message as its string-valued properties (brokerspec's tags), its address and its delivery count. */
@@ -527,6 +592,8 @@ public final class BrokerspecDriver {
       for (String consumer : new ArrayList<>(consumerSession.keySet())) {
          if (id.equals(consumerSession.get(consumer))) {
             consumerSession.remove(consumer);
+            manualAck.remove(consumer);
+            delivered.remove(consumer);
             ClientConsumer gone = consumers.remove(consumer);
             if (gone != null) {
                quietly(gone::close);
