@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from brokerspec.artemis.consumers import ConsumerInfo, acknowledged, close_return, holding, now_held
 from brokerspec.artemis.outcomes import UnexpectedRefusal
 from brokerspec.artemis.placement import Instance, Place, Primary, QueueKey, first_landings, reconcile
-from brokerspec.spec.balancing import Delivered, Dropped, Redistributed
+from brokerspec.spec import BalancingOptions, ReturnOrder
+from brokerspec.spec.balancing import Delivered, Dropped, Redistributed, Returned
 
 N1Q, N2Q, N3Q, N1M = ("n1", "q"), ("n2", "q"), ("n3", "q"), ("n1", "m")
 SERIALS = {N1Q: 1, N2Q: 2, N3Q: 3, N1M: 4}
@@ -91,3 +93,86 @@ def test_a_send_lands_locally_and_across_each_bridge_it_took() -> None:
     peers = {"$.sf.to-n2": "n2", "$.sf.to-n3": "n3"}
     assert first_landings("n1", "bs1-2", records, peers, "bs1-") == [("n2", "q"), ("n2", "m"), ("n1", "q")]
     assert first_landings("n3", "bs1-2", records, peers, "bs1-") == []
+
+
+# --- messages a consumer holds unacknowledged (LB-ACK, LB-CLOSE-RETURNS) -----------------------------------------
+
+HEAD = BalancingOptions(close_return_order=ReturnOrder.HEAD)
+ARRIVAL = BalancingOptions(close_return_order=ReturnOrder.ARRIVAL)
+MANUAL = {"c1": ConsumerInfo("bs1.c1@0", "s1", N1Q, manual_ack=True), "c2": ConsumerInfo("bs1.c2@1", "s2", N2Q)}
+
+
+def test_what_each_consumer_took_is_told_as_it_is_now_a_copy_under_its_new_id() -> None:
+    waiting = {N1Q: (Instance(1, "t1", N1Q), Instance(2, "t2", N1Q))}
+    places = (Place("t1", N1Q, "c1"), Place("t2", N2Q, "c2"))
+    result = reconcile(waiting, (), places, {}, Primary("offer", N1Q), group, serial, 3)
+    assert result.taken == (("c1", Instance(1, "t1", N1Q)), ("c2", Instance(3, "t2", N2Q)))
+    assert now_held({}, result.taken, MANUAL) == {"c1": (Instance(1, "t1", N1Q),)}  # c2 acknowledges at once
+
+
+def test_a_held_message_is_no_instance_so_it_is_neither_nowhere_nor_unexplained() -> None:
+    """c1 holds t1 (the broker counts it as delivering and does not browse it): a step that sees t2 alone."""
+    result = reconcile({N1Q: (Instance(2, "t2", N1Q),)}, (), (Place("t2", N1Q, None),), {N1Q: ("t2",)}, Primary(),
+                       group, serial, 3)
+    assert result.events == () and result.taken == ()
+    assert now_held({"c1": (Instance(1, "t1", N1Q),)}, result.taken, MANUAL) == {"c1": (Instance(1, "t1", N1Q),)}
+
+
+def test_acknowledging_is_cumulative_and_a_message_not_held_is_none() -> None:
+    held = (Instance(1, "t1", N1Q), Instance(3, "t3", N1Q), Instance(4, "t4", N1Q))
+    assert acknowledged(held, 3) == (Instance(4, "t4", N1Q),)
+    assert acknowledged(held, 4) == ()
+    assert acknowledged(held, None) == ()
+    assert acknowledged(held, 2) is None
+    assert acknowledged((), None) == ()
+    assert acknowledged((), 1) is None
+
+
+def test_the_queues_count_what_their_consumers_hold_each_message_once() -> None:
+    held = {"c1": (Instance(1, "t1", N1Q),)}
+    deliveries = [{"consumer": "bs1.c1@0", "properties": {"_BS_TAG": "t2"}},
+                  {"consumer": "bs1.c1@0", "properties": {"_BS_TAG": "t1"}},  # given back and delivered again
+                  {"consumer": "bs1.c2@1", "properties": {"_BS_TAG": "t3"}}]  # c2 acknowledged it at once
+    assert holding(held, deliveries, MANUAL, "bs1.") == {("n1", "bs1.q"): 2}
+    assert holding({}, [], MANUAL, "bs1.") == {}
+
+
+def test_a_close_returns_what_it_held_before_the_waiting_ones_on_2_11_and_by_id_later() -> None:
+    held, waiting = (Instance(3, "t3", N1Q), Instance(1, "t1", N1Q)), (Instance(2, "t2", N1Q),)
+    first, offered, primary = close_return(held, waiting, HEAD, purge=False)
+    assert first == (Returned(3, "n1", "q"), Returned(1, "n1", "q")) and primary == Primary("offer", N1Q)
+    assert [i.id for i in offered] == [3, 1, 2]
+    first, offered, primary = close_return(held, waiting, ARRIVAL, purge=False)
+    assert first == (Returned(3, "n1", "q"), Returned(1, "n1", "q")) and primary == Primary("offer", N1Q)
+    assert [i.id for i in offered] == [1, 2, 3]
+
+
+def test_a_purging_queue_drops_the_waiting_ones_before_the_return_on_2_11_and_all_of_them_later() -> None:
+    held, waiting = (Instance(1, "t1", N1Q),), (Instance(2, "t2", N1Q),)
+    first, offered, primary = close_return(held, waiting, HEAD, purge=True)
+    assert first == (Dropped(2, "n1", "q"), Returned(1, "n1", "q"))
+    assert offered == held and primary == Primary("offer", N1Q)
+    result = reconcile({N1Q: offered}, (), (Place("t1", N1Q, None),), {N1Q: ("t1",)}, primary, group, serial, 3)
+    assert result.events == (Delivered(1, "n1", "q", None),)
+    with pytest.raises(UnexpectedRefusal, match="turned up"):  # the purged one must be gone
+        reconcile({N1Q: offered}, (), (Place("t1", N1Q, None), Place("t2", N1Q, None)), {N1Q: ("t1", "t2")},
+                  primary, group, serial, 3)
+    first, offered, primary = close_return(held, waiting, ARRIVAL, purge=True)
+    assert first == (Returned(1, "n1", "q"), Delivered(1, "n1", "q", None), Delivered(2, "n1", "q", None))
+    assert primary == Primary("drop", N1Q)
+    result = reconcile({N1Q: offered}, (), (), {}, primary, group, serial, 3)
+    assert result.events == (Dropped(1, "n1", "q"), Dropped(2, "n1", "q"))
+    with pytest.raises(UnexpectedRefusal, match="turned up"):  # a returned one that survived the purge
+        reconcile({}, (), (Place("t1", N1Q, None),), {N1Q: ("t1",)}, primary, group, serial, 3)
+
+
+def test_a_returned_message_is_matched_to_where_it_went() -> None:
+    """Two returned to a queue without consumers: one moved to n2 (a copy under the next ID), one still waits."""
+    held = (Instance(1, "t1", N1Q), Instance(3, "t3", N1Q))
+    first, offered, primary = close_return(held, (), ARRIVAL, purge=False)
+    places = (Place("t1", N2Q, "c2"), Place("t3", N1Q, None))
+    result = reconcile({N1Q: offered}, (), places, {N1Q: ("t3",)}, primary, group, serial, 4)
+    assert (*first, *result.events) == (
+        Returned(1, "n1", "q"), Returned(3, "n1", "q"), Delivered(1, "n1", "q", None), Delivered(3, "n1", "q", None),
+        Redistributed(1, "n1", "q", 4, "n2", "q"), Delivered(4, "n2", "q", "c2"))
+    assert result.waiting == {N1Q: (Instance(3, "t3", N1Q),)}
