@@ -241,3 +241,135 @@ def test_a_disabled_queue_without_a_filter_is_made_with_no_filter_string_at_all(
     assert colour_of(red["filter-string"]) == "red" and red["purge-on-no-consumers"] is True
     with pytest.raises(UnexpectedRefusal):
         colour_of("null")
+
+
+# --- the load-balancing consumers on a cluster that only records what it is asked ---------------------------------
+
+
+class RecordingCluster:
+    """One node, n1: the driver's calls are recorded (``refuse`` maps a command to the failure it raises once),
+    and every settle sees ``queues`` (broker name -> waiting tags) and ``deliveries``, which it hands out once."""
+
+    def __init__(self) -> None:
+        self.names = ("n1",)
+        self.node_ids = {"n1": "id1"}
+        self.nodes = {"n1": self}
+        self.driver = self
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.refuse: dict[str, CallFailed] = {}
+        self.queues: dict[str, tuple[str, ...]] = {}
+        self.deliveries: list[dict[str, Any]] = []
+        self.held: list[dict[tuple[str, str], int]] = []
+
+    def call(self, command: str, **fields: Any) -> dict[str, Any]:
+        self.calls.append((command, fields))
+        if command in self.refuse:
+            raise self.refuse.pop(command)
+        return {"ok": True, "exists": True}
+
+    def settle(self, expected: object, ours: object, held: Any = None) -> tuple[Any, list[dict[str, Any]]]:
+        from brokerspec.artemis.cluster import LocalQueue, Snapshot
+
+        deliveries, self.deliveries = self.deliveries, []
+        self.held.append(dict(held(deliveries)) if held is not None else {})
+        queues = tuple(LocalQueue("n1", "a", name, 0, len(tags), 0, tags) for name, tags in self.queues.items())
+        return Snapshot(queues, ()), deliveries
+
+    def events(self, node: str) -> list[dict[str, Any]]:
+        return []
+
+    def sent(self, command: str) -> list[dict[str, Any]]:
+        return [fields for name, fields in self.calls if name == command]
+
+
+def balancing_adapter(order: str = "ARRIVAL") -> tuple[Any, RecordingCluster]:
+    from brokerspec.artemis.balancing import BalancingAdapter, QueueInfo
+    from brokerspec.artemis.consumers import ConsumerInfo
+    from brokerspec.artemis.placement import Instance
+    from brokerspec.spec import BalancingOptions, ReturnOrder
+
+    cluster = RecordingCluster()
+    made = BalancingAdapter(cluster)  # type: ignore[arg-type]
+    made.prefix, made.nodes, made.options = "bs1.", ["n1"], BalancingOptions(close_return_order=ReturnOrder(order))
+    made.queues = {("n1", "q"): QueueInfo("a", "a", 1)}
+    made.consumers = {"c1": ConsumerInfo("bs1.c1@0", "s1", ("n1", "q"), manual_ack=True),
+                      "c2": ConsumerInfo("bs1.c2@1", "s2", ("n1", "q"), pull=True)}
+    made.held = {"c1": tuple(Instance(n, f"bs1.{n}", ("n1", "q")) for n in (1, 3, 4))}
+    made.waiting = {("n1", "q"): (Instance(2, "bs1.2", ("n1", "q")),)}
+    made.next_id = 5
+    return made, cluster
+
+
+def test_an_ack_sends_the_last_message_up_to_the_one_named_and_keeps_the_rest_held() -> None:
+    from brokerspec.spec.balancing import Ack, Done, Receive, Refusal, Refused
+
+    made, cluster = balancing_adapter()
+    cluster.queues = {"bs1.q": ("bs1.2",)}
+    assert made.execute(Ack("c1", 3)) == Done()
+    assert cluster.sent("ack") == [{"consumer": "bs1.c1@0", "tag": "bs1.3"}]
+    assert [i.id for i in made.held["c1"]] == [4] and cluster.held[-1] == {("n1", "bs1.q"): 1}
+    assert made.execute(Ack("c1")) == Done() and cluster.sent("ack")[-1]["tag"] == "bs1.4"
+    assert made.execute(Ack("c1")) == Done() and len(cluster.sent("ack")) == 2  # nothing held: nothing to send
+    assert made.execute(Ack("c9")) == Refused(Refusal.CONSUMER_NOT_FOUND)
+    assert made.execute(Receive("c1")) == Refused(Refusal.NOT_PULLING)
+    assert made.execute(Receive("c9")) == Refused(Refusal.CONSUMER_NOT_FOUND)
+    assert len(cluster.sent("ack")) == 2 and not cluster.sent("receive")
+
+
+def test_a_refused_ack_is_not_delivered_only_when_the_broker_refused_it_and_moved_nothing() -> None:
+    from brokerspec.spec.balancing import Ack, Refusal, Refused
+
+    refusal = CallFailed("ack", (Cause("org.apache.activemq.artemis.api.core.ActiveMQIllegalStateException",
+                                       "AMQ229027: Could not find reference", "ILLEGAL_STATE"),))
+    made, cluster = balancing_adapter()
+    cluster.queues = {"bs1.q": ("bs1.2",)}
+    cluster.refuse["ack"] = refusal
+    assert made.execute(Ack("c1", 9)) == Refused(Refusal.NOT_DELIVERED)
+    assert cluster.sent("ack") == [{"consumer": "bs1.c1@0", "tag": None}]
+    assert [i.id for i in made.held["c1"]] == [1, 3, 4]
+    with pytest.raises(UnexpectedRefusal, match="took an acknowledgement"):
+        made.execute(Ack("c1", 2))  # the broker did not refuse it
+    cluster.refuse["ack"] = refusal
+    cluster.deliveries = [{"consumer": "bs1.c1@0", "properties": {"_BS_TAG": "bs1.1"}}]  # given back, taken again
+    with pytest.raises(UnexpectedRefusal, match="gave back what the consumer held"):
+        made.execute(Ack("c1", 9))
+
+
+def test_a_receive_records_what_the_pulling_consumer_took() -> None:
+    from brokerspec.spec.balancing import Delivered, Done, Receive
+
+    made, cluster = balancing_adapter()
+    cluster.deliveries = [{"consumer": "bs1.c2@1", "properties": {"_BS_TAG": "bs1.2"}}]
+    assert made.execute(Receive("c2")) == Done((Delivered(2, "n1", "q", "c2"),))
+    assert cluster.sent("receive") == [{"consumer": "bs1.c2@1", "record": True}]
+    assert made.waiting == {} and "c2" not in made.held  # c2 acknowledges at once
+
+
+def test_a_close_gives_back_what_it_held_in_the_profiles_order() -> None:
+    from brokerspec.spec.balancing import Close, Delivered, Done, Returned
+
+    for order, expected in (("ARRIVAL", [1, 2, 3, 4]), ("HEAD", [1, 3, 4, 2])):
+        made, cluster = balancing_adapter(order)
+        cluster.queues = {"bs1.q": tuple(f"bs1.{n}" for n in expected)}
+        outcome = made.execute(Close("c1"))
+        returned = tuple(Returned(n, "n1", "q") for n in (1, 3, 4))
+        assert outcome == Done((*returned, *(Delivered(n, "n1", "q", None) for n in expected))), order
+        assert "c1" not in made.held and [i.id for i in made.waiting[("n1", "q")]] == expected
+        assert cluster.sent("close_session") == [{"id": "s1"}] and cluster.held[-1] == {}
+
+
+def test_a_purging_queue_drops_a_close_returned_messages_with_the_rest_from_2_31() -> None:
+    from brokerspec.spec.balancing import Close, Delivered, Done, Dropped, Returned
+
+    made, cluster = balancing_adapter()
+    made.purging = {("n1", "q")}
+    del made.consumers["c2"]
+    outcome = made.execute(Close("c1"))
+    assert outcome == Done((*(Returned(n, "n1", "q") for n in (1, 3, 4)),
+                            *(Delivered(n, "n1", "q", None) for n in (1, 2, 3, 4)),
+                            *(Dropped(n, "n1", "q") for n in (1, 2, 3, 4))))
+    made, cluster = balancing_adapter("HEAD")
+    made.purging = {("n1", "q")}
+    del made.consumers["c2"]
+    with pytest.raises(UnexpectedRefusal, match="purged too"):  # 2.11 drops them as they come back
+        made.execute(Close("c1"))
