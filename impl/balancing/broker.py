@@ -43,7 +43,12 @@ a planted-bug subclass breaks exactly one rule:
     to the consumers left (LB-CLOSE-RETURNS).
 
 A receive and an acknowledgement move messages through the helpers of
-:mod:`.consumers` (LB-PULL, LB-ACK).
+:mod:`.consumers` (LB-PULL, LB-ACK). Transacted sessions (sends kept until
+a commit, acknowledgements a rollback gives back, max-delivery-attempts) are
+the base class :class:`~.sessions.TransactedSessions`; this class only
+hands them a send's routing (``_route`` with a session), a closing
+transacted consumer, a deleted queue and what a consumer takes (LB-TX-SEND,
+LB-TX-COMMIT, LB-TX-ACK, LB-TX-ROLLBACK, LB-TX-MAX-DELIVERY).
 
 :meth:`~FastBalancingBroker.check_valid` (see :mod:`.validity`) checks the
 kept views against the queues they are views of.
@@ -69,6 +74,7 @@ from brokerspec.spec.balancing import (
     BalancingOutcome,
     BalancingState,
     Close,
+    Commit,
     Configure,
     Consumer,
     CreateQueue,
@@ -89,6 +95,7 @@ from brokerspec.spec.balancing import (
     Refused,
     Resume,
     Returned,
+    Rollback,
     RoutingStatus,
     Send,
     Sent,
@@ -101,6 +108,7 @@ from brokerspec.spec.balancing import (
 from .choice import CONNECTED, ELIGIBLE, LOCAL, PREFERRED, BindingChoice
 from .consumers import acknowledge, merge_returned, take_first_match
 from .records import Binding, ConsumerRecord, Group, QueueRecord, Waiting
+from .sessions import SESSION_EXISTS, SessionRecord, TransactedSessions
 from .validity import find_problems
 from .wildcards import WildcardIndex
 
@@ -138,7 +146,7 @@ _by_serial = attrgetter("serial")
 Handler = Callable[[Any, list[Event]], Refused | None]
 
 
-class FastBalancingBroker(BindingChoice):
+class FastBalancingBroker(BindingChoice, TransactedSessions):
     """A cluster's load balancing and redistribution, kept per node and per group, checked against the spec."""
 
     def __init__(self, profile: Profile) -> None:
@@ -164,6 +172,8 @@ class FastBalancingBroker(BindingChoice):
         self._by_address: dict[str, list[QueueRecord]] = {}
         """address -> its queues in creation order: any node's bindings of it (LB-QUEUE-PER-NODE)."""
         self._consumers: dict[str, ConsumerRecord] = {}
+        self._sessions: dict[str, SessionRecord] = {}
+        """The transacted sessions by name, producer sessions and transacted consumers' (see :mod:`.sessions`)."""
         self._settings: dict[str, AddressBalancing] = {}
         """The cluster-wide settings (LB-TYPES)."""
         self._node_settings: dict[tuple[str, str], AddressBalancing] = {}
@@ -200,6 +210,8 @@ class FastBalancingBroker(BindingChoice):
             Resume: self._resume,
             Receive: self._receive,
             Ack: self._ack,
+            Commit: self._commit,
+            Rollback: self._rollback,
             Configure: self._configure,
             SetLink: self._set_link,
             Tick: self._tick,
@@ -292,21 +304,28 @@ class FastBalancingBroker(BindingChoice):
                 if not self._prefix_keeps_fqqn:
                     fqqn_queue = None
         events: list[Event] = []
+        tx = command.tx
+        refusal = None if tx is None else self._send_refusal(tx, node)
+        # a refused send changes nothing: the queue auto-creation would make is not made (LB-TX-SEND)
         if routing_type is RoutingType.ANYCAST and self._send_auto_create is not SendAutoCreate.NEVER \
-                and not self._auto_create(node, address, events):
+                and not self._auto_create(node, address, events, refusal is None):
             return ADDRESS_DOES_NOT_EXIST
+        if refusal is not None:
+            return refusal
+        session = None if tx is None else self._join_session(tx, node)
         number = self._next_message
         self._next_message = number + 1
         message = Waiting(number, address, routing_type, command.color, command.grouped, fqqn_queue)
-        status = self._route(node, groups, message, events)
+        status = self._route(node, groups, message, events, session)
         if self._redistributors:
             self._deliver(events)
         return Sent(number, status, tuple(events))
 
-    def _auto_create(self, node: str, address: str, events: list[Event]) -> bool:
+    def _auto_create(self, node: str, address: str, events: list[Event], create: bool = True) -> bool:
         """Whether an ANYCAST send from ``node`` may go on: its address has a local queue (from 2.28.0 to
         2.31.0: any binding), a local queue named like the address is ANYCAST, or the node makes one now as
-        ``auto-create-queues`` allows (LB-AUTO-CREATE; ``ServerSessionImpl.checkAutoCreate``)."""
+        ``auto-create-queues`` allows (LB-AUTO-CREATE; ``ServerSessionImpl.checkAutoCreate``); only when
+        ``create``, else the send is refused for another reason and nothing is made."""
         own = self._by_address.get(address, ())
         if self._send_auto_create is SendAutoCreate.WITHOUT_BINDINGS:
             if own or self._wildcards.copies_for(address):
@@ -319,14 +338,16 @@ class FastBalancingBroker(BindingChoice):
         settings = self._node_settings.get((node, address)) or self._settings.get(address)
         if settings is None or not settings.auto_create_queues:
             return False
-        self._create_queue(CreateQueue(node, address, address, RoutingType.ANYCAST), events)
+        if create:
+            self._create_queue(CreateQueue(node, address, address, RoutingType.ANYCAST), events)
         return True
 
     def _route(self, node: str, groups: dict[str, dict[str, Group]], message: Waiting,
-               events: list[Event]) -> RoutingStatus:
+               events: list[Event], session: SessionRecord | None = None) -> RoutingStatus:
         """Route a new message from ``node``: one binding per group (LB-ROUND-ROBIN), or the FQQN's local queue.
 
-        See LB-FQQN-LOCAL.
+        See LB-FQQN-LOCAL. In a transacted ``session`` the message is kept for the commit instead of landing
+        (LB-TX-SEND, :meth:`_hold_send`).
         """
         address = message.address
         by_name = groups.get(address)
@@ -357,6 +378,8 @@ class FastBalancingBroker(BindingChoice):
             return self._unrouted
         if len(landed) > 1:  # equivalent mutants (NumberReplacer, Gt_GtE, Gt_NotEq): landed is not empty here, and > 0, >= 1 and != 1 only add sorts of a single queue
             landed.sort(key=_by_key)
+        if session is not None:
+            return self._hold_send(session, landed, message)
         taken = False
         for queue in landed:
             # a remote queue counts whatever it does: its node's store-and-forward queue took the message
@@ -411,6 +434,8 @@ class FastBalancingBroker(BindingChoice):
                 taker = consumers[index]
                 if taker.manual_ack:  # held until its client acknowledges (LB-ACK)
                     taker.held.append(message)
+                elif taker.transacted:  # acknowledged in its session's transaction (LB-TX-ACK)
+                    taker.acked.append(message)
                 events.append(Delivered(message.id, queue.node, queue.name, taker.name))
                 return
         if queue.redistributor is None and queue.refused_by_every_filter(message.color):
@@ -511,7 +536,8 @@ class FastBalancingBroker(BindingChoice):
             self._next_message = number + 1
         target = members[index].queue
         events.append(Redistributed(message.id, origin.node, origin.name, number, target.node, target.name))
-        self._routed_to(target, message._replace(id=number, address=address), events)
+        # a new reference: its delivery count starts again (LB-TX-MAX-DELIVERY)
+        self._routed_to(target, message._replace(id=number, address=address, deliveries=0), events)
         return True
 
     # -- the other operations ------------------------------------------------------------------------------
@@ -660,6 +686,8 @@ class FastBalancingBroker(BindingChoice):
         if queue.consumers:
             return QUEUE_IN_USE
         events.extend(Dropped(message.id, queue.node, queue.name) for message in queue.pending)
+        if self._sessions:
+            self._forget_queue(queue)
         del self._queues[queue.key]
         siblings = self._by_address[queue.address]
         siblings.remove(queue)
@@ -694,8 +722,13 @@ class FastBalancingBroker(BindingChoice):
             return QUEUE_NOT_FOUND
         if command.consumer in self._consumers:
             return CONSUMER_EXISTS
-        consumer = ConsumerRecord(command.consumer, queue, command.filter, command.pull, command.manual_ack)
+        if command.consumer in self._sessions:  # sessions and consumers share their names (LB-TX-SEND)
+            return SESSION_EXISTS
+        consumer = ConsumerRecord(command.consumer, queue, command.filter, command.pull, command.manual_ack,
+                                  command.transacted)
         self._consumers[command.consumer] = consumer
+        if command.transacted:  # its own session, named like it (LB-TX-ACK)
+            self._sessions[command.consumer] = SessionRecord(node)
         queue.add_consumer(consumer)
         queue.redistributor = None
         queue.unmatched = False
@@ -722,6 +755,8 @@ class FastBalancingBroker(BindingChoice):
             self._purge(queue, events)
         if not queue.consumers:
             self._add_redistributor(self._queues.get((queue.node, queue.routing_name)))
+        if consumer.transacted:  # then its session closes, rolling back (ClientSessionImpl.closeChildren)
+            self._close_session(consumer, events)
         return None
 
     @staticmethod
@@ -741,6 +776,8 @@ class FastBalancingBroker(BindingChoice):
         if message is not None:
             if consumer.manual_ack:
                 consumer.held.append(message)
+            elif consumer.transacted:
+                consumer.acked.append(message)
             queue = consumer.queue
             events.append(Delivered(message.id, queue.node, queue.name, consumer.name))
         return None
@@ -839,7 +876,8 @@ class FastBalancingBroker(BindingChoice):
                                       queue.configured_filter)
                 for queue in queues}),
             consumers=FrozenMap({name: Consumer(name, c.queue.node, c.queue.name, c.filter, c.paused, c.pull,
-                                                c.manual_ack, tuple(Message(*message) for message in c.held))
+                                                c.manual_ack, tuple(Message(*message) for message in c.held),
+                                                c.transacted, tuple(Message(*message) for message in c.acked))
                                  for name, c in self._consumers.items()}),
             positions=FrozenMap({(node, group.address, group.routing_name): group.position
                                  for node, groups in self._groups.items() for by_name in groups.values()
@@ -851,6 +889,7 @@ class FastBalancingBroker(BindingChoice):
             down_links=frozenset(self._down),
             prefixes=FrozenMap(self._prefixes),
             typed=frozenset(self._typed),
+            sessions=self._session_states(),
             clock=self._clock,
             next_message=self._next_message,
             next_serial=self._next_serial,

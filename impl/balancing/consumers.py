@@ -14,7 +14,8 @@ the broker's routing so that each reads as the rule it implements:
 * :func:`acknowledge`: cumulative, up to and including the message named,
   or everything held; a message the consumer does not hold is refused and
   nothing is acknowledged (LB-ACK; ``ServerConsumerImpl.acknowledge``,
-  ``AcknowledgeTest.testReceiveAckLastMessageOnly``).
+  ``AcknowledgeTest.testReceiveAckLastMessageOnly``); a transacted consumer's
+  acknowledged messages move to its transaction (LB-TX-ACK).
 * :func:`merge_returned`: the waiting list once a closing consumer's
   messages are back: in front, in delivery order, as 2.11's
   ``QueueImpl.addHead`` puts them, or among the waiting ones by message ID
@@ -47,20 +48,23 @@ def take_first_match(consumer: ConsumerRecord) -> Waiting | None:
 
 def acknowledge(consumer: ConsumerRecord, message_id: int | None) -> bool:
     """Acknowledge what ``consumer`` holds up to and including ``message_id`` (everything when None); False, and
-    nothing acknowledged, when it does not hold that message (LB-ACK)."""
+    nothing acknowledged, when it does not hold that message (LB-ACK). A transacted consumer's acknowledged
+    messages wait in its transaction (``ServerConsumerImpl.acknowledge(tx, ...)``; LB-TX-ACK)."""
     held = consumer.held
-    if message_id is None:
-        held.clear()
-        return True
-    for index, message in enumerate(held):
-        if message.id == message_id:
-            del held[:index + 1]
-            return True
-    return False
+    count = len(held)
+    if message_id is not None:
+        count = next((index + 1 for index, message in enumerate(held) if message.id == message_id), 0)
+        if not count:
+            return False
+    if consumer.transacted:
+        consumer.acked += held[:count]
+    del held[:count]
+    return True
 
 
 def merge_returned(held: list[Waiting], pending: list[Waiting], at_head: bool) -> list[Waiting]:
-    """The queue's waiting messages with a closing consumer's ``held`` ones back among them (LB-CLOSE-RETURNS)."""
+    """The queue's waiting messages with a closing consumer's ``held`` ones back among them (LB-CLOSE-RETURNS),
+    or a rolled-back transaction's (``QueueImpl.postRollback``, LB-TX-ROLLBACK)."""
     if at_head:
         return [*held, *pending]
     return sorted([*held, *pending], key=_by_id)

@@ -25,8 +25,10 @@ scan treats it as 0, as the spec's ``positions.get(key, 0)`` does, and the
 snapshot leaves it out.
 
 A message is an immutable :class:`Waiting` tuple, made once per send and
-shared by every queue it lands on; a spec ``Message`` is built only by
-:meth:`~.broker.FastBalancingBroker.snapshot`.
+shared by every queue it lands on (a rollback that counts a delivery makes
+a new one for its queue); a spec ``Message`` is built only by
+:meth:`~.broker.FastBalancingBroker.snapshot`. Transacted sessions have
+records of their own (:mod:`.sessions`).
 """
 
 from __future__ import annotations
@@ -37,7 +39,12 @@ from brokerspec.spec.addressing.names import RoutingType
 
 
 class Waiting(NamedTuple):
-    """A message as the fast broker keeps it: the fields of the spec's ``Message``, in its order."""
+    """A message as the fast broker keeps it: the fields of the spec's ``Message``, in its order.
+
+    ``deliveries`` is the delivery count a rollback gave this reference (``MessageReference.getDeliveryCount``,
+    LB-TX-MAX-DELIVERY): a message sent once and shared by several queues has 0 in all of them, and a rolled
+    back one is a new tuple in its own queue only.
+    """
 
     id: int
     address: str
@@ -45,16 +52,18 @@ class Waiting(NamedTuple):
     color: str | None
     grouped: bool
     fqqn_queue: str | None
+    deliveries: int = 0
 
 
 class ConsumerRecord:
     """A consumer: its queue, its filter (a colour or None), whether its session is paused, whether it pulls
-    (window 0: nothing is pushed to it, LB-PULL) and, for one that acknowledges later, what it holds (LB-ACK)."""
+    (window 0: nothing is pushed to it, LB-PULL), for one that acknowledges later what it holds (LB-ACK) and,
+    for one whose session is transacted, what it acknowledged in the open transaction (LB-TX-ACK)."""
 
-    __slots__ = ("name", "queue", "filter", "paused", "pull", "manual_ack", "held")
+    __slots__ = ("name", "queue", "filter", "paused", "pull", "manual_ack", "held", "transacted", "acked")
 
     def __init__(self, name: str, queue: QueueRecord, filter: str | None, pull: bool = False,
-                 manual_ack: bool = False) -> None:
+                 manual_ack: bool = False, transacted: bool = False) -> None:
         self.name = name
         self.queue = queue
         self.filter = filter
@@ -63,6 +72,10 @@ class ConsumerRecord:
         self.manual_ack = manual_ack
         self.held: list[Waiting] = []
         """Taken and not yet acknowledged, in delivery order (always empty unless ``manual_ack``)."""
+        self.transacted = transacted
+        self.acked: list[Waiting] = []
+        """Acknowledged in its session's open transaction, in acknowledgement order (always empty unless
+        ``transacted``): still its queue's until the commit (``QueueImpl.acknowledge(tx, ref)``)."""
 
     def can_take(self, color: str | None) -> bool:
         """Whether a message of ``color`` that lands goes to it: started, not pulling, and its filter matches."""
@@ -142,8 +155,14 @@ class QueueRecord:
             not c.paused and not c.pull and c.filter is not None and c.filter != color for c in self.consumers)
 
     def held_count(self) -> int:
-        """How many messages its consumers hold unacknowledged (``QueueImpl.getMessageCount`` counts them)."""
-        return sum(len(c.held) for c in self.consumers)
+        """How many messages its consumers hold unacknowledged or acknowledged in an open transaction
+        (``QueueImpl.getMessageCount`` counts the delivering ones, ``getDeliveringCount``; LB-TX-ACK)."""
+        return sum(len(c.held) + len(c.acked) for c in self.consumers)
+
+    def drops(self) -> bool:
+        """Whether a message routing chooses it for vanishes: disabled, or purging without a consumer
+        (``QueueImpl.route``; LB-QUEUE-ENABLED, LB-PURGE-ON-NO-CONSUMERS)."""
+        return not self.enabled or (self.purge_on_no_consumers and not self.consumers)
 
     def is_remote_preferred(self, color: str | None) -> bool:
         """``RemoteQueueBindingImpl.isHighAcceptPriority`` for a type other than OFF (LB-PREFERRED, ARTEMIS-2473).

@@ -21,7 +21,14 @@ lists, in words, every way the broker's redundant structures disagree:
   leaves one message, one ID, in several queues), for the queue's own
   address or one its wild address matches, and taken by no started consumer of its queue;
 * the set of queues with a redistributor is exactly those that have one;
-  settings and links agree with their fast copies.
+  settings and links agree with their fast copies;
+* sessions: each on a known node; a consumer is transacted exactly when a
+  session has its name, on its node; only a transacted consumer keeps
+  acknowledgements, each issued, kept once, neither held nor waiting
+  (LB-TX-ACK); a kept send's message is issued, new (no delivery yet), and
+  routed to live queues, each once, in key order (a deleted queue leaves
+  every transaction, LB-TX-COMMIT); no message's delivery count is negative
+  or has reached ``MAX_DELIVERY_ATTEMPTS`` (LB-TX-MAX-DELIVERY).
 
 This module reads the broker's private fields; it belongs to the broker.
 """
@@ -29,6 +36,8 @@ This module reads the broker's private fields; it belongs to the broker.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from brokerspec.spec.balancing import MAX_DELIVERY_ATTEMPTS
 
 if TYPE_CHECKING:
     from .broker import FastBalancingBroker
@@ -38,7 +47,7 @@ if TYPE_CHECKING:
 def find_problems(broker: FastBalancingBroker) -> list[str]:
     """Every private invariant ``broker`` breaks (empty when it is sound)."""
     return [*_queue_problems(broker), *_group_problems(broker), *_consumer_problems(broker),
-            *_message_problems(broker), *_setting_problems(broker)]
+            *_message_problems(broker), *_setting_problems(broker), *_session_problems(broker)]
 
 
 def _queue_problems(broker: FastBalancingBroker) -> list[str]:
@@ -196,4 +205,44 @@ def _setting_problems(broker: FastBalancingBroker) -> list[str]:
     for node, peer in broker._down:
         if node == peer or node not in broker._groups or peer not in broker._groups:
             found.append(f"link {(node, peer)} names an unknown node or is a loop")
+    return found
+
+
+def _session_problems(broker: FastBalancingBroker) -> list[str]:
+    found: list[str] = []
+    for name, session in broker._sessions.items():
+        if session.node not in broker._nodes:
+            found.append(f"session {name} is on unknown node {session.node}")
+        consumer = broker._consumers.get(name)
+        if consumer is not None and consumer.queue.node != session.node:
+            found.append(f"session {name} is on {session.node}, its consumer on {consumer.queue.node}")
+        for held in session.sends:
+            message = held.message
+            if message.id >= broker._next_message or message.deliveries:
+                found.append(f"session {name} keeps message {message.id}, never issued or delivered already")
+            keys = [queue.key for queue in held.queues]
+            if not keys or keys != sorted(set(keys)):
+                found.append(f"session {name} keeps message {message.id} for the queues {keys}, not once each "
+                             "in key order")
+            if any(broker._queues.get(queue.key) is not queue for queue in held.queues):
+                found.append(f"session {name} keeps message {message.id} for a queue that is gone")
+    for name, consumer in broker._consumers.items():
+        if consumer.transacted != (name in broker._sessions):
+            found.append(f"consumer {name} and the session named like it disagree about its transaction")
+        acked = [message.id for message in consumer.acked]
+        if acked and not consumer.transacted:
+            found.append(f"consumer {name} keeps acknowledgements {acked} in a transaction it does not have")
+        kept = [*acked, *(message.id for message in consumer.held)]
+        waiting = {message.id for message in consumer.queue.pending}
+        if len(set(kept)) != len(kept) or waiting & set(acked):
+            found.append(f"consumer {name} keeps {acked} acknowledged: a message twice, one it holds, or one "
+                         "waiting in its queue")
+        if any(number >= broker._next_message for number in acked):
+            found.append(f"consumer {name} keeps an acknowledgement of a message never issued: {acked}")
+    for queue in broker._queues.values():
+        counts = [m.deliveries for m in queue.pending] + [m.deliveries for c in queue.consumers
+                                                          for m in (*c.held, *c.acked)]
+        if any(count < 0 or count >= MAX_DELIVERY_ATTEMPTS for count in counts):
+            found.append(f"queue {queue.name} on {queue.node} keeps a message with delivery count out of "
+                         f"[0, {MAX_DELIVERY_ATTEMPTS}): {counts}")
     return found
