@@ -202,6 +202,20 @@ class Rollback:
 
 
 @dataclass(frozen=True)
+class Resend:
+    """The cluster bridge from ``node`` to ``peer`` reconnects and sends again the last message it forwarded,
+    whose confirmation it lost (``BridgeImpl`` resends unconfirmed references; LB-BRIDGE-DUP).
+
+    A fault a real cluster shows only when a connection fails at the wrong moment: the target drops the copy
+    by its bridge duplicate ID, so nothing arrives twice.
+    """
+
+    op: ClassVar[str] = "resend"
+    node: str
+    peer: str
+
+
+@dataclass(frozen=True)
 class Configure:
     """Set ``address``'s load-balancing type, redistribution delay (ticks; -1 never) and ``auto-create-queues``
     on every node, or on ``node`` alone (its own cluster connection and address settings; LB-TYPES,
@@ -266,7 +280,9 @@ class QueryQueue:
 
 
 BalancingCommand = Union[AddNode, CreateQueue, DeleteQueue, Attach, Close, Pause, Resume, Send, Configure, SetLink,
-                         Tick, QueryQueue, UpdateQueue, SetPrefix, Receive, Ack, Commit, Rollback]
+                         Tick, QueryQueue, UpdateQueue, SetPrefix, Receive, Ack, Commit, Rollback,
+                         Resend]
 COMMAND_TYPES: tuple[type[BalancingCommand], ...] = (AddNode, CreateQueue, DeleteQueue, Attach, Close, Pause, Resume,
                                                      Send, Configure, SetLink, Tick, QueryQueue, UpdateQueue,
-                                                     SetPrefix, Receive, Ack, Commit, Rollback)
+                                                     SetPrefix, Receive, Ack, Commit, Rollback,
+                                                     Resend)

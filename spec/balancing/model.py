@@ -176,6 +176,16 @@ class Session:
     sends: tuple[PendingSend, ...] = ()
 
 
+@dataclass(frozen=True)
+class Forward:
+    """What a cluster bridge forwarded last: ``message`` with ``bridge_id`` (sending node, message ID) to
+    ``queues`` on its target node (LB-BRIDGE-DUP)."""
+
+    bridge_id: tuple[str, int]
+    message: Message
+    queues: tuple[QueueKey, ...]
+
+
 MAX_DELIVERY_ATTEMPTS = 10
 """``max-delivery-attempts`` of every address (``AddressSettings.DEFAULT_MAX_DELIVERY_ATTEMPTS``): a message
 whose delivery count reaches it when a rollback returns it is dropped, there being no dead-letter address
@@ -209,6 +219,12 @@ class BalancingState:
     """The acceptor routing-type prefixes, the same on every node (LB-PREFIX)."""
     sessions: FrozenMap[str, Session] = field(default_factory=FrozenMap)
     """The transacted sessions by name: producer sessions and transacted consumers' (LB-TX-SEND, LB-TX-ACK)."""
+    bridge_ids: FrozenMap[tuple[str, str], tuple[tuple[str, int], ...]] = field(default_factory=FrozenMap)
+    """(node, address) -> the bridge duplicate IDs (sending node, message ID) the node took in for the address
+    over the cluster bridge, oldest first: its cache ``BRIDGE.<address>`` (LB-BRIDGE-DUP)."""
+    forwarded: FrozenMap[tuple[str, str], Forward] = field(default_factory=FrozenMap)
+    """(node, peer) -> what the bridge from node to peer forwarded last, which a :class:`~.commands.Resend`
+    sends again."""
     clock: int = 0
     next_message: int = 1
     next_serial: int = 1

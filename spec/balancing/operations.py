@@ -62,6 +62,7 @@ from .commands import (
     Pause,
     QueryQueue,
     Receive,
+    Resend,
     Resume,
     Rollback,
     Send,
@@ -100,6 +101,7 @@ from .outcomes import (
 )
 from .consumers import process_ack, process_attach, process_close, process_pause, process_receive, process_resume
 from .queues import add_redistributor, land
+from .bridges import cross, drop_queue, forget_address, land_from, process_resend
 from .transactions import forget_queue, hold_send, open_session, process_commit, process_rollback
 from .step import STRICT, Chooser, Step
 from .wildcards import binds, is_wild
@@ -175,7 +177,7 @@ def route(step: Step, node: str, message: Message, tx: str | None = None) -> tup
         if accepted:
             hold_send(step, tx, message, tuple(accepted))
     else:
-        accepted = [key for key in sorted(landed) if land(step, key, message) or key[0] != node]
+        accepted = land_from(step, node, message, sorted(landed))
     if accepted:
         return RoutingStatus.OK, rule
     return RoutingStatus(state.options.unrouted_status.value), "LB-UNROUTED-STATUS"
@@ -232,7 +234,10 @@ def redistribute_one(step: Step, queue: QueueState, message: Message) -> bool:
                    deliveries=0)  # a new reference: its delivery count starts again
     chosen = group[index]
     step.events.append(Redistributed(message.id, queue.node, queue.name, copy.id, chosen.node, chosen.name))
-    land(step, (chosen.node, chosen.name), copy)
+    if chosen.node == queue.node:
+        land(step, (chosen.node, chosen.name), copy)
+    else:  # over the cluster bridge, with the copy's own bridge ID (LB-BRIDGE-DUP)
+        cross(step, queue.node, copy, ((chosen.node, chosen.name),))
     return True
 
 
@@ -329,6 +334,7 @@ def _delete_queue(step: Step, command: DeleteQueue) -> BalancingOutcome:
         return Refused(Refusal.QUEUE_IN_USE, rule="LB-DELETE-QUEUE")
     step.events.extend(Dropped(m.id, queue.node, queue.name) for m in queue.pending)
     forget_queue(step, key)
+    drop_queue(step, key)
     state = step.state
     consumer_positions = FrozenMap((k, v) for k, v in state.consumer_positions.items() if k != key)
     step.update(queues=state.queues.remove(key), consumer_positions=consumer_positions)
@@ -342,6 +348,8 @@ def _delete_queue(step: Step, command: DeleteQueue) -> BalancingOutcome:
     # an address without bindings loses them on every node, and with them the type they took (LB-TYPE-ADOPTED)
     if any(not get_bindings(step.state, address) for _, address in step.state.typed):
         step.update(typed=frozenset(k for k in step.state.typed if get_bindings(step.state, k[1])))
+    if not any(q.address == queue.address for q in step.state.queues.values()):
+        forget_address(step, queue.address)
     return Done(rule="LB-DELETE-QUEUE")
 
 
@@ -493,6 +501,7 @@ TRANSITIONS: dict[type, Operation] = {
     Ack: process_ack,
     Commit: process_commit,
     Rollback: process_rollback,
+    Resend: process_resend,
     Send: _send,
     Configure: _configure,
     SetLink: _set_link,

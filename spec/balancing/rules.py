@@ -135,6 +135,16 @@ RULES: dict[str, Rule] = {
              "QueueImpl.checkRedelivery; ServerConsumerImpl.cancelRefs (decrementDeliveryCount of the unacknowledged); "
              "AddressSettings.DEFAULT_MAX_DELIVERY_ATTEMPTS; RedeliveryConsumerTest.testDelivery; "
              "DeadLetterAddressTest.testBasicSendWithDLAButNoBinding", ALL),
+        Rule("LB-BRIDGE-DUP", "A message that crosses to another node (routed to a remote binding, or a "
+             "redistributed copy) carries the bridge duplicate ID (sending node, its own message ID), which the "
+             "receiving node checks in its cache of the address and records: one it holds already is dropped, so a "
+             "bridge that resends after reconnecting doubles nothing, and a copy, having an ID of its own, goes back "
+             "and forth between two nodes without being taken for a duplicate. A node forgets an address's IDs "
+             "when the address loses its last binding.",
+             "BridgeImpl.beforeForwardingNoCopy and getDuplicateBytes; PostOfficeImpl.checkBridgeDuplicateID "
+             "(BRIDGE.<address> cache), removeBinding -> deleteDuplicateCache; "
+             "MessageRedistributionTest.testBackAndForth, testBackAndForth2WithDuplicDetection; "
+             "BridgeReconnectTest; ARTEMIS-4312", ALL),
         Rule("LB-PURGE-ON-NO-CONSUMERS", "A purge-on-no-consumers queue without consumers is still chosen by routing but "
              "drops the message; when its last consumer closes, what waits in it is dropped before the close can "
              "give it a redistributor.",

@@ -39,7 +39,8 @@ from ..profiles import ReturnOrder
 from .commands import Commit, Rollback
 from .model import MAX_DELIVERY_ATTEMPTS, Consumer, Message, PendingSend, QueueKey, Session
 from .outcomes import BalancingOutcome, Done, Dropped, Refusal, Refused, Returned
-from .queues import land, reland_waiting
+from .bridges import land_from
+from .queues import reland_waiting
 from .step import Step
 
 
@@ -98,8 +99,7 @@ def process_commit(step: Step, command: Commit) -> BalancingOutcome:
     if consumer is not None and consumer.acked:
         step.update(consumers=step.state.consumers.set(consumer.name, replace(consumer, acked=())))
     for pending in session.sends:
-        for key in pending.queues:
-            land(step, key, pending.message, routed=key[0] != session.node)
+        land_from(step, session.node, pending.message, pending.queues, routed=False)
     return Done(rule="LB-TX-COMMIT")
 
 

@@ -19,6 +19,7 @@ from brokerspec.spec.balancing import (
     Ack,
     Commit,
     Receive,
+    Resend,
     Rollback,
     RULES,
     STRUCTURAL,
@@ -429,7 +430,7 @@ def test_every_outcome_rule_is_used() -> None:
             Attach("m", "n2", "a2", manual_ack=True, pull=True),
             Send("n2", "a2"), Receive("m"), Ack("m"), Send("n2", "a2"), Receive("m"), Close("m"),
             Send("n2", "a2", tx="t"), Commit("t"), Attach("x", "n2", "a2", transacted=True), Ack("x"),
-            *[step for _ in range(MAX_DELIVERY_ATTEMPTS) for step in (Rollback("x"),)],
+            *[step for _ in range(MAX_DELIVERY_ATTEMPTS) for step in (Rollback("x"),)], Resend("n1", "n2"),
         ], profile)
         used.update(o.rule for o in outcomes)
     assert set(RULES) - STRUCTURAL <= set(used), set(RULES) - STRUCTURAL - set(used)

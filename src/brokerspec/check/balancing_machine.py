@@ -25,6 +25,9 @@ that leaves ``ack`` out no consumer that acknowledges later: a SUT without
 those operations (the Artemis adapter, ``fuzz --exclude-op``) then still
 gets every other scenario.
 
+A bridge now and then resends the last message it forwarded, as after a
+reconnection, which its target must drop (LB-BRIDGE-DUP).
+
 Transactions come from :class:`~.balancing_tx.TransactionRules`: sends in a
 session delivered at its commit, transacted consumers, commits, rollbacks
 and runs of rollbacks that spend a message's deliveries.
@@ -52,6 +55,7 @@ from brokerspec.spec.balancing import (
     Pause,
     QueryQueue,
     Receive,
+    Resend,
     Resume,
     Send,
     SetLink,
@@ -393,6 +397,19 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
             nodes: tuple[str, ...] = self.lockstep.state.nodes
             peer = nodes[(pick + hop) % len(nodes)]
             self.run(SetLink(self.node(pick), peer, connected))
+
+        @issues("resend")
+        @rule(pick=PICK, hop=d.integers(1, 3))
+        def resend(self, pick: int, hop: int) -> None:
+            """A cluster bridge resends what it forwarded last, as after a reconnection (LB-BRIDGE-DUP): a link
+            that forwarded something when there is one."""
+            state = self.lockstep.state
+            links = sorted(state.forwarded)
+            if links:
+                self.run(Resend(*links[pick % len(links)]))
+            else:
+                nodes: tuple[str, ...] = state.nodes
+                self.run(Resend(self.node(pick), nodes[(pick + hop) % len(nodes)]))
 
         @issues("tick")
         @rule(ticks=d.pick(1, 1, 2))
