@@ -18,22 +18,27 @@ acknowledged), :mod:`.queues` (queues and the redistributor),
 :mod:`.queue_bindings` (local and remote bindings), :mod:`.bindings`
 (``BindingsImpl``: ``getNextBinding``, ``matchBinding``, ``redistribute``),
 :mod:`.post_office` (routing and the notification triggers),
-:mod:`.cluster` (nodes, bridges, the cluster connection) and
-:mod:`.broker` (the one entry point, and the cluster as a spec state).
+:mod:`.cluster` (nodes, bridges, the cluster connection), :mod:`.sessions`
+(transacted sessions: their transaction, its sends and acknowledgements),
+:mod:`.broker` (the one entry point) and :mod:`.render` (the cluster as a
+spec state).
 """
 
 from .bindings import BindingsImpl, choose_from_bits, find_next_binding
-from .broker import ReferenceBalancingBroker, render_state
+from .broker import ReferenceBalancingBroker
 from .cluster import Bridge, ClusterConnection, ClusterNode
 from .consumers import HandleStatus, ServerConsumer
-from .messages import CoreMessage, Filter, IDGenerator, LogicalClock
+from .messages import CoreMessage, DeliveryLog, Filter, IDGenerator, LogicalClock
 from .post_office import AddressSettings, Notification, NotificationType, PostOffice
 from .queue_bindings import LocalQueueBinding, RemoteQueueBinding, RoutingContext
-from .queues import DeliveryLog, QueueImpl, Redistributor
+from .queues import QueueImpl, Redistributor
+from .render import render_state
+from .sessions import AddOperation, RefsOperation, ServerSession, TransactionImpl
 
 __all__ = [
     "AddressSettings", "BindingsImpl", "Bridge", "ClusterConnection", "ClusterNode", "CoreMessage", "DeliveryLog",
     "Filter", "HandleStatus", "IDGenerator", "LocalQueueBinding", "LogicalClock", "Notification",
     "NotificationType", "PostOffice", "QueueImpl", "Redistributor", "ReferenceBalancingBroker",
-    "RemoteQueueBinding", "RoutingContext", "ServerConsumer", "choose_from_bits", "find_next_binding", "render_state",
+    "RefsOperation", "RemoteQueueBinding", "RoutingContext", "ServerConsumer", "ServerSession", "TransactionImpl",
+    "AddOperation", "choose_from_bits", "find_next_binding", "render_state",
 ]

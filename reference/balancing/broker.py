@@ -10,9 +10,12 @@ them it keeps what belongs to no one node:
 
 * the consumers by name (a consumer name is unique in the cluster, rule
   LB-CONSUMERS), the way sessions know their consumers;
+* the transacted sessions by name (:mod:`.sessions`): producer sessions
+  that a transacted send opened, and transacted consumers' own sessions,
+  named like them (LB-TX-SEND);
 * the two ID generators (messages, queues) and the logical clock
   (:mod:`.messages`);
-* the :class:`~.queues.DeliveryLog` the outcome's events are read from.
+* the :class:`~.messages.DeliveryLog` the outcome's events are read from.
 
 :meth:`ReferenceBalancingBroker.execute` runs one command and returns the
 outcome the spec's ``apply`` returns (without the rule ID). A refused
@@ -22,23 +25,8 @@ gets one delivery attempt, queues in creation order (RD-GROUPED; the spec's
 ``deliver``), which is Artemis's delivery loop offering the waiting
 messages to the redistributor, one round per step.
 :meth:`ReferenceBalancingBroker.snapshot` shows the cluster as a spec state
-(:func:`render_state`), reading the objects and writing the value field by
-field without changing anything:
-
-* ``nodes``: the cluster connection's members in joining order;
-* ``queues``: every node's local queues, each with its ID as the creation
-  serial, its consumers' names in attach order, its waiting messages and
-  the tick its redistributor becomes active at (RD-DELAY);
-* ``consumers``: by name, with node, queue, filter, whether the
-  consumer's session is stopped (paused), whether it has window 0
-  (``pull``) and acknowledges later (``manual_ack``), and the messages it
-  holds unacknowledged (its delivering references, in delivery order);
-* ``positions``: each node's Bindings' ``routing_name_positions``, keyed
-  (node, address, routing name); a group never routed to has none;
-* ``consumer_positions``: each queue's ``pos`` once used, keyed (node, queue);
-* ``settings``: the explicitly configured addresses only;
-* ``down_links``: the bridges that are down;
-* the clock and the next message and queue numbers.
+(:func:`~.render.render_state`), reading the objects without changing
+anything.
 
 Two nodes, each with an anycast queue of ``a1`` and a consumer on it: the
 sends from ``n1`` take turns between the local and the remote queue (LB-ROUND-ROBIN,
@@ -59,21 +47,18 @@ FrozenMap({('n1', 'a1', 'a1'): 1})
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from brokerspec.spec import BalancingOptions, FrozenMap, Outcome, PrefixMatch, Profile
+from brokerspec.spec import Outcome, PrefixMatch, Profile
 from brokerspec.spec.addressing.names import RoutingType, strip_prefix
 from brokerspec.spec.balancing import (
     FIRST_NODE,
     Ack,
     AddNode,
-    AddressBalancing,
     Attach,
     BalancingCommand,
     BalancingState,
     Close,
+    Commit,
     Configure,
-    Consumer,
     CreateQueue,
     DeleteQueue,
     Done,
@@ -81,11 +66,11 @@ from brokerspec.spec.balancing import (
     Pause,
     QueryQueue,
     QueueQueried,
-    QueueState,
     Receive,
     Refusal,
     Refused,
     Resume,
+    Rollback,
     Send,
     Sent,
     SetLink,
@@ -96,10 +81,12 @@ from brokerspec.spec.balancing import (
 
 from .cluster import ClusterConnection
 from .consumers import ServerConsumer
-from .messages import GROUP_ID, CoreMessage, IDGenerator, LogicalClock
+from .messages import GROUP_ID, CoreMessage, DeliveryLog, IDGenerator, LogicalClock
 from .post_office import AddressSettings
 from .queue_bindings import RemoteQueueBinding
-from .queues import DeliveryLog, QueueImpl
+from .queues import QueueImpl
+from .render import render_state
+from .sessions import ServerSession, check_send_session, find_session
 
 
 class ReferenceBalancingBroker:
@@ -115,6 +102,8 @@ class ReferenceBalancingBroker:
         self.cluster = ClusterConnection(self.options, self.clock, self.log, self.message_ids)
         self.cluster.add_node(FIRST_NODE)
         self.consumers: dict[str, ServerConsumer] = {}
+        self.sessions: dict[str, ServerSession] = {}
+        """The transacted sessions by name (LB-TX-SEND)."""
         self.prefixes: dict[str, RoutingType] = {}
         """Every node's acceptor prefixes (``AbstractProtocolManager.prefixes``): prefix -> routing type."""
 
@@ -159,6 +148,10 @@ class ReferenceBalancingBroker:
             return self.acknowledge(command)
         if isinstance(command, Send):
             return self.send(command)
+        if isinstance(command, Commit):
+            return self.commit(command)
+        if isinstance(command, Rollback):
+            return self.rollback(command)
         if isinstance(command, Configure):
             return self.configure(command)
         if isinstance(command, SetLink):
@@ -264,17 +257,29 @@ class ReferenceBalancingBroker:
             return Refused(Refusal.QUEUE_NOT_FOUND)
         if command.consumer in self.consumers:
             return Refused(Refusal.CONSUMER_EXISTS)
-        self.consumers[command.consumer] = node.create_consumer(command.consumer, queue, command.filter,
-                                                                command.fqqn_address, command.pull,
-                                                                command.manual_ack)
+        if command.consumer in self.sessions:
+            return Refused(Refusal.SESSION_EXISTS)  # sessions and consumers share their names (LB-TX-SEND)
+        session = None
+        if command.transacted:  # its own session, there before the queue offers it anything (LB-TX-ACK)
+            session = self.sessions[command.consumer] = ServerSession(command.consumer, command.node)
+        consumer = node.create_consumer(command.consumer, queue, command.filter, command.fqqn_address,
+                                        command.pull, command.manual_ack, session)
+        if session is not None:
+            session.consumer = consumer
+        self.consumers[command.consumer] = consumer
         return Done()
 
     def close_consumer(self, command: Close) -> Done | Refused:
-        """A consumer closes; what it held goes back to its queue (LB-CLOSE-RETURNS, RD-TRIGGER-CLOSE)."""
+        """A consumer closes; what it held goes back to its queue (LB-CLOSE-RETURNS, RD-TRIGGER-CLOSE). A
+        transacted consumer's session closes after it (``ClientSessionImpl.closeChildren``), rolling its
+        transaction back (``ServerSessionImpl.doClose``; LB-TX-ROLLBACK)."""
         consumer = self.consumers.pop(command.consumer, None)
         if consumer is None:
             return Refused(Refusal.CONSUMER_NOT_FOUND)
         self.cluster.nodes[consumer.queue.node].close_consumer(consumer)
+        if consumer.session is not None:
+            del self.sessions[consumer.name]
+            consumer.session.rollback()
         return Done()
 
     def pause_consumer(self, command: Pause) -> Done | Refused:
@@ -330,12 +335,40 @@ class ReferenceBalancingBroker:
             routing_type = prefix_type
             if not self.options.prefix_keeps_fqqn:
                 fqqn_queue = None
-        if not node.check_auto_create(address, routing_type, self.queue_ids):
+        verdict = node.auto_create_verdict(address, routing_type)
+        if verdict is False:
             return Refused(Refusal.ADDRESS_DOES_NOT_EXIST)
+        if command.tx is not None:
+            refusal = check_send_session(self.sessions, self.consumers, command.tx, command.node)
+            if refusal is not None:
+                return refusal
+        if verdict is None:
+            node.check_auto_create(address, routing_type, self.queue_ids)
+        session = None
+        if command.tx is not None:  # the first send naming a session opens it on its node (LB-TX-SEND)
+            session = self.sessions.setdefault(command.tx, ServerSession(command.tx, command.node))
         message = CoreMessage(self.message_ids.generate_id(), address, routing_type, command.color,
                               GROUP_ID if command.grouped else None, fqqn_queue)
-        status = node.post_office.route(message)
+        status = node.post_office.route(message, None if session is None else session.tx)
         return Sent(message.message_id, status)
+
+    def commit(self, command: Commit) -> Done | Refused:
+        """``ServerSessionImpl.commit``: the session's sends reach their queues, its acknowledgements are final
+        (LB-TX-COMMIT)."""
+        session = find_session(self.sessions, self.consumers, command.session)
+        if isinstance(session, Refused):
+            return session
+        session.commit()
+        return Done()
+
+    def rollback(self, command: Rollback) -> Done | Refused:
+        """``ServerSessionImpl.rollback``: the sends are gone, what its consumer acknowledged or holds goes back
+        (LB-TX-ROLLBACK, LB-TX-MAX-DELIVERY)."""
+        session = find_session(self.sessions, self.consumers, command.session)
+        if isinstance(session, Refused):
+            return session
+        session.rollback()
+        return Done()
 
     def configure(self, command: Configure) -> Done | Refused:
         """Set an address's type and delay on every node, or on one (LB-TYPES, RD-DELAY)."""
@@ -384,74 +417,4 @@ class ReferenceBalancingBroker:
     def snapshot(self) -> BalancingState:
         """The cluster rendered as a spec state."""
         return render_state(self.options, self.cluster, self.consumers, self.clock.now, self.message_ids.next_id,
-                            self.queue_ids.next_id, self.prefixes)
-
-
-# -- the cluster as a spec state --------------------------------------------------------
-
-
-def render_queue(queue: QueueImpl) -> QueueState:
-    """One queue as the spec writes it."""
-    return QueueState(
-        node=queue.node,
-        name=queue.name,
-        address=queue.address,
-        routing_type=queue.routing_type,
-        filter=None if queue.filter is None else queue.filter.filter_string,
-        serial=queue.id,
-        consumers=tuple(consumer.name for consumer in queue.consumers),
-        pending=tuple(message.to_spec() for message in queue.messages),
-        redistributor=None if queue.redistributor is None else queue.redistributor.active_at,
-        unmatched=queue.unmatched,
-        enabled=queue.enabled,
-        purge_on_no_consumers=queue.purge_on_no_consumers,
-        configured_filter=queue.configured_filter,
-    )
-
-
-def render_consumer(consumer: ServerConsumer) -> Consumer:
-    """One consumer as the spec writes it."""
-    return Consumer(consumer.name, consumer.queue.node, consumer.queue.name, consumer.get_filter_string(),
-                    paused=not consumer.started, pull=consumer.pull, manual_ack=consumer.manual_ack,
-                    held=tuple(message.to_spec() for message in consumer.delivering_refs))
-
-
-def render_state(options: BalancingOptions, cluster: ClusterConnection, consumers: Mapping[str, ServerConsumer],
-                 clock: int, next_message: int, next_serial: int,
-                 prefixes: Mapping[str, RoutingType] | None = None) -> BalancingState:
-    """The whole cluster as a spec state."""
-    queues: dict[tuple[str, str], QueueState] = {}
-    consumer_positions: dict[tuple[str, str], int] = {}
-    positions: dict[tuple[str, str, str], int] = {}
-    for name, node in cluster.nodes.items():
-        for queue in node.get_local_queues():
-            queues[(name, queue.name)] = render_queue(queue)
-            if queue.pos is not None:
-                consumer_positions[(name, queue.name)] = queue.pos
-        for address, bindings in node.post_office.mappings.items():
-            for routing_name, position in bindings.routing_name_positions.items():
-                positions[(name, address, routing_name)] = position
-    settings = {
-        address: AddressBalancing(entry.load_balancing_type, entry.redistribution_delay, entry.auto_create_queues)
-        for address, entry in cluster.address_settings.matches.items()
-    }
-    node_settings = {
-        (name, address): AddressBalancing(entry.load_balancing_type, entry.redistribution_delay, entry.auto_create_queues)
-        for name, node in cluster.nodes.items() for address, entry in node.address_settings.matches.items()
-    }
-    return BalancingState(
-        nodes=tuple(cluster.nodes),
-        options=options,
-        queues=FrozenMap(queues),
-        consumers=FrozenMap({name: render_consumer(c) for name, c in consumers.items()}),
-        positions=FrozenMap(positions),
-        consumer_positions=FrozenMap(consumer_positions),
-        settings=FrozenMap(settings),
-        node_settings=FrozenMap(node_settings),
-        down_links=cluster.get_down_links(),
-        prefixes=FrozenMap(prefixes or {}),
-        typed=frozenset((name, address) for name, node in cluster.nodes.items() for address in node.post_office.typed),
-        clock=clock,
-        next_message=next_message,
-        next_serial=next_serial,
-    )
+                            self.queue_ids.next_id, self.prefixes, self.sessions)

@@ -40,10 +40,11 @@ from brokerspec.spec.profiles import ReturnOrder, SendAutoCreate
 from brokerspec.spec.addressing.names import RoutingType
 
 from .consumers import ServerConsumer
-from .messages import CoreMessage, IDGenerator, LogicalClock, create_filter
+from .messages import CoreMessage, DeliveryLog, IDGenerator, LogicalClock, create_filter
 from .post_office import AddressSettingsRepository, Notification, NotificationType, PostOffice
 from .queue_bindings import LocalQueueBinding, RemoteQueueBinding, compute_node_id
-from .queues import DeliveryLog, QueueImpl
+from .queues import QueueImpl
+from .sessions import ServerSession
 
 
 class Bridge:
@@ -84,7 +85,16 @@ class ClusterNode:
 
     def check_auto_create(self, address: str, routing_type: RoutingType | None, queue_ids: IDGenerator) -> bool:
         """``ServerSessionImpl.checkAutoCreate`` as ``PostOfficeImpl.simpleRoute`` runs it before routing a send;
-        False where it answers NOT_FOUND, which refuses the send (AMQ229203; LB-AUTO-CREATE).
+        False where it answers NOT_FOUND, which refuses the send (AMQ229203; LB-AUTO-CREATE). The queue
+        :meth:`auto_create_verdict` calls for is made here."""
+        verdict = self.auto_create_verdict(address, routing_type)
+        if verdict is None:
+            self.create_queue(queue_ids.generate_id(), address, address, RoutingType.ANYCAST, None)
+        return verdict is not False
+
+    def auto_create_verdict(self, address: str, routing_type: RoutingType | None) -> bool | None:
+        """What ``checkAutoCreate`` decides, before it changes anything: True the send passes, False it is
+        refused, None a queue is to be made for it.
 
         A message without a routing type passes unchecked, and so does a
         MULTICAST one (the domain's addresses have both routing types).
@@ -105,23 +115,24 @@ class ClusterNode:
             return located.routing_type is RoutingType.ANYCAST
         if not self.address_settings.get_match(address).auto_create_queues:
             return False
-        self.create_queue(queue_ids.generate_id(), address, address, RoutingType.ANYCAST, None)
-        return True
+        return None
 
     def destroy_queue(self, queue: QueueImpl) -> None:
-        """``ActiveMQServerImpl.destroyQueue`` of a queue without consumers: its messages go with it."""
+        """``ActiveMQServerImpl.destroyQueue`` of a queue without consumers: its messages go with it, and so do
+        the references open transactions hold for it (``queueDestroyed``; LB-TX-COMMIT)."""
         queue.delete_messages()
+        queue.queue_destroyed = True
         self.post_office.remove_binding(queue.name)
 
     def create_consumer(self, name: str, queue: QueueImpl, filter_string: str | None,
                         fqqn_address: str | None = None, pull: bool = False,
-                        manual_ack: bool = False) -> ServerConsumer:
+                        manual_ack: bool = False, session: ServerSession | None = None) -> ServerConsumer:
         """``ServerSessionImpl.createConsumer``: attach, then announce ``CONSUMER_CREATED``; a consumer that came by
         the FQQN ``fqqn_address::queue`` puts the FQQN in the notification's address (ARTEMIS-3918, 2.25.0).
 
         A consumer of window 0 (``pull``) is announced like any other: the notification carries no credits, so
         it draws messages to its node and keeps its queue from redistributing (LB-PULL)."""
-        consumer = ServerConsumer(name, queue, create_filter(filter_string), pull, manual_ack)
+        consumer = ServerConsumer(name, queue, create_filter(filter_string), pull, manual_ack, session)
         queue.add_consumer(consumer)
         notification = self.consumer_notification(NotificationType.CONSUMER_CREATED, consumer)
         if fqqn_address is not None and self.cluster.options.fqqn_consumer_redistributes:
@@ -191,7 +202,8 @@ class ClusterNode:
         """
         binding = RemoteQueueBinding(notification.cluster_name, notification.address, notification.queue_name,
                                      notification.routing_name, notification.routing_type,
-                                     notification.filter_string, notification.source_node, bridge)
+                                     notification.filter_string, notification.source_node, bridge,
+                                     notification.binding_id)
         self.post_office.add_binding(binding)
 
 
@@ -240,6 +252,11 @@ class ClusterConnection:
         See ``RemoteQueueBindingImpl.route``.
         """
         self.nodes[target].post_office.route_from_cluster(message, queue_name)
+
+    def forward_to_id(self, source: str, target: str, queue_name: str, queue_id: int, message: CoreMessage) -> None:
+        """The bridge from ``source`` to ``target`` delivers a committed ``message`` to the queue of ID ``queue_id``
+        there, if it still exists (``_AMQ_ROUTE_TO``; LB-TX-COMMIT)."""
+        self.nodes[target].post_office.route_to_id(message, queue_name, queue_id)
 
     def set_link(self, node: str, peer: str, connected: bool) -> None:
         """Bring the bridge from ``node`` to ``peer`` up or down (LB-DISCONNECTED)."""

@@ -44,7 +44,15 @@ Theory of operation:
 4. :meth:`ServerConsumer.cancel_refs` is ``ServerConsumerImpl.cancelRefs``
    on close: every delivering message leaves the consumer, in delivery
    order, for its queue to take back (:meth:`.queues.QueueImpl.cancel`,
-   LB-CLOSE-RETURNS). A clean close does not count as a delivery attempt.
+   LB-CLOSE-RETURNS). A clean close does not count as a delivery attempt:
+   each reference's delivery count, raised when the consumer took it, is
+   lowered again (``updateDeliveryCountForCanceledRef``).
+5. A consumer of a transacted session (``session``) acknowledges into the
+   session's transaction (``ServerConsumerImpl.acknowledge(tx, ...)``,
+   ``QueueImpl.acknowledge(tx, ref)``): the references leave its delivering
+   ones but wait in the transaction until it commits or rolls back (LB-TX-ACK,
+   :mod:`.sessions`); a consumer that acknowledges each message as it
+   arrives does so into the transaction too.
 """
 
 from __future__ import annotations
@@ -56,6 +64,7 @@ from .messages import CoreMessage, Filter, matches
 
 if TYPE_CHECKING:
     from .queues import QueueImpl
+    from .sessions import ServerSession
 
 
 class HandleStatus(Enum):
@@ -70,11 +79,12 @@ class ServerConsumer:
     """``ServerConsumerImpl``: a named consumer on one queue, with an optional filter (a colour).
 
     ``pull`` makes it a consumer of window 0 (no credit until its client receives); ``manual_ack`` one whose
-    client acknowledges later, so that what it takes stays among its delivering messages.
+    client acknowledges later, so that what it takes stays among its delivering messages. ``session`` is its
+    transacted session, or None when its session acknowledges outside any transaction.
     """
 
     def __init__(self, name: str, queue: QueueImpl, filter: Filter | None, pull: bool = False,
-                 manual_ack: bool = False) -> None:
+                 manual_ack: bool = False, session: ServerSession | None = None) -> None:
         self.name = name
         self.queue = queue
         self.filter = filter
@@ -84,6 +94,7 @@ class ServerConsumer:
         self.manual_ack = manual_ack
         self.delivering_refs: list[CoreMessage] = []
         """``deliveringRefs``: handed over, not yet acknowledged, in delivery order."""
+        self.session = session
 
     @property
     def pull(self) -> bool:
@@ -110,11 +121,12 @@ class ServerConsumer:
         return HandleStatus.HANDLED
 
     def proceed_deliver(self, message: CoreMessage) -> None:
-        """``ServerConsumerImpl.proceedDeliver``: spend a credit, file the message as delivering; a client that
-        acknowledges on arrival acknowledges it at once (LB-ACK)."""
+        """``ServerConsumerImpl.handle`` and ``proceedDeliver``: spend a credit, count the delivery
+        (``ref.incrementDeliveryCount()``), file the message as delivering; a client that acknowledges on
+        arrival acknowledges it at once (LB-ACK)."""
         if self.available_credits is not None:
             self.available_credits -= 1
-        self.delivering_refs.append(message)
+        self.delivering_refs.append(message.with_delivery_count(1))
         if not self.manual_ack:
             self.acknowledge(message.message_id)
 
@@ -130,19 +142,28 @@ class ServerConsumer:
 
     def acknowledge(self, message_id: int | None = None) -> bool:
         """``ServerConsumerImpl.acknowledge``: every delivering message up to and including ``message_id`` (all of
-        them when None) is acknowledged; False, and nothing acknowledged, when it holds no such message."""
-        if message_id is None:
-            self.delivering_refs = []
-            return True
-        if not self.holds(message_id):
+        them when None) is acknowledged; False, and nothing acknowledged, when it holds no such message.
+
+        In a transacted session the acknowledged references go into its transaction (LB-TX-ACK)."""
+        if message_id is not None and not self.holds(message_id):
             return False
+        acked: list[CoreMessage] = []
         while self.delivering_refs:
             ref = self.delivering_refs.pop(0)
+            acked.append(ref)
             if ref.message_id == message_id:
                 break
+        if self.session is not None:
+            for ref in acked:
+                self.session.acknowledge(self.queue, ref)
         return True
 
+    def get_acked(self) -> list[CoreMessage]:
+        """What it acknowledged in its session's open transaction, in order (none outside a transaction)."""
+        return [] if self.session is None else self.session.get_acked(self.queue)
+
     def cancel_refs(self) -> list[CoreMessage]:
-        """``ServerConsumerImpl.cancelRefs``: give up every delivering message, in delivery order."""
+        """``ServerConsumerImpl.cancelRefs``: give up every delivering message, in delivery order, each with its
+        delivery count lowered again (a clean close or a rollback is no delivery attempt)."""
         refs, self.delivering_refs = self.delivering_refs, []
-        return refs
+        return [ref.with_delivery_count(-1) for ref in refs]

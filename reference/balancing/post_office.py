@@ -51,13 +51,14 @@ from typing import TYPE_CHECKING
 
 from brokerspec.spec import BalancingOptions
 from brokerspec.spec.addressing.names import RoutingType
-from brokerspec.spec.balancing import LbType, RoutingStatus
+from brokerspec.spec.balancing import MAX_DELIVERY_ATTEMPTS, LbType, RoutingStatus
 from brokerspec.spec.balancing.wildcards import address_matches, binds, is_wild
 
 from .bindings import BindingsImpl
-from .messages import CoreMessage, IDGenerator, LogicalClock
+from .messages import CoreMessage, DeliveryLog, IDGenerator, LogicalClock
 from .queue_bindings import Binding, LocalQueueBinding, RemoteQueueBinding, RoutingContext
-from .queues import DeliveryLog, QueueImpl
+from .queues import QueueImpl
+from .sessions import AddOperation, ForwardedReference, QueueReference, TransactionImpl
 
 if TYPE_CHECKING:
     from .cluster import ClusterConnection
@@ -90,6 +91,8 @@ class Notification:
     routing_type: RoutingType
     filter_string: str | None = None
     distance: int = 0
+    binding_id: int = 0
+    """The queue's ID in a binding notification (``_AMQ_Binding_ID``)."""
 
     def next_hop(self) -> Notification:
         """The notification as the next node receives it."""
@@ -100,12 +103,15 @@ class Notification:
 class AddressSettings:
     """One address's settings: ``redistribution-delay`` in ticks (default -1, never;
     ``PostOfficeImpl.onNotification``), the load-balancing type (default ON_DEMAND,
-    the cluster connection's default; LB-TYPES) and ``auto-create-queues`` (off in
-    this domain unless configured; LB-AUTO-CREATE)."""
+    the cluster connection's default; LB-TYPES), ``auto-create-queues`` (off in
+    this domain unless configured; LB-AUTO-CREATE) and ``max-delivery-attempts``
+    (``AddressSettings.DEFAULT_MAX_DELIVERY_ATTEMPTS``, never configured here;
+    LB-TX-MAX-DELIVERY)."""
 
     redistribution_delay: int = -1
     load_balancing_type: LbType = LbType.ON_DEMAND
     auto_create_queues: bool = False
+    max_delivery_attempts: int = MAX_DELIVERY_ATTEMPTS
 
 
 class AddressSettingsRepository:
@@ -277,11 +283,12 @@ class PostOffice:
         if isinstance(binding, RemoteQueueBinding):
             return Notification(kind, binding.address, binding.cluster_name, binding.routing_name,
                                 binding.remote_node, binding.queue_name, binding.routing_type,
-                                binding.get_filter_string(), distance=1)
+                                binding.get_filter_string(), distance=1, binding_id=binding.remote_queue_id)
         filter = binding.get_filter()
         return Notification(kind, binding.get_address(), binding.get_cluster_name(), binding.get_routing_name(),
                             self.node, binding.get_unique_name(), binding.get_routing_type(),
-                            None if filter is None else filter.filter_string)
+                            None if filter is None else filter.filter_string,
+                            binding_id=binding.queue.id if isinstance(binding, LocalQueueBinding) else 0)
 
     def update_message_load_balancing_type(self, address: str) -> None:
         """Push the address's configured type onto its Bindings, if it has any (ARTEMIS-1680)."""
@@ -291,8 +298,9 @@ class PostOffice:
 
     # -- routing (F) -----------------------------------------------------------------
 
-    def route(self, message: CoreMessage) -> RoutingStatus:
-        """``PostOfficeImpl.route``: find the destinations, then deliver.
+    def route(self, message: CoreMessage, tx: TransactionImpl | None = None) -> RoutingStatus:
+        """``PostOfficeImpl.route``: find the destinations, then deliver, or in a transaction ``tx`` put the
+        references in it for the commit (LB-TX-SEND).
 
         See ``BindingsImpl.route``, LB-UNROUTED-STATUS.
         """
@@ -302,9 +310,29 @@ class PostOffice:
         bindings.set_message_load_balancing_type(self.type_of(message.address))  # LB-TYPE-ADOPTED
         context = RoutingContext()
         bindings.route(message, context)
-        if not self.process_route(message, context):
+        taken = self.process_route(message, context) if tx is None else self.process_route_in(tx, message, context)
+        if not taken:
             return RoutingStatus(self.options.unrouted_status.value)
         return RoutingStatus.OK
+
+    def process_route_in(self, tx: TransactionImpl, message: CoreMessage, context: RoutingContext) -> bool:
+        """``processRoute`` with a transaction: one reference per destination, in (node, queue) order, joins it
+        in an ``AddOperation``, to reach its queue after the commit (:mod:`.sessions`, LB-TX-SEND).
+
+        A local queue that would drop the message now (``QueueImpl.route``) gets no reference; a remote
+        destination's goes to the bridge's store-and-forward queue, bound to the remote queue's ID.
+        """
+        refs: list[QueueReference | ForwardedReference] = []
+        for node, queue_name, queue_id in context.get_destinations():
+            if node != self.node:
+                refs.append(ForwardedReference(message, self.cluster, self.node, node, queue_name, queue_id))
+                continue
+            queue = self.get_local_queue(queue_name)
+            if queue is not None and queue.is_routable():
+                refs.append(QueueReference(message, queue))
+        if refs:
+            tx.add_operation(AddOperation(message, refs))
+        return bool(refs)
 
     def process_route(self, message: CoreMessage, context: RoutingContext) -> bool:
         """``processRoute``: each destination in (node, queue) order; remote ones over the bridge.
@@ -313,7 +341,7 @@ class PostOffice:
         the remote queue then does); a local queue may drop it (``QueueImpl.route``).
         """
         taken = False
-        for node, queue_name in context.get_destinations():
+        for node, queue_name, _ in context.get_destinations():
             if node == self.node:
                 taken = self.route_from_cluster(message, queue_name) or taken
             else:
@@ -326,6 +354,12 @@ class PostOffice:
         whether the queue took it."""
         queue = self.get_local_queue(queue_name)
         return queue is not None and queue.route(message)
+
+    def route_to_id(self, message: CoreMessage, queue_name: str, queue_id: int) -> bool:
+        """A bridged message for the queue whose ID it carries (``_AMQ_ROUTE_TO``, ``BindingsImpl.routeFromCluster``
+        looks the binding up by ID): a queue made again under the name since is another queue, and takes nothing."""
+        queue = self.get_local_queue(queue_name)
+        return queue is not None and queue.id == queue_id and queue.route(message)
 
     def redistribute(self, message: CoreMessage, queue: QueueImpl) -> tuple[CoreMessage, RoutingContext] | None:
         """``PostOfficeImpl.redistribute``: the copy and where it goes, or None (the redistributor is BUSY)."""

@@ -32,7 +32,7 @@ a consumer without a filter records nothing).
 
 ``route`` only names the destination in the :class:`RoutingContext`; the
 post office delivers afterwards (``processRoute``). A remote binding names
-the remote node and queue, where Artemis writes the remote queue's ID into
+the remote node, queue and queue ID, where Artemis writes the remote queue's ID into
 the message's route-to header and hands it to the bridge's
 store-and-forward queue (``RemoteQueueBindingImpl.route``).
 """
@@ -54,8 +54,9 @@ if TYPE_CHECKING:
 NODE_ID_NAMESPACE = uuid.UUID("6f0c1d3e-2a4b-4c5d-8e9f-a0b1c2d3e4f5")
 UUID_LENGTH = 36
 
-Destination = tuple[str, str]
-"""(node, queue name): where a routed message is to land."""
+Destination = tuple[str, str, int]
+"""(node, queue name, queue ID): where a routed message is to land; the ID tells a queue made again under the
+name from the one routing chose (a transacted send lands only at the commit, :mod:`.sessions`)."""
 
 
 def compute_node_id(node: str) -> str:
@@ -85,9 +86,9 @@ class RoutingContext:
     def __init__(self) -> None:
         self.destinations: list[Destination] = []
 
-    def add_destination(self, node: str, queue_name: str) -> None:
+    def add_destination(self, node: str, queue_name: str, queue_id: int) -> None:
         """Remember one destination."""
-        self.destinations.append((node, queue_name))
+        self.destinations.append((node, queue_name, queue_id))
 
     def get_destinations(self) -> list[Destination]:
         """The destinations by (node, queue): the order the spec lists first-routing landings in."""
@@ -167,7 +168,7 @@ class LocalQueueBinding:
         return self.queue.has_matching_consumer(message)
 
     def route(self, message: CoreMessage, context: RoutingContext) -> None:
-        context.add_destination(self.queue.node, self.queue.name)
+        context.add_destination(self.queue.node, self.queue.name, self.queue.id)
 
 
 class RemoteQueueBinding:
@@ -177,7 +178,8 @@ class RemoteQueueBinding:
     """
 
     def __init__(self, cluster_name: str, address: str, queue_name: str, routing_name: str,
-                 routing_type: RoutingType, filter_string: str | None, remote_node: str, bridge: Bridge) -> None:
+                 routing_type: RoutingType, filter_string: str | None, remote_node: str, bridge: Bridge,
+                 remote_queue_id: int) -> None:
         self.cluster_name = cluster_name
         self.address = address
         self.queue_name = queue_name
@@ -186,6 +188,8 @@ class RemoteQueueBinding:
         self.filter = create_filter(filter_string)
         self.remote_node = remote_node
         self.bridge = bridge
+        self.remote_queue_id = remote_queue_id
+        """``remoteQueueID``: the remote queue's ID, from the notification's ``_AMQ_Binding_ID``."""
         self.consumer_count = 0
         self.filter_counts: dict[str, int] = {}
         self.filters: dict[str, Filter] = {}
@@ -252,4 +256,4 @@ class RemoteQueueBinding:
         return any(f.match(message) for f in self.filters.values())
 
     def route(self, message: CoreMessage, context: RoutingContext) -> None:
-        context.add_destination(self.remote_node, self.queue_name)
+        context.add_destination(self.remote_node, self.queue_name, self.remote_queue_id)

@@ -40,7 +40,11 @@ The messages a closing consumer held come back through
 :meth:`QueueImpl.cancel`: before every waiting message in 2.11
 (``QueueImpl.addHead``), among them by message ID later (``addSorted``),
 and then every waiting message is offered to the consumers left
-(LB-CLOSE-RETURNS). A queue's message count (:meth:`QueueImpl.get_message_count`)
+(LB-CLOSE-RETURNS). What a rollback gives back comes through
+:meth:`QueueImpl.check_redelivery`, which drops a message out of delivery
+attempts, and :meth:`QueueImpl.post_rollback`, which puts the rest back the
+same way, unless the queue purges and has no consumer left (LB-TX-ROLLBACK,
+:mod:`.sessions`). A queue's message count (:meth:`QueueImpl.get_message_count`)
 includes what its consumers hold (``QueueImpl.getMessageCount`` counts the
 delivering references).
 
@@ -65,7 +69,7 @@ here is atomic, so neither is needed. A redistributor is "the tick at which
 it becomes active" (``active_at``, RD-DELAY): the logical clock replaces the
 scheduled executor of a delayed one.
 
-Every hand-over is written to a :class:`DeliveryLog`, which plays the part
+Every hand-over is written to the :class:`~.messages.DeliveryLog`, which plays the part
 of the test's consumers: the broker reads it back as the outcome's events.
 """
 
@@ -74,10 +78,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from brokerspec.spec.addressing.names import RoutingType
-from brokerspec.spec.balancing import Delivered, Dropped, Event, Redistributed, Returned
+from brokerspec.spec.profiles import ReturnOrder
 
 from .consumers import HandleStatus, ServerConsumer
-from .messages import CoreMessage, Filter, LogicalClock, matches
+from .messages import CoreMessage, DeliveryLog, Filter, LogicalClock, matches
 
 if TYPE_CHECKING:
     from .post_office import PostOffice
@@ -106,41 +110,10 @@ class Redistributor:
             return HandleStatus.BUSY
         copy, context = routed
         self.queue.acknowledge(message)
-        to_node, to_queue = context.get_destinations()[0]
+        to_node, to_queue, _ = context.get_destinations()[0]
         self.queue.log.redistributed(message, self.queue, copy, to_node, to_queue)
         self.post_office.process_route(copy, context)
         return HandleStatus.HANDLED
-
-
-class DeliveryLog:
-    """What the clients saw during one command, in order: deliveries, moves, drops and returns."""
-
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    def delivered(self, message: CoreMessage, queue: QueueImpl, consumer: ServerConsumer | None) -> None:
-        """``message`` reached ``queue``; ``consumer`` took it, or None: it waits there."""
-        self.events.append(Delivered(message.message_id, queue.node, queue.name,
-                                     None if consumer is None else consumer.name))
-
-    def redistributed(self, message: CoreMessage, queue: QueueImpl, copy: CoreMessage, to_node: str,
-                      to_queue: str) -> None:
-        """``message`` left ``queue``; its ``copy`` went to ``to_queue`` on ``to_node``."""
-        self.events.append(Redistributed(message.message_id, queue.node, queue.name, copy.message_id, to_node,
-                                         to_queue))
-
-    def dropped(self, message: CoreMessage, queue: QueueImpl) -> None:
-        """``message`` went with its deleted ``queue``."""
-        self.events.append(Dropped(message.message_id, queue.node, queue.name))
-
-    def returned(self, message: CoreMessage, queue: QueueImpl) -> None:
-        """``message``, held by a consumer that closed, is back in ``queue``."""
-        self.events.append(Returned(message.message_id, queue.node, queue.name))
-
-    def drain(self) -> tuple[Event, ...]:
-        """The events so far, and a fresh start."""
-        events, self.events = tuple(self.events), []
-        return events
 
 
 class QueueImpl:
@@ -169,6 +142,8 @@ class QueueImpl:
         """Whether this step prompted the queue's delivery (``deliverAsync``); the broker clears it per step."""
         self.enabled = True
         self.purge_on_no_consumers = False
+        self.queue_destroyed = False
+        """``queueDestroyed``: the queue was deleted; references a transaction holds for it go with it."""
 
     # -- consumers -------------------------------------------------------------------
 
@@ -195,10 +170,14 @@ class QueueImpl:
     def route(self, message: CoreMessage) -> bool:
         """``QueueImpl.route``: a disabled queue, or a purge-on-no-consumers one without consumers, takes
         nothing, and the message routed to it vanishes unlogged (LB-QUEUE-ENABLED, LB-PURGE-ON-NO-CONSUMERS)."""
-        if not self.enabled or (self.purge_on_no_consumers and not self.consumers):
+        if not self.is_routable():
             return False
         self.add_tail(message)
         return True
+
+    def is_routable(self) -> bool:
+        """What ``QueueImpl.route`` checks before it takes a message: enabled, and not purging without consumers."""
+        return self.enabled and not (self.purge_on_no_consumers and not self.consumers)
 
     def purge(self) -> None:
         """``QueueManagerImpl.doIt`` when the last consumer of a purge-on-no-consumers queue went: drop what waits."""
@@ -263,9 +242,37 @@ class QueueImpl:
             self.messages = sorted([*refs, *self.messages], key=lambda m: m.message_id)
         self.deliver_waiting()
 
+    def check_redelivery(self, ref: CoreMessage) -> bool:
+        """``QueueImpl.checkRedelivery`` of a reference a rollback gives back: False, and the message dropped,
+        when its delivery count has reached the address's ``max-delivery-attempts``, there being no
+        dead-letter address (``sendToDeadLetterAddress``; LB-TX-MAX-DELIVERY)."""
+        max_deliveries = self.post_office.address_settings.get_match(self.address).max_delivery_attempts
+        if 0 < max_deliveries <= ref.delivery_count:
+            self.log.dropped(ref, self)
+            return False
+        return True
+
+    def post_rollback(self, refs: list[CoreMessage]) -> None:
+        """``QueueImpl.postRollback``: a rollback gives ``refs`` back (LB-TX-ROLLBACK).
+
+        A purge-on-no-consumers queue without consumers drops them (``purgeAfterRollback``); otherwise they
+        go back as a closing consumer's do (:meth:`cancel`: ``addHead`` in 2.11, ``addSorted`` later, as the
+        profile's ``close_return_order`` says) and the waiting messages are offered again.
+        """
+        at_head = self.post_office.options.close_return_order is ReturnOrder.HEAD
+        if self.purge_on_no_consumers and not self.consumers:
+            for ref in refs:
+                self.log.returned(ref, self)
+            for ref in refs:
+                self.log.dropped(ref, self)
+            return
+        self.cancel(refs, at_head)
+
     def get_message_count(self) -> int:
-        """``QueueImpl.getMessageCount``: the waiting messages and those its consumers hold unacknowledged."""
-        return len(self.messages) + sum(len(consumer.delivering_refs) for consumer in self.consumers)
+        """``QueueImpl.getMessageCount``: the waiting messages and those its consumers hold unacknowledged or
+        acknowledged in a transaction not yet ended (``getDeliveringCount``; LB-TX-ACK)."""
+        return len(self.messages) + sum(len(consumer.delivering_refs) + len(consumer.get_acked())
+                                        for consumer in self.consumers)
 
     def acknowledge(self, message: CoreMessage) -> None:
         """The redistributor took ``message`` away (``Redistributor`` acknowledges the original)."""

@@ -1,0 +1,115 @@
+"""The reference cluster as a spec state: reading the objects, writing the value field by field.
+
+Introduction
+------------
+:func:`render_state` is what :meth:`.broker.ReferenceBalancingBroker.snapshot`
+returns. It changes nothing; it reads:
+
+* ``nodes``: the cluster connection's members in joining order;
+* ``queues``: every node's local queues, each with its ID as the creation
+  serial, its consumers' names in attach order, its waiting messages and
+  the tick its redistributor becomes active at (RD-DELAY);
+* ``consumers``: by name, with node, queue, filter, whether the
+  consumer's session is stopped (paused), whether it has window 0
+  (``pull``) and acknowledges later (``manual_ack``), the messages it
+  holds unacknowledged (its delivering references, in delivery order),
+  whether its session is transacted and what that session's transaction
+  holds acknowledged (LB-TX-ACK);
+* ``positions``: each node's Bindings' ``routing_name_positions``, keyed
+  (node, address, routing name); a group never routed to has none;
+* ``consumer_positions``: each queue's ``pos`` once used, keyed (node, queue);
+* ``settings``: the explicitly configured addresses only;
+* ``down_links``: the bridges that are down;
+* ``sessions``: the transacted sessions by name, each with its node and the
+  sends its transaction holds (:mod:`.sessions`);
+* the clock and the next message and queue numbers.
+
+A message's ``deliveries`` is its reference's delivery count, less the
+delivery under way for one a consumer holds or its transaction acknowledged
+(:meth:`.messages.CoreMessage.to_spec`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from brokerspec.spec import BalancingOptions, FrozenMap
+from brokerspec.spec.addressing.names import RoutingType
+from brokerspec.spec.balancing import AddressBalancing, BalancingState, Consumer, QueueState
+
+from .cluster import ClusterConnection
+from .consumers import ServerConsumer
+from .queues import QueueImpl
+from .sessions import ServerSession
+
+
+def render_queue(queue: QueueImpl) -> QueueState:
+    """One queue as the spec writes it."""
+    return QueueState(
+        node=queue.node,
+        name=queue.name,
+        address=queue.address,
+        routing_type=queue.routing_type,
+        filter=None if queue.filter is None else queue.filter.filter_string,
+        serial=queue.id,
+        consumers=tuple(consumer.name for consumer in queue.consumers),
+        pending=tuple(message.to_spec() for message in queue.messages),
+        redistributor=None if queue.redistributor is None else queue.redistributor.active_at,
+        unmatched=queue.unmatched,
+        enabled=queue.enabled,
+        purge_on_no_consumers=queue.purge_on_no_consumers,
+        configured_filter=queue.configured_filter,
+    )
+
+
+def render_consumer(consumer: ServerConsumer) -> Consumer:
+    """One consumer as the spec writes it; what it holds and what its transaction holds acknowledged are in
+    flight (their delivery counts include the delivery under way)."""
+    return Consumer(consumer.name, consumer.queue.node, consumer.queue.name, consumer.get_filter_string(),
+                    paused=not consumer.started, pull=consumer.pull, manual_ack=consumer.manual_ack,
+                    held=tuple(message.to_spec(in_flight=True) for message in consumer.delivering_refs),
+                    transacted=consumer.session is not None,
+                    acked=tuple(message.to_spec(in_flight=True) for message in consumer.get_acked()))
+
+
+def render_state(options: BalancingOptions, cluster: ClusterConnection, consumers: Mapping[str, ServerConsumer],
+                 clock: int, next_message: int, next_serial: int,
+                 prefixes: Mapping[str, RoutingType] | None = None,
+                 sessions: Mapping[str, ServerSession] | None = None) -> BalancingState:
+    """The whole cluster as a spec state."""
+    queues: dict[tuple[str, str], QueueState] = {}
+    consumer_positions: dict[tuple[str, str], int] = {}
+    positions: dict[tuple[str, str, str], int] = {}
+    for name, node in cluster.nodes.items():
+        for queue in node.get_local_queues():
+            queues[(name, queue.name)] = render_queue(queue)
+            if queue.pos is not None:
+                consumer_positions[(name, queue.name)] = queue.pos
+        for address, bindings in node.post_office.mappings.items():
+            for routing_name, position in bindings.routing_name_positions.items():
+                positions[(name, address, routing_name)] = position
+    settings = {
+        address: AddressBalancing(entry.load_balancing_type, entry.redistribution_delay, entry.auto_create_queues)
+        for address, entry in cluster.address_settings.matches.items()
+    }
+    node_settings = {
+        (name, address): AddressBalancing(entry.load_balancing_type, entry.redistribution_delay, entry.auto_create_queues)
+        for name, node in cluster.nodes.items() for address, entry in node.address_settings.matches.items()
+    }
+    return BalancingState(
+        nodes=tuple(cluster.nodes),
+        options=options,
+        queues=FrozenMap(queues),
+        consumers=FrozenMap({name: render_consumer(c) for name, c in consumers.items()}),
+        positions=FrozenMap(positions),
+        consumer_positions=FrozenMap(consumer_positions),
+        settings=FrozenMap(settings),
+        node_settings=FrozenMap(node_settings),
+        down_links=cluster.get_down_links(),
+        prefixes=FrozenMap(prefixes or {}),
+        sessions=FrozenMap({name: session.to_spec() for name, session in (sessions or {}).items()}),
+        typed=frozenset((name, address) for name, node in cluster.nodes.items() for address in node.post_office.typed),
+        clock=clock,
+        next_message=next_message,
+        next_serial=next_serial,
+    )
