@@ -84,7 +84,7 @@ from brokerspec.spec.balancing import (
     Tick,
 )
 
-from . import Case, balancing_addresses, balancing_consumers, balancing_sends, balancing_tx, queries
+from . import Case, balancing_addresses, balancing_bridges, balancing_consumers, balancing_sends, balancing_tx, queries
 
 SEED = "seed 003 (003_df6d5e31f642e5ae.txt)"
 """How a case cites the seed document that walks through Artemis 2.11.0 load balancing."""
@@ -1208,5 +1208,5 @@ CASES: tuple[Case, ...] = (*MODEL_CASES, *TYPE_CASES, *CHOICE_CASES, *STATUS_CAS
                           *balancing_addresses.PREFIXES, *balancing_addresses.PER_NODE,
                           *balancing_addresses.UPDATES, *balancing_addresses.TYPE_ADOPTION,
                           *balancing_sends.AUTO_CREATE, *balancing_consumers.CONSUMERS,
-                          *balancing_tx.TRANSACTIONS)
+                          *balancing_tx.TRANSACTIONS, *balancing_bridges.BRIDGES)
 """Every load-balancing case, grouped by topic."""
