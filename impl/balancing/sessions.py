@@ -42,7 +42,8 @@ send naming a consumer that is not transacted too (NOT_TRANSACTED).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 from brokerspec.spec import FrozenMap
 from brokerspec.spec.balancing import (
@@ -95,12 +96,10 @@ class TransactedSessions:
     _close_at_head: bool
     _unrouted: RoutingStatus
 
-    if TYPE_CHECKING:  # the broker's own
-        def _land(self, queue: QueueRecord, message: Waiting, events: list[Event]) -> None: ...
-
-        def _routed_to(self, queue: QueueRecord, message: Waiting, events: list[Event]) -> bool: ...
-
-        def _reland_waiting(self, queue: QueueRecord, events: list[Event]) -> None: ...
+    _land: Callable[[QueueRecord, Waiting, list[Event]], None]
+    _routed_to: Callable[[QueueRecord, Waiting, list[Event]], bool]
+    _reland_waiting: Callable[[QueueRecord, list[Event]], None]
+    """The broker's own (declared here only, so no code of this class stands in for them)."""
 
     # -- sends -------------------------------------------------------------------------------------
 
@@ -202,7 +201,7 @@ class TransactedSessions:
         """
         back: list[Waiting] = []
         for message in [*(m._replace(deliveries=m.deliveries + 1) for m in acked), *held]:
-            if message.deliveries >= MAX_DELIVERY_ATTEMPTS:
+            if message.deliveries >= MAX_DELIVERY_ATTEMPTS:  # equivalent mutants (GtE_Eq, GtE_Is): a count starts at 0 and grows by one per rollback, and a message whose count reaches the maximum is dropped, so no count exceeds it
                 events.append(Dropped(message.id, queue.node, queue.name))
             else:
                 back.append(message)

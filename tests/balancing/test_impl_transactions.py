@@ -19,8 +19,8 @@ import pytest
 
 from brokerspec.check.domains import BALANCING
 from brokerspec.check.lockstep import DivergenceError, Lockstep
-from brokerspec.impl.balancing import FastBalancingBroker, QueueRecord, Waiting
-from brokerspec.impl.balancing.sessions import HeldSend
+from brokerspec.impl.balancing import ConsumerRecord, FastBalancingBroker, QueueRecord, Waiting
+from brokerspec.impl.balancing.sessions import HeldSend, SessionRecord
 from brokerspec.spec import PROFILES, InvariantBroken, Profile, get_profile
 from brokerspec.spec.profiles import ReturnOrder
 from brokerspec.spec.addressing import RoutingType
@@ -230,7 +230,15 @@ PURGING: list[BalancingCommand] = [
     CreateQueue("n2", "a1", "a1", ANY, purge_on_no_consumers=True), Attach("d", "n2", "a1"),  # 12-13
     Send("n1", "a1", tx="t1"), Send("n1", "a1", tx="t1"),  # 14-15: both to n2, whose consumer attracts them
     Close("d"), Commit("t1"),  # 16-17: n2's queue purges now: they are dropped as they arrive
-    QueryQueue("n1", "a1"), QueryQueue("n2", "a1"),
+    QueryQueue("n1", "a1"), QueryQueue("n2", "a1"),  # 18-19
+    Attach("y", "n1", "a1", transacted=True), Rollback("y"),  # 20-21: y takes 4, and takes it back again
+    QueryQueue("n1", "a1"),  # 22
+    Configure("a3", LbType.ON_DEMAND), Configure("a4", LbType.ON_DEMAND),
+    CreateQueue("n2", "a3", "a3", ANY, purge_on_no_consumers=True),
+    CreateQueue("n1", "a4", "a4", ANY, purge_on_no_consumers=True),  # 23-26
+    Send("n1", "a3", tx="t1"), Send("n2", "a4", tx="t2"),  # 27-28: remote queues that drop now count as routed
+    Attach("e", "n2", "a3"), Attach("f", "n1", "a4"),  # 29-30: and take messages again before the commits
+    Commit("t1"), Commit("t2"),  # 31-32
 ]
 
 
@@ -245,6 +253,10 @@ def test_a_purge_on_no_consumers_queue_drops_returns_and_remote_commits_but_not_
         assert events(out[11]) == [("delivered", 4, None)]
         assert events(out[17]) == []
         assert count(out[18]) == 1 and count(out[19]) == 0
+        assert events(out[21]) == [("returned", 4, "a1"), ("delivered", 4, "y")]  # the queue has a consumer
+        assert count(out[22]) == 1
+        assert all(isinstance(o, Sent) and o.status is RoutingStatus.OK for o in out[27:29])
+        assert events(out[31]) == [("delivered", 7, "e")] and events(out[32]) == [("delivered", 8, "f")]
 
 
 MAX_DELIVERIES: list[BalancingCommand] = [
@@ -289,7 +301,8 @@ REFUSALS: list[BalancingCommand] = [
     Close("x"), Commit("x"),  # 20-21: its session is gone with it
     Send("n2", "a1", tx="x"), Commit("x"),  # 22-23: the name is free for a producer session on n2
     Attach("x", "n1", "a1"),  # 24: SESSION_EXISTS
-    Send("n1", "a9", ANY, tx="t1"), QueryQueue("n1", "a9"),  # 25-26: accepted, the queue made (latest)
+    Send("n1", "a1", tx="x"),  # 25: SESSION_ON_OTHER_NODE, the other node sorting first
+    Send("n1", "a9", ANY, tx="t1"), QueryQueue("n1", "a9"),  # 26-27: accepted, the queue made (latest)
 ]
 
 
@@ -297,12 +310,12 @@ def test_every_new_refusal() -> None:
     """NOT_TRANSACTED, SESSION_NOT_FOUND, SESSION_EXISTS, SESSION_ON_OTHER_NODE, and their order among the others."""
     for profile in EVERY_PROFILE:
         out = lockstep(REFUSALS, profile)
-        reasons = {number: refusal(out[number]) for number in (3, 4, 5, 6, 7, 9, 10, 12, 13, 14, 15, 24)}
+        reasons = {number: refusal(out[number]) for number in (3, 4, 5, 6, 7, 9, 10, 12, 13, 14, 15, 24, 25)}
         assert reasons == {3: Refusal.SESSION_NOT_FOUND, 4: Refusal.SESSION_NOT_FOUND, 5: Refusal.NOT_TRANSACTED,
                            6: Refusal.NOT_TRANSACTED, 7: Refusal.NOT_TRANSACTED, 9: Refusal.SESSION_EXISTS,
                            10: Refusal.SESSION_ON_OTHER_NODE, 12: Refusal.SESSION_ON_OTHER_NODE,
                            13: Refusal.CONSUMER_EXISTS, 14: Refusal.CONSUMER_EXISTS, 15: Refusal.UNKNOWN_NODE,
-                           24: Refusal.SESSION_EXISTS}
+                           24: Refusal.SESSION_EXISTS, 25: Refusal.SESSION_ON_OTHER_NODE}
         assert refusal(out[21]) is Refusal.SESSION_NOT_FOUND
         assert isinstance(out[22], Sent) and isinstance(out[23], Done)
         made = out[18]
@@ -310,7 +323,7 @@ def test_every_new_refusal() -> None:
         if profile.name == "artemis-latest":
             assert refusal(out[17]) is Refusal.SESSION_ON_OTHER_NODE
             assert refusal(out[19]) is Refusal.ADDRESS_DOES_NOT_EXIST
-            made = out[26]
+            made = out[27]
             assert isinstance(made, QueueQueried) and made.exists
 
 
@@ -424,17 +437,17 @@ class LocalSendDroppedAtCommit(FastBalancingBroker):
 class RollbackGivesPositionsBack(FastBalancingBroker):
     """A rolled-back send is not routed at all: the round robin stays where it was (against LB-TX-SEND)."""
 
-    def _hold_send(self, session: object, landed: list[QueueRecord], message: Waiting) -> RoutingStatus:
-        for by_name in self._groups[landed[0].node if landed else "n1"].values():
+    def _hold_send(self, session: SessionRecord, landed: list[QueueRecord], message: Waiting) -> RoutingStatus:
+        for by_name in self._groups[session.node].values():
             for group in by_name.values():
                 group.position = max(group.position - 1, 0)
-        return super()._hold_send(session, landed, message)  # type: ignore[arg-type]
+        return super()._hold_send(session, landed, message)
 
 
 class CloseKeepsSession(FastBalancingBroker):
     """Closing a transacted consumer leaves its session open (against LB-TX-ROLLBACK)."""
 
-    def _close_session(self, consumer: object, events: list[Event]) -> None:
+    def _close_session(self, consumer: ConsumerRecord, events: list[Event]) -> None:
         pass
 
 
@@ -491,6 +504,15 @@ CORRUPTIONS: dict[str, tuple[Callable[[FastBalancingBroker], object], str]] = {
         HeldSend(s.message, ()) for s in b._sessions["t1"].sends]), "not once each"),
     "delivery count": (lambda b: setattr(b._consumers["x"], "held", [
         m._replace(deliveries=MAX_DELIVERY_ATTEMPTS) for m in b._consumers["x"].held]), "delivery count"),
+    "negative delivery count": (lambda b: setattr(b._consumers["x"], "acked", [
+        m._replace(deliveries=-1) for m in b._consumers["x"].acked]), "delivery count"),
+    "session away from its consumer": (lambda b: setattr(b._sessions["x"], "node", "n2"),
+                                       "session x is on n2, its consumer on n1"),
+    "kept twice for a queue": (lambda b: setattr(b._sessions["t1"], "sends", [
+        HeldSend(s.message, s.queues * 2) for s in b._sessions["t1"].sends]), "not once each"),
+    "kept send not issued": (lambda b: setattr(b, "_next_message", 3), "keeps message 3, never issued"),
+    "acknowledgement not issued": (lambda b: setattr(b, "_next_message", 1),
+                                   "acknowledgement of a message never issued"),
 }
 
 
