@@ -234,6 +234,14 @@ class DuplicatesOptions:
         Where a rolled-back receive's message goes back to (:class:`ReturnOrder`).
     ``zero_size_cache``
         What a cache of size 0 does (:class:`ZeroSizeCache`).
+    ``send_auto_create``
+        Whether an auto-creating send (an ANYCAST core send to an address whose
+        settings have ``auto-create-queues`` on) makes a queue named like its
+        address when the address has none, after the duplicate check
+        (DUP-AUTO-CREATE: ``PostOfficeImpl.simpleRoute`` runs
+        ``ServerSessionImpl.checkAutoCreate`` from 2.28.0, ARTEMIS-4089; before,
+        such a send is NO_BINDINGS). On one broker the later change of
+        ARTEMIS-4450 (remote bindings no longer count) makes no difference.
     """
 
     id_cache_size: int = 20000
@@ -244,6 +252,7 @@ class DuplicatesOptions:
     per_address_size: bool = True
     return_order: ReturnOrder = ReturnOrder.ARRIVAL
     zero_size_cache: ZeroSizeCache = ZeroSizeCache.NO_OP
+    send_auto_create: bool = True
 
 
 class FqqnSend(Enum):
@@ -526,6 +535,7 @@ SEED = Profile(
         per_address_size=False,
         return_order=ReturnOrder.HEAD,
         zero_size_cache=ZeroSizeCache.DISABLED,
+        send_auto_create=False,
     ),
     balancing=BalancingOptions(
         off_with_redistribution=False,
@@ -568,6 +578,7 @@ ARTEMIS_2_11 = Profile(
         per_address_size=False,
         return_order=ReturnOrder.HEAD,
         zero_size_cache=ZeroSizeCache.DISABLED,
+        send_auto_create=False,
     ),
     balancing=BalancingOptions(
         off_with_redistribution=False,

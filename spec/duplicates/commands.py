@@ -64,6 +64,15 @@ class Send:
     the broker's own move paths (DUP-NO-REJECT). ``address_full`` makes routing fail
     after the duplicate check, as a full address with the FAIL policy does
     (``ActiveMQAddressFullException``, DUP-SEND-FAILED).
+
+    ``auto_create`` sends the message ANYCAST to an address whose settings
+    have ``auto-create-queues`` on: when the address has no queue, the send
+    makes one named like the address, after the duplicate check, where the
+    profile's ``send_auto_create`` says so (DUP-AUTO-CREATE,
+    ``ServerSessionImpl.checkAutoCreate``). Only a client session's send
+    auto-creates, and a client session always rejects duplicates: the move
+    paths route without a session (``RoutingContextImpl(tx)``), so
+    ``auto_create`` with ``reject_duplicates`` false is not a command.
     """
 
     op: ClassVar[str] = "send"
@@ -73,11 +82,15 @@ class Send:
     bridge_id: str | None = None
     reject_duplicates: bool = True
     address_full: bool = False
+    auto_create: bool = False
 
     def __post_init__(self) -> None:
         if self.bridge_id is not None and not _HEX.fullmatch(self.bridge_id):
             raise InvalidCommand(f"a bridge duplicate ID is written as lower-case hex pairs, not {self.bridge_id!r}",
                                  "bridge_id")
+        if self.auto_create and not self.reject_duplicates:
+            raise InvalidCommand("only a client session's send auto-creates a queue, and it always rejects "
+                                 "duplicates (the move paths have no session)", "auto_create")
 
 
 @dataclass(frozen=True)

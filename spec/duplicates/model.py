@@ -40,7 +40,7 @@ from enum import Enum
 from ..frozen import FrozenMap
 from ..profiles import DuplicatesOptions, Profile, ReturnOrder
 from .lifecycle import TxState
-from .ring import IdRing, ring_problems
+from .ring import STRANDED, IdRing, ring_problems
 
 
 class CacheKind(Enum):
@@ -161,7 +161,7 @@ def invariant_violations(state: DuplicatesState) -> list[str]:
     for name, ring in state.caches.items():
         problems.extend(f"cache {name}: {p}" for p in ring_problems(ring))
         for owner in set(ring.pending.values()):
-            if owner not in state.transactions:
+            if owner not in state.transactions and owner != STRANDED:
                 problems.append(f"cache {name}: pending add owned by {owner!r}, which has no open transaction")
     held: set[tuple[str, int]] = set()
     for session, tx in state.transactions.items():

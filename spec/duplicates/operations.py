@@ -65,6 +65,7 @@ from .commands import (
     Send,
     SetIdCacheSize,
 )
+from .auto_create import AutoCreation, compute_auto_creation, create_queue_named_like
 from .ids import compute_cache_key
 from .lifecycle import TxEvent, TxState, compute_next_tx_state
 from .model import (
@@ -101,6 +102,7 @@ from .outcomes import (
     TransactionPrepared,
 )
 from .ring import (
+    STRANDED,
     IdRing,
     add_to_ring,
     delete_from_ring,
@@ -440,9 +442,18 @@ def _fail_send(state: DuplicatesState, command: Send, reason: SendFailure, rule:
 
 def _route(state: DuplicatesState, command: Send, record: tuple[CacheName, bytes] | None,
            timing: InstantAdd = InstantAdd.IMMEDIATE, rule: str = "") -> Result:
-    """Record ``record`` (a cache and key, or None) and route the message, in or outside a transaction."""
+    """Record ``record`` (a cache and key, or None) and route the message, in or outside a transaction.
+
+    An auto-creating send makes its queue first, or fails for a name taken (:mod:`.auto_create`).
+    """
     tx = state.transactions.get(command.session)
     bridged = command.bridge_id is not None
+    creation = compute_auto_creation(state, command)
+    if creation is AutoCreation.NAME_TAKEN:
+        return _fail_name_taken(state, command, record, timing)
+    if creation is AutoCreation.CREATE:
+        state = create_queue_named_like(state, command.address)
+        rule = rule or "DUP-AUTO-CREATE"
     if tx is None:
         if command.address_full:
             if record is not None and is_undone_on_failure(timing):
@@ -456,15 +467,7 @@ def _route(state: DuplicatesState, command: Send, record: tuple[CacheName, bytes
         status = RoutingStatus.OK if targets else RoutingStatus.NO_BINDINGS
         return _replace(state, queues=queues, next_message=number + 1), Sent(
             status, number, targets, rule=rule or ("DUP-ROUTED" if targets else "DUP-NO-BINDINGS"))
-    if record is not None:
-        moment = compute_add_moment(True, bridged, timing)
-        if moment is AddMoment.AT_ONCE:
-            state = record_id(state, *record, owner=command.session)
-            tx = _tx_replace(tx, instant_ids=(*tx.instant_ids, record))
-        elif moment is AddMoment.BEFORE_COMMIT:
-            tx = _tx_replace(tx, before_commit_ids=(*tx.before_commit_ids, record))
-        else:
-            tx = _tx_replace(tx, after_store_ids=(*tx.after_store_ids, record))
+    state, tx = _hold(state, tx, command, record, timing)
     if command.address_full:
         doomed = _advance(tx, TxEvent.FAILED_SEND, DoomReason.SEND_FAILED)
         return _with_tx(state, command.session, doomed), SendFailed(
@@ -477,6 +480,41 @@ def _route(state: DuplicatesState, command: Send, record: tuple[CacheName, bytes
     state = _replace(_with_tx(state, command.session, tx), next_message=number + 1)
     return state, Sent(status, number, targets, rollback_only=tx.status is TxState.ROLLBACK_ONLY,
                        rule=rule or "DUP-TX-HELD")
+
+
+def _hold(state: DuplicatesState, tx: Transaction, command: Send, record: tuple[CacheName, bytes] | None,
+          timing: InstantAdd) -> tuple[DuplicatesState, Transaction]:
+    """``record`` held by ``tx`` until its moment, or in the cache at once as the session's pending add."""
+    if record is None:
+        return state, tx
+    moment = compute_add_moment(True, command.bridge_id is not None, timing)
+    if moment is AddMoment.AT_ONCE:
+        state = record_id(state, *record, owner=command.session)
+        return state, _tx_replace(tx, instant_ids=(*tx.instant_ids, record))
+    if moment is AddMoment.BEFORE_COMMIT:
+        return state, _tx_replace(tx, before_commit_ids=(*tx.before_commit_ids, record))
+    return state, _tx_replace(tx, after_store_ids=(*tx.after_store_ids, record))
+
+
+def _fail_name_taken(state: DuplicatesState, command: Send, record: tuple[CacheName, bytes] | None,
+                     timing: InstantAdd) -> Result:
+    """An auto-creating send whose queue name is bound to another address fails (DUP-AUTO-CREATE-NAME-TAKEN).
+
+    ``checkAddress`` (or ``simpleRoute``) throws AMQ229203 after the check.
+    Inside a transaction the ID is held as for any send and the transaction
+    is doomed (``markAsRollbackOnly``). Outside one, the broker's own
+    transaction is abandoned: an instant add stays in memory, never durable.
+    """
+    tx = state.transactions.get(command.session)
+    failure = SendFailure.ADDRESS_DOES_NOT_EXIST
+    if tx is None:
+        if record is not None and is_undone_on_failure(timing):
+            state = record_id(state, *record, owner=STRANDED)
+        return state, SendFailed(failure, rule="DUP-AUTO-CREATE-NAME-TAKEN")
+    state, tx = _hold(state, tx, command, record, timing)
+    doomed = _advance(tx, TxEvent.FAILED_SEND, DoomReason.SEND_FAILED)
+    return _with_tx(state, command.session, doomed), SendFailed(failure, rollback_only=True,
+                                                                rule="DUP-AUTO-CREATE-NAME-TAKEN")
 
 
 # --- administration -----------------------------------------------------------------

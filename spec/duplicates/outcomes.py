@@ -35,6 +35,9 @@ class SendFailure(Enum):
     """The duplicate-ID value is neither a string nor bytes: the cast in routing fails (DUP-ID-KEY)."""
     ADDRESS_FULL = "ADDRESS_FULL"
     """Routing failed after the duplicate check (a full address with the FAIL policy)."""
+    ADDRESS_DOES_NOT_EXIST = "ADDRESS_DOES_NOT_EXIST"
+    """An auto-creating send found a queue named like its address bound to another address (AMQ229203,
+    DUP-AUTO-CREATE-NAME-TAKEN)."""
 
 
 @dataclass(frozen=True)

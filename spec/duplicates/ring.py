@@ -30,7 +30,12 @@ the hole is refilled only when the cursor comes round to it.
 
 ``pending`` marks slots written by an instant add inside a client
 transaction that has not committed (DUP-NONTX-VISIBILITY, DUP-BRIDGE-DUPLICATE from 2.18): in memory at once,
-but not yet durable. :func:`get_durable_ids` leaves them out.
+but not yet durable. :func:`get_durable_ids` leaves them out. A slot marked
+:data:`STRANDED` was written by the instant add of a transaction the broker
+started for a send and then neither committed nor rolled back (an
+auto-creating send refused after the check, DUP-AUTO-CREATE-NAME-TAKEN): it
+stays in memory, never durable, until it is overwritten, deleted or lost
+at a restart.
 
 A size of 0 disables the cache: nothing is ever added (DUP-SIZE-ZERO).
 """
@@ -41,6 +46,11 @@ from dataclasses import dataclass, field
 
 from ..frozen import FrozenMap
 from ..profiles import ReloadKeeps
+
+
+STRANDED = "(abandoned)"
+"""The owner of a pending slot whose transaction will never end (``PostOfficeImpl.route`` throws from
+``checkAddress`` without ending the transaction it started for the send)."""
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,19 @@ RULES: dict[str, Rule] = {
              "recorded.", "seed 001 PostOfficeImpl.route", ALL),
         Rule("DUP-NO-BINDINGS", "An address with no queues answers NO_BINDINGS, but the ID is recorded all the same.",
              "PostOfficeImpl.route (the check precedes the bindings lookup)", ALL),
+        Rule("DUP-AUTO-CREATE", "An auto-creating send (ANYCAST, auto-create-queues on) whose ID passed the check "
+             "makes a queue named like its address when the address has none, at once and outside any transaction "
+             "(it stays after a rollback, is durable, and goes before a full address fails the send), and is routed "
+             "to it; a duplicate makes none. Before 2.28.0 nothing is made and the send is NO_BINDINGS.",
+             "PostOfficeImpl.route (checkDuplicateID before checkAddress and simpleRoute), "
+             "PostOfficeImpl.simpleRoute -> ServerSessionImpl.checkAutoCreate (ARTEMIS-4089, 2.28.0); "
+             "DeleteAddressTest (ARTEMIS-4089); derived for duplicate IDs: no Artemis test sends one", ALL),
+        Rule("DUP-AUTO-CREATE-NAME-TAKEN", "An auto-creating send to an address without queues, when a queue named "
+             "like the address is bound to another address, fails (the address does not exist) after the check: "
+             "inside a transaction it dooms it; outside one an ID added at once stays in memory, never durable.",
+             "ServerSessionImpl.checkAutoCreate (server.locateQueue finds the MULTICAST queue: NOT_FOUND), "
+             "PostOfficeImpl.checkAddress/simpleRoute (AMQ229203, markAsRollbackOnly; the transaction route "
+             "started is left open); derived", ("artemis-latest",)),
         Rule("DUP-NONTX-DUPLICATE", "Outside a transaction a duplicate is not routed: the broker's status is "
              "DUPLICATED_ID while the client is told it succeeded.",
              "seed 001 PostOfficeImpl.route; DuplicateDetectionTest.testSimpleDuplicateDetecion", ALL),
