@@ -18,7 +18,8 @@ acknowledged), :mod:`.queues` (queues and the redistributor),
 :mod:`.queue_bindings` (local and remote bindings), :mod:`.bindings`
 (``BindingsImpl``: ``getNextBinding``, ``matchBinding``, ``redistribute``),
 :mod:`.post_office` (routing and the notification triggers),
-:mod:`.cluster` (nodes, bridges, the cluster connection), :mod:`.sessions`
+:mod:`.bridges` (bridges and their duplicate IDs),
+:mod:`.cluster` (nodes, the cluster connection), :mod:`.sessions`
 (transacted sessions: their transaction, its sends and acknowledgements),
 :mod:`.broker` (the one entry point) and :mod:`.render` (the cluster as a
 spec state).
@@ -26,7 +27,8 @@ spec state).
 
 from .bindings import BindingsImpl, choose_from_bits, find_next_binding
 from .broker import ReferenceBalancingBroker
-from .cluster import Bridge, ClusterConnection, ClusterNode
+from .bridges import Bridge, DuplicateIDCache
+from .cluster import ClusterConnection, ClusterNode
 from .consumers import HandleStatus, ServerConsumer
 from .messages import CoreMessage, DeliveryLog, Filter, IDGenerator, LogicalClock
 from .post_office import AddressSettings, Notification, NotificationType, PostOffice
@@ -37,7 +39,7 @@ from .sessions import AddOperation, RefsOperation, ServerSession, TransactionImp
 
 __all__ = [
     "AddressSettings", "BindingsImpl", "Bridge", "ClusterConnection", "ClusterNode", "CoreMessage", "DeliveryLog",
-    "Filter", "HandleStatus", "IDGenerator", "LocalQueueBinding", "LogicalClock", "Notification",
+    "DuplicateIDCache", "Filter", "HandleStatus", "IDGenerator", "LocalQueueBinding", "LogicalClock", "Notification",
     "NotificationType", "PostOffice", "QueueImpl", "Redistributor", "ReferenceBalancingBroker",
     "RefsOperation", "RemoteQueueBinding", "RoutingContext", "ServerConsumer", "ServerSession", "TransactionImpl",
     "AddOperation", "choose_from_bits", "find_next_binding", "render_state",

@@ -69,6 +69,7 @@ from brokerspec.spec.balancing import (
     Receive,
     Refusal,
     Refused,
+    Resend,
     Resume,
     Rollback,
     Send,
@@ -152,6 +153,8 @@ class ReferenceBalancingBroker:
             return self.commit(command)
         if isinstance(command, Rollback):
             return self.rollback(command)
+        if isinstance(command, Resend):
+            return self.resend(command)
         if isinstance(command, Configure):
             return self.configure(command)
         if isinstance(command, SetLink):
@@ -403,6 +406,15 @@ class ReferenceBalancingBroker:
         if command.node == command.peer:
             return Refused(Refusal.BAD_VALUE)
         self.cluster.set_link(command.node, command.peer, command.connected)
+        return Done()
+
+    def resend(self, command: Resend) -> Done | Refused:
+        """The bridge from a node to a peer reconnects and sends its last message again (LB-BRIDGE-DUP)."""
+        if command.node not in self.cluster.nodes or command.peer not in self.cluster.nodes:
+            return Refused(Refusal.UNKNOWN_NODE)
+        if command.node == command.peer:
+            return Refused(Refusal.BAD_VALUE)
+        self.cluster.get_bridge(command.node, command.peer).resend()
         return Done()
 
     def tick(self, command: Tick) -> Done | Refused:

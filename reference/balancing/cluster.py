@@ -19,8 +19,9 @@ symmetric cluster with ``max-hops`` 1 does, and plays two parts:
   ``doConsumerCreated`` / ``doConsumerClosed`` count the consumer on the
   remote binding (``RemoteQueueBindingImpl.addConsumer``) and pass the notification, one hop older, to the
   post office, where the triggers of ``PostOfficeImpl.onNotification`` look at it.
-* *messages*: one :class:`Bridge` per ordered pair of nodes carries the
-  messages a node's remote bindings route. Its ``connected`` flag is what a
+* *messages*: one :class:`~.bridges.Bridge` per ordered pair of nodes carries the
+  messages a node's remote bindings route, each checked in the peer's
+  bridge duplicate-ID cache (LB-BRIDGE-DUP, :mod:`.bridges`). Its ``connected`` flag is what a
   remote binding answers to ``isConnected()`` (LB-DISCONNECTED); ``set_link`` flips it.
   Notifications travel regardless of it, and so do messages: the spec
   lands a message routed to a disconnected binding at once, where Artemis
@@ -39,21 +40,13 @@ from brokerspec.spec import BalancingOptions
 from brokerspec.spec.profiles import ReturnOrder, SendAutoCreate
 from brokerspec.spec.addressing.names import RoutingType
 
+from .bridges import Bridge
 from .consumers import ServerConsumer
-from .messages import CoreMessage, DeliveryLog, IDGenerator, LogicalClock, create_filter
+from .messages import DeliveryLog, IDGenerator, LogicalClock, create_filter
 from .post_office import AddressSettingsRepository, Notification, NotificationType, PostOffice
 from .queue_bindings import LocalQueueBinding, RemoteQueueBinding, compute_node_id
 from .queues import QueueImpl
 from .sessions import ServerSession
-
-
-class Bridge:
-    """``ClusterConnectionBridge`` from ``node`` to ``peer``: up (``connected``) or down."""
-
-    def __init__(self, node: str, peer: str) -> None:
-        self.node = node
-        self.peer = peer
-        self.connected = True
 
 
 class ClusterNode:
@@ -224,8 +217,8 @@ class ClusterConnection:
         """A node joins: bridges both ways to every member, then it learns every queue and consumer."""
         node = ClusterNode(name, self)
         for peer in self.nodes:
-            self.bridges[(name, peer)] = Bridge(name, peer)
-            self.bridges[(peer, name)] = Bridge(peer, name)
+            self.bridges[(name, peer)] = Bridge(name, peer, self)
+            self.bridges[(peer, name)] = Bridge(peer, name, self)
         existing = sorted((q for member in self.nodes.values() for q in member.get_local_queues()),
                           key=lambda q: q.id)
         self.nodes[name] = node
@@ -246,17 +239,9 @@ class ClusterConnection:
             if name != source:
                 node.on_cluster_notification(notification, self.bridges[(name, source)])
 
-    def forward(self, source: str, target: str, queue_name: str, message: CoreMessage) -> None:
-        """The bridge from ``source`` to ``target`` delivers ``message`` to ``queue_name`` there.
-
-        See ``RemoteQueueBindingImpl.route``.
-        """
-        self.nodes[target].post_office.route_from_cluster(message, queue_name)
-
-    def forward_to_id(self, source: str, target: str, queue_name: str, queue_id: int, message: CoreMessage) -> None:
-        """The bridge from ``source`` to ``target`` delivers a committed ``message`` to the queue of ID ``queue_id``
-        there, if it still exists (``_AMQ_ROUTE_TO``; LB-TX-COMMIT)."""
-        self.nodes[target].post_office.route_to_id(message, queue_name, queue_id)
+    def get_bridge(self, source: str, target: str) -> Bridge:
+        """The bridge from ``source`` to ``target``, which carries what ``source`` routes to ``target``'s queues."""
+        return self.bridges[(source, target)]
 
     def set_link(self, node: str, peer: str, connected: bool) -> None:
         """Bring the bridge from ``node`` to ``peer`` up or down (LB-DISCONNECTED)."""

@@ -55,6 +55,7 @@ from brokerspec.spec.balancing import MAX_DELIVERY_ATTEMPTS, LbType, RoutingStat
 from brokerspec.spec.balancing.wildcards import address_matches, binds, is_wild
 
 from .bindings import BindingsImpl
+from .bridges import DuplicateIDCache
 from .messages import CoreMessage, DeliveryLog, IDGenerator, LogicalClock
 from .queue_bindings import Binding, LocalQueueBinding, RemoteQueueBinding, RoutingContext
 from .queues import QueueImpl
@@ -167,6 +168,8 @@ class PostOffice:
         """Unique name -> the place of its binding in the order this node learnt of them: creation order,
         since every node hears of a queue the moment it is made."""
         self.queue_infos: dict[str, QueueInfo] = {}
+        self.duplicate_id_caches: dict[str, DuplicateIDCache] = {}
+        """Address -> the cache ``BRIDGE.<address>`` of the bridge duplicate IDs taken in (LB-BRIDGE-DUP)."""
 
     # -- the address manager (``SimpleAddressManager.addBinding``, ``PostOfficeImpl.removeBinding``) ------------
 
@@ -276,6 +279,8 @@ class PostOffice:
             if bindings.is_empty():
                 del self.mappings[holder]
         self.typed = {each for each in self.typed if any(self.binds(b, each) for b in self.name_map.values())}
+        if not any(b.get_address() == address for b in self.name_map.values()):
+            self.duplicate_id_caches.pop(address, None)  # deleteDuplicateCache: the address's last binding went
         self.send_notification(self.binding_notification(NotificationType.BINDING_REMOVED, binding))
 
     def binding_notification(self, kind: NotificationType, binding: Binding) -> Notification:
@@ -325,7 +330,7 @@ class PostOffice:
         refs: list[QueueReference | ForwardedReference] = []
         for node, queue_name, queue_id in context.get_destinations():
             if node != self.node:
-                refs.append(ForwardedReference(message, self.cluster, self.node, node, queue_name, queue_id))
+                refs.append(ForwardedReference(self.cluster.get_bridge(self.node, node), queue_name, queue_id))
                 continue
             queue = self.get_local_queue(queue_name)
             if queue is not None and queue.is_routable():
@@ -335,18 +340,22 @@ class PostOffice:
         return bool(refs)
 
     def process_route(self, message: CoreMessage, context: RoutingContext) -> bool:
-        """``processRoute``: each destination in (node, queue) order; remote ones over the bridge.
+        """``processRoute``: each destination in (node, queue) order; remote ones over the bridge, which carries
+        the message once for all of its peer's queues.
 
         Whether any took the message: a remote one always does (the store-and-forward queue takes it, whatever
         the remote queue then does); a local queue may drop it (``QueueImpl.route``).
         """
         taken = False
-        for node, queue_name, _ in context.get_destinations():
+        destinations = context.get_destinations()
+        for index, (node, queue_name, _) in enumerate(destinations):
             if node == self.node:
                 taken = self.route_from_cluster(message, queue_name) or taken
-            else:
-                self.cluster.forward(self.node, node, queue_name, message)
-                taken = True
+                continue
+            taken = True
+            if index == 0 or destinations[index - 1][0] != node:  # one crossing per node (LB-BRIDGE-DUP)
+                self.cluster.get_bridge(self.node, node).forward(
+                    message, [(name, queue_id) for peer, name, queue_id in destinations if peer == node])
         return taken
 
     def route_from_cluster(self, message: CoreMessage, queue_name: str) -> bool:
@@ -355,11 +364,20 @@ class PostOffice:
         queue = self.get_local_queue(queue_name)
         return queue is not None and queue.route(message)
 
-    def route_to_id(self, message: CoreMessage, queue_name: str, queue_id: int) -> bool:
-        """A bridged message for the queue whose ID it carries (``_AMQ_ROUTE_TO``, ``BindingsImpl.routeFromCluster``
-        looks the binding up by ID): a queue made again under the name since is another queue, and takes nothing."""
-        queue = self.get_local_queue(queue_name)
-        return queue is not None and queue.id == queue_id and queue.route(message)
+    def route_from_bridge(self, message: CoreMessage, bridge_id: tuple[str, int],
+                          destinations: tuple[tuple[str, int], ...]) -> None:
+        """A message the cluster bridge brought: ``checkBridgeDuplicateID`` in the cache ``BRIDGE.<address>`` (one
+        seen already is dropped without a word, LB-BRIDGE-DUP), then each queue whose ID it carries routes it
+        (``_AMQ_ROUTE_TO``, ``BindingsImpl.routeFromCluster`` looks the bindings up by ID): a queue made again
+        under the name since is another queue, and takes nothing."""
+        cache = self.duplicate_id_caches.setdefault(message.address, DuplicateIDCache())
+        if cache.contains(bridge_id):
+            return
+        cache.add_to_cache(bridge_id)
+        for queue_name, queue_id in destinations:
+            queue = self.get_local_queue(queue_name)
+            if queue is not None and queue.id == queue_id:
+                queue.route(message)
 
     def redistribute(self, message: CoreMessage, queue: QueueImpl) -> tuple[CoreMessage, RoutingContext] | None:
         """``PostOfficeImpl.redistribute``: the copy and where it goes, or None (the redistributor is BUSY)."""

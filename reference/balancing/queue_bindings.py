@@ -48,7 +48,7 @@ from brokerspec.spec.balancing import LbType
 from .messages import CoreMessage, Filter, create_filter
 
 if TYPE_CHECKING:
-    from .cluster import Bridge
+    from .bridges import Bridge
     from .queues import QueueImpl
 
 NODE_ID_NAMESPACE = uuid.UUID("6f0c1d3e-2a4b-4c5d-8e9f-a0b1c2d3e4f5")

@@ -22,6 +22,8 @@ returns. It changes nothing; it reads:
 * ``down_links``: the bridges that are down;
 * ``sessions``: the transacted sessions by name, each with its node and the
   sends its transaction holds (:mod:`.sessions`);
+* ``bridge_ids``: each node's bridge duplicate-ID caches, by address;
+  ``forwarded``: what each bridge forwarded last (:mod:`.bridges`);
 * the clock and the next message and queue numbers.
 
 A message's ``deliveries`` is its reference's delivery count, less the
@@ -108,6 +110,10 @@ def render_state(options: BalancingOptions, cluster: ClusterConnection, consumer
         down_links=cluster.get_down_links(),
         prefixes=FrozenMap(prefixes or {}),
         sessions=FrozenMap({name: session.to_spec() for name, session in (sessions or {}).items()}),
+        bridge_ids=FrozenMap({(name, address): tuple(cache.ids) for name, node in cluster.nodes.items()
+                              for address, cache in node.post_office.duplicate_id_caches.items()}),
+        forwarded=FrozenMap({key: forward for key, bridge in cluster.bridges.items()
+                             if (forward := bridge.to_spec()) is not None}),
         typed=frozenset((name, address) for name, node in cluster.nodes.items() for address in node.post_office.typed),
         clock=clock,
         next_message=next_message,

@@ -18,9 +18,9 @@ of operations (``TransactionOperation``) that the commit runs
   to the local queue object, a :class:`ForwardedReference` to the remote
   queue's ID, which ``RemoteQueueBindingImpl.route`` writes into the message
   (``_AMQ_ROUTE_TO``) for the bridge. After the commit each is added to its
-  queue, in routing order (``QueueImpl.addTail``); the forwarded one
-  reaches the remote queue through its ``route``, so a remote queue that now
-  drops messages drops it. A queue deleted since took its references with
+  queue, in routing order (``QueueImpl.addTail``); the forwarded ones cross
+  the bridge (:mod:`.bridges`) and reach the remote queue through its
+  ``route``, so a remote queue that now drops messages drops it. A queue deleted since took its references with
   it, and a queue made again under the name has another ID and gets none
   (LB-TX-COMMIT). After a rollback nothing is added, and no round-robin
   position is given back (``TransactionalSendTest.testSendWithRollback``).
@@ -56,7 +56,7 @@ from brokerspec.spec.balancing import PendingSend, Refusal, Refused, Session
 from .messages import CoreMessage
 
 if TYPE_CHECKING:
-    from .cluster import ClusterConnection
+    from .bridges import Bridge
     from .consumers import ServerConsumer
     from .queues import QueueImpl
 
@@ -87,26 +87,18 @@ class QueueReference:
 
 
 class ForwardedReference:
-    """A reference to ``message`` in the store-and-forward queue of the bridge to ``node``, for the remote queue
-    ``queue_name`` whose ID is ``queue_id`` (``RemoteQueueBindingImpl.route``, ``_AMQ_ROUTE_TO``)."""
+    """A reference in the store-and-forward queue of ``bridge``, for the peer's queue ``queue_name`` whose ID is
+    ``queue_id`` (``RemoteQueueBindingImpl.route``, ``_AMQ_ROUTE_TO``)."""
 
-    def __init__(self, message: CoreMessage, cluster: ClusterConnection, source: str, node: str,
-                 queue_name: str, queue_id: int) -> None:
-        self.message = message
-        self.cluster = cluster
-        self.source = source
-        self.node = node
+    def __init__(self, bridge: Bridge, queue_name: str, queue_id: int) -> None:
+        self.bridge = bridge
         self.queue_name = queue_name
         self.queue_id = queue_id
 
-    def add_tail(self) -> None:
-        """The bridge carries the message over; the remote queue of that ID routes it, if it is still there."""
-        self.cluster.forward_to_id(self.source, self.node, self.queue_name, self.queue_id, self.message)
-
     def get_queue_key(self) -> tuple[str, str] | None:
         """(node, queue) while the queue of that ID lives."""
-        queue = self.cluster.nodes[self.node].post_office.get_local_queue(self.queue_name)
-        return None if queue is None or queue.id != self.queue_id else (self.node, self.queue_name)
+        queue = self.bridge.cluster.nodes[self.bridge.peer].post_office.get_local_queue(self.queue_name)
+        return None if queue is None or queue.id != self.queue_id else (self.bridge.peer, self.queue_name)
 
 
 class AddOperation:
@@ -117,9 +109,17 @@ class AddOperation:
         self.refs = refs
 
     def after_commit(self) -> None:
-        """Each reference to its queue, in routing order (LB-TX-COMMIT)."""
-        for ref in self.refs:
-            ref.add_tail()
+        """Each reference whose queue lives to it, in routing order (LB-TX-COMMIT); what is for another node
+        crosses its bridge once, for all of that node's queues (LB-BRIDGE-DUP)."""
+        live = [ref for ref in self.refs if ref.get_queue_key() is not None]
+        for index, ref in enumerate(live):
+            if isinstance(ref, QueueReference):
+                ref.add_tail()
+                continue
+            previous = live[index - 1] if index else None
+            if not isinstance(previous, ForwardedReference) or previous.bridge is not ref.bridge:
+                ref.bridge.forward(self.message, [(r.queue_name, r.queue_id) for r in live
+                                                  if isinstance(r, ForwardedReference) and r.bridge is ref.bridge])
 
     def after_rollback(self) -> None:
         """Nothing reaches a queue (LB-TX-SEND)."""

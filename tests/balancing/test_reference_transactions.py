@@ -40,6 +40,7 @@ from brokerspec.spec.balancing import (
     Redistributed,
     Refusal,
     Refused,
+    Resend,
     Returned,
     Rollback,
     RoutingStatus,
@@ -313,6 +314,23 @@ def test_a_refused_transacted_send_makes_no_queue_and_an_unknown_address_refuses
     outcomes = lockstep(script, profile)
     assert refusal(outcomes[5]) is Refusal.SESSION_ON_OTHER_NODE
     assert isinstance(outcomes[6], Refused)  # ADDRESS_DOES_NOT_EXIST where sends check, else the session
+
+
+@parametrized
+def test_a_committed_send_crosses_its_bridge_once_and_a_resend_of_it_is_dropped(profile: str) -> None:
+    """LB-BRIDGE-DUP at the commit: the message for two queues of n2 crosses once; resent, n2 drops it."""
+    script: list[BalancingCommand] = [
+        AddNode("n2"), CreateQueue("n2", "m", "q1", MULTI), CreateQueue("n2", "m", "q2", MULTI),
+        Send("n1", "m", tx="t"), Commit("t"), Resend("n1", "n2"), Resend("n2", "n1"), DeleteQueue("n2", "q1"),
+        Resend("n1", "n2"), Send("n1", "m", tx="t"), DeleteQueue("n2", "q2"), Commit("t"), Resend("n1", "n2")]
+    states: list[BalancingState] = []
+    outcomes = lockstep(script, profile, states)
+    assert events(outcomes[4]) == [("delivered", 1, "n2/q1", None), ("delivered", 1, "n2/q2", None)]
+    assert dict(states[4].bridge_ids.items()) == {("n2", "m"): (("n1", 1),)}
+    assert all(events(o) == [] for c, o in zip(script, outcomes) if isinstance(c, Resend))
+    assert events(outcomes[7]) == [("dropped", 1, "n2/q1", None)] and events(outcomes[-2]) == []
+    assert states[-1].forwarded[("n1", "n2")].queues == (), states[-1].forwarded  # the last crossing was message 1's
+    assert not states[-1].bridge_ids  # the address lost its last queue
 
 
 def test_the_comparison_catches_a_reference_that_forgets_its_transaction(monkeypatch: pytest.MonkeyPatch) -> None:
