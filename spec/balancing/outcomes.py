@@ -58,7 +58,8 @@ class Refusal(Enum):
     """An acknowledgement of a message the consumer does not hold (``ServerConsumerImpl.acknowledge`` throws
     ActiveMQIllegalStateException; LB-ACK)."""
     NOT_TRANSACTED = "NOT_TRANSACTED"
-    """A commit, a rollback or a transacted send naming a consumer whose session is not transacted (LB-TX-SEND)."""
+    """A commit, a rollback or a transacted send naming a consumer whose session is not transacted (LB-TX-COMMIT,
+    LB-TX-SEND)."""
     SESSION_NOT_FOUND = "SESSION_NOT_FOUND"
     """A commit or a rollback of a session no transacted send or consumer opened (LB-TX-COMMIT)."""
     SESSION_EXISTS = "SESSION_EXISTS"
