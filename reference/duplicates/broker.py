@@ -100,7 +100,8 @@ class ReferenceDuplicatesBroker:
             bridge_id = None if command.bridge_id is None else bytes.fromhex(command.bridge_id)
             return self.get_session(command.session).send(
                 self.post_office, command.address, command.duplicate_id, bridge_id,
-                command.reject_duplicates, command.address_full)
+                command.reject_duplicates, command.address_full,
+                command.auto_create and self.options.send_auto_create)
         if isinstance(command, Receive):
             return self.get_session(command.session).receive(self.post_office, command.queue)
         if isinstance(command, Begin):

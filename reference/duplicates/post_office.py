@@ -10,10 +10,13 @@ holding the client's transaction, if it has one. Routing then:
 1. checks the duplicate ID, *before* looking at the address's bindings,
    so an address with no queues still records the ID (DUP-ROUTED);
 2. stops with ``DUPLICATED_ID`` when the check says so;
-3. fails if the address is full (the paging store's FAIL policy, DUP-NONTX-VISIBILITY);
-4. routes the message to every queue bound to its address, at once or,
+3. for an auto-creating send to an address without queues, makes its queue
+   or fails, the broker's own transaction left as it is (``checkAddress``,
+   ``simpleRoute``, :mod:`.auto_create`, DUP-AUTO-CREATE);
+4. fails if the address is full (the paging store's FAIL policy, DUP-NONTX-VISIBILITY);
+5. routes the message to every queue bound to its address, at once or,
    inside a transaction, at the commit;
-5. commits the transaction it started itself, if it did.
+6. commits the transaction it started itself, if it did.
 
 The check (:meth:`PostOffice.check_duplicate_id`):
 
@@ -60,6 +63,7 @@ from brokerspec.spec.duplicates import (
     SendFailure,
 )
 
+from .auto_create import AutoCreateResult, check_auto_create
 from .cache import DuplicateIDCache, NoOpDuplicateIDCache
 from .journal import StorageManager
 from .queues import Bindings, DeliverOperation
@@ -121,6 +125,9 @@ class RoutingContext:
     duplicate_detection: bool = True
     started_tx: bool = False
     routed_to: tuple[str, ...] = ()
+    auto_create_queues: bool = False
+    """A client session's ANYCAST send to an address with ``auto-create-queues`` on, on a broker that checks
+    (``context.getServerSession() != null``, 2.28.0 on)."""
 
 
 def bridge_cache_name(address: str) -> CacheName:
@@ -197,6 +204,9 @@ class PostOffice:
             if not checked:
                 return RoutingStatus.DUPLICATED_ID
         tx = context.transaction
+        if context.auto_create_queues and \
+                check_auto_create(self.bindings, self.storage, message.address) is AutoCreateResult.NOT_FOUND:
+            return SendFailure.ADDRESS_DOES_NOT_EXIST  # thrown: the transaction route started is never ended
         if message.address_full:
             if tx is not None and context.started_tx:
                 tx.rollback()

@@ -119,12 +119,13 @@ class ServerSession:
         return RolledBack()
 
     def send(self, post_office: PostOffice, address: str, duplicate_id: DuplicateId | None,
-             bridge_id: bytes | None, reject_duplicates: bool, address_full: bool) -> Outcome:
-        """Send one message and report what the client sees."""
+             bridge_id: bytes | None, reject_duplicates: bool, address_full: bool,
+             auto_create: bool = False) -> Outcome:
+        """Send one message and report what the client sees; ``auto_create`` when it may make its queue."""
         if self.is_prepared():
             return TransactionPrepared(self.name)
         message = Message(address, duplicate_id, bridge_id, address_full)
-        context = RoutingContext(self.tx)
+        context = RoutingContext(self.tx, auto_create_queues=auto_create)
         result = post_office.route(message, context, reject_duplicates)
         if self.tx is not None and self.tx.state is TransactionState.ROLLED_BACK:
             self.tx = self.replace_rolled_back(self.tx, post_office)

@@ -10,7 +10,9 @@ value, field by field:
   of its slots (``None`` for a hole), its cursor, its map, and its *pending*
   slots. A slot is pending while the client transaction whose instant add
   wrote it is still open: its journal record is not durable yet (DUP-BRIDGE-DUPLICATE, 2.18
-  on). The spec names the pending slot's owner by session;
+  on). The spec names the pending slot's owner by session, and a slot
+  whose transaction no session holds, one the post office started and
+  abandoned (DUP-AUTO-CREATE-NAME-TAKEN), as ``STRANDED``;
 * each queue becomes a ``QueueState``;
 * each session's open transaction becomes a spec ``Transaction``: its
   status and reason, then its operations sorted into the spec's tuples, in
@@ -32,6 +34,7 @@ from brokerspec.spec.duplicates import (
     CacheName,
     DuplicatesState,
     IdRing,
+    STRANDED,
     PendingMessage,
     QueueState,
     Transaction,
@@ -67,9 +70,9 @@ def render_cache(cache: DuplicateIDCache, owners: Mapping[BrokerTransaction, str
     FrozenMap({})
     """
     pending = {
-        slot_number: owners[slot.owner]
+        slot_number: owners.get(slot.owner, STRANDED)
         for slot_number, slot in enumerate(cache.ids)
-        if slot.owner is not None and slot.owner.is_open() and slot.owner in owners
+        if slot.owner is not None and slot.owner.is_open()
     }
     return IdRing(cache.size, tuple(slot.key for slot in cache.ids), cache.pos, FrozenMap(cache.cache),
                   FrozenMap(pending))

@@ -14,7 +14,8 @@ at a restart.
 Modules: :mod:`.ids` (value types and cache keys), :mod:`.ring` (the
 bounded cache), :mod:`.lifecycle` (the transaction table), :mod:`.model`
 (state), :mod:`.commands`, :mod:`.outcomes`, :mod:`.operations` (the
-transitions), :mod:`.rules` (rule IDs and sources). Sources: seed 001 and
+transitions), :mod:`.auto_create` (queues made by a send), :mod:`.rules`
+(rule IDs and sources). Sources: seed 001 and
 Artemis itself (``PostOfficeImpl``, the ID caches, ``DuplicateDetectionTest``
 and the JIRA issues that changed them); :mod:`.rules` names them rule by
 rule.
@@ -78,6 +79,7 @@ from .outcomes import (
     TransactionPrepared,
 )
 from .ring import (
+    STRANDED,
     IdRing,
     add_to_ring,
     delete_from_ring,
@@ -105,7 +107,7 @@ __all__ = [
     "OUTCOME_TYPES", "REASON_TYPES", "CommitFailed", "Committed", "Done", "IdDeleted", "IdQueried", "NotSupported",
     "NoTransaction", "PrepareFailed", "QueueDeleted", "QueueExists", "QueueNotFound", "Received", "Restarted", "RolledBack",
     "RoutingStatus", "SendFailed", "SendFailure", "Sent", "TransactionOpen", "TransactionPrepared",
-    "IdRing", "add_to_ring", "delete_from_ring", "get_durable_ids", "get_ids_in_order", "is_in_ring", "load_ring",
-    "new_ring", "ring_problems", "settle_pending",
+    "STRANDED", "IdRing", "add_to_ring", "delete_from_ring", "get_durable_ids", "get_ids_in_order", "is_in_ring",
+    "load_ring", "new_ring", "ring_problems", "settle_pending",
     "RULES", "STRUCTURAL", "AddMoment", "compute_add_moment", "is_undone_on_failure",
 ]
