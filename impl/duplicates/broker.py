@@ -133,6 +133,7 @@ from brokerspec.spec.duplicates import (
 )
 from brokerspec.spec.outcome import Outcome
 
+from .auto_create import auto_create_queue
 from .cache import IdCache, SlotLog
 from .prepared import prepare_transaction, reattach_ids, restore_prepared
 from .records import OpenTransaction, WaitingQueue
@@ -177,6 +178,7 @@ class FastDuplicatesBroker:
         self._tx_bridge_moment = compute_add_moment(True, True, options.bridge_add)
         self._returns_to_head = options.return_order is ReturnOrder.HEAD
         self._no_op_zero = options.zero_size_cache is ZeroSizeCache.NO_OP
+        self._send_auto_create = options.send_auto_create
         self._dormant: dict[tuple[bool, str], tuple[bytes, ...]] = {}
         """(bridge, address) -> stored IDs a reload into size 0 left in the store (``ZeroSizeCache.NO_OP``)."""
         self._arrivals = 0
@@ -465,7 +467,14 @@ class FastDuplicatesBroker:
 
     def _route(self, command: Send, tx: OpenTransaction | None, cache: IdCache | None, key: bytes,
                bridged: bool) -> Outcome:
-        """Record ``key`` in ``cache`` (None: nothing to record) and route, at once or inside ``tx``."""
+        """Record ``key`` in ``cache`` (None: nothing to record) and route, at once or inside ``tx``.
+
+        An auto-creating send first makes its queue, or fails (:mod:`.auto_create`, DUP-AUTO-CREATE).
+        """
+        if command.auto_create and self._send_auto_create:
+            failed = auto_create_queue(self, command, tx, cache, key, bridged)
+            if failed is not None:
+                return failed
         store = self._store
         if tx is None:
             if command.address_full:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from brokerspec.spec.duplicates import CacheKind, CacheName, TxState
+from brokerspec.spec.duplicates import STRANDED, CacheKind, CacheName, TxState
 
 if TYPE_CHECKING:
     from .broker import FastDuplicatesBroker
@@ -50,7 +50,7 @@ def _cache_problems(broker: FastDuplicatesBroker) -> list[str]:
                 found.append(f"cache {cache.name} is filed but marked forgotten")
             found.extend(f"cache {cache.name}: {problem}" for problem in cache.problems())
             for owner in sorted(set(cache.pending.values())):
-                if owner not in broker._txs:
+                if owner not in broker._txs and owner != STRANDED:
                     found.append(f"cache {cache.name}: pending add owned by {owner!r}, which has no open transaction")
     return found
 
