@@ -47,7 +47,7 @@ def test_the_machine_takes_prepared_transactions_through_restarts_crashes_and_se
                 seen["prepared again"] += 1
             return outcome
 
-    divergence = run_machine(get_profile("artemis-latest"), {"impl": Watched}, max_examples=scaled(60, 400),
+    divergence = run_machine(get_profile("artemis-latest"), {"impl": Watched}, max_examples=scaled(80, 400),
                              run_seed=7, domain=DUPLICATES)
     assert divergence is None, divergence.explain()
     for event in ("restart with a prepared transaction", "crash with a prepared transaction",

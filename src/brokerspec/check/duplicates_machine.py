@@ -12,6 +12,11 @@ bridge IDs. Every run starts by restarting the broker with a cache of 1 to 3
 slots, so eviction, holes and reload truncation happen within a few steps.
 Restart (with a new cache size) and crash are ordinary operations.
 
+Auto-creating sends (DUP-AUTO-CREATE) go to the two addresses, with or
+without queues, and to ``q1``, a queue name too; duplicates among them are
+as frequent as among the other sends, and the queue a send may have made is
+sometimes received from or deleted at once.
+
 XA two-phase commit: ``prepare`` is drawn on its own (mostly for a session
 whose transaction is open, sometimes for any, so that ``NoTransaction`` and
 a second prepare are drawn too), and as one step that begins a transaction,
@@ -62,6 +67,9 @@ from .machine import OpsMachine, RunStats
 SESSIONS = pick("s1", "s2", "s3")
 ADDRESSES = pick("a1", "a2")
 QUEUES = pick("q1", "q2", "q3")
+AUTO_ADDRESSES = pick("a1", "a2", "q1")
+"""Where auto-creating sends go: ``q1`` is also a queue name, bound to ``a1`` or ``a2`` or not at all, so a send
+there makes queue ``q1`` on address ``q1`` or finds the name taken (DUP-AUTO-CREATE-NAME-TAKEN)."""
 IDS = pick(
     DuplicateId(IdKind.STRING, "x"), DuplicateId(IdKind.STRING, "y"), DuplicateId(IdKind.SIMPLE_STRING, "x"),
     DuplicateId(IdKind.BYTES, "7800"), DuplicateId(IdKind.BYTES, "78"), DuplicateId(IdKind.STRING, "z"),
@@ -134,6 +142,23 @@ def make_duplicates_machine(profile: Profile, subjects: Mapping[str, SubjectFact
             """Begin (refused when one is open, which is fine) and send in the session's transaction."""
             self.run(Begin(session))
             self.run(Send(session, address, duplicate_id, bridge_id))
+
+        @issues("send")
+        @rule(session=SESSIONS, address=AUTO_ADDRESSES, duplicate_id=optional_ids, bridge_id=BRIDGE_IDS,
+              in_transaction=pick(False, False, True), address_full=pick(False, False, False, False, True),
+              then=pick(None, None, "receive", "delete_queue"))
+        def send_auto_create(self, session: str, address: str, duplicate_id: DuplicateId | None,
+                             bridge_id: str | None, in_transaction: bool, address_full: bool,
+                             then: str | None) -> None:
+            """An auto-creating send (DUP-AUTO-CREATE), perhaps in a transaction, then perhaps a receive from or
+            the deletion of the queue named like the address (the one it may have made)."""
+            if in_transaction:
+                self.run(Begin(session))
+            self.run(Send(session, address, duplicate_id, bridge_id, address_full=address_full, auto_create=True))
+            if then == "receive":
+                self.run(Receive(session, address))
+            elif then == "delete_queue":
+                self.run(DeleteQueue(address))
 
         def ending(self, session: str) -> str:
             """``session`` if its transaction is open, else the first session that has one (else ``session``).
