@@ -28,7 +28,11 @@ spec operation         on the broker, and what the outcome is read from
                        (``DuplicateDetectionTest.testSimpleDuplicateDetecion``);
                        ``rollback_only`` is the probe's answer about the session's transaction
                        right after the send; a send that throws is
-                       ``send_failed`` (``ID_NOT_BYTES`` when the probe saw a ClassCastException)
+                       ``send_failed`` (``ID_NOT_BYTES`` when the probe saw a ClassCastException,
+                       ``ADDRESS_DOES_NOT_EXIST`` for AMQ229203). An ``auto_create`` send is
+                       ANYCAST, to an address given its own address setting first:
+                       ``auto-create-queues`` and ``auto-create-addresses`` on, auto-deletion
+                       off (auto-deleted queues are not modelled, DUP-AUTO-CREATE)
 ``receive``            a core consumer's ``receiveImmediate`` and acknowledgement
 ``begin``              ``XAResource.start(xid, TMNOFLAGS)`` on the spec session's XA session
 ``prepare``            ``end(xid, TMSUCCESS)`` and ``prepare(xid)``; a refused prepare (its cause
@@ -190,6 +194,11 @@ class DuplicatesAdapter:
         self.numbers: dict[str, int] = {}
         self.next_number = 1
         self.seen: list[dict[str, Any]] = []
+        self.auto_creating: set[str] = set()
+        """The broker addresses given an auto-creating address setting (kept across resets: new names each)."""
+        self.stranded: list[tuple[str, str]] = []
+        """(cache, hex ID) an auto-creating send left in memory only, failing outside a transaction
+        (DUP-AUTO-CREATE-NAME-TAKEN): a restart loses them without dropping them."""
 
     @property
     def branches(self) -> Branches:
@@ -207,7 +216,7 @@ class DuplicatesAdapter:
             self.node.manage("deleteAddress", address, True)
         self.resets += 1
         self.prefix = f"r{self.resets}_"
-        self.numbers, self.next_number = {}, 1
+        self.numbers, self.next_number, self.stranded = {}, 1, []
         options = profile.duplicates
         config = self.node.config
         wanted = dataclasses.replace(config, id_cache_size=options.id_cache_size,
@@ -380,8 +389,13 @@ class DuplicatesAdapter:
         if command.bridge_id is not None:
             properties["_AMQ_BRIDGE_DUP"] = {"kind": "bytes", "value": command.bridge_id}
         failure: CallFailed | None = None
+        routing: dict[str, str] = {}
+        if command.auto_create:
+            self.allow_auto_create(self.real(command.address))
+            routing["routing_type"] = "ANYCAST"
         try:
-            self.node.driver.call("send", session=core, address=self.real(command.address), properties=properties)
+            self.node.driver.call("send", session=core, address=self.real(command.address), properties=properties,
+                                  **routing)
         except CallFailed as error:
             failure = error
         state = self.ask(core, "tx")["tx"]
@@ -393,6 +407,12 @@ class DuplicatesAdapter:
                     and command.duplicate_id.kind is IdKind.LONG:
                 self.doom(session, doomed, DoomReason.SEND_FAILED)
                 return SendFailed(SendFailure.ID_NOT_BYTES, rollback_only=doomed)
+            if command.auto_create and (errors and errors[0]["error"].endswith("AddressDoesNotExistException")
+                                        or failure is not None and failure.has_type("ADDRESS_DOES_NOT_EXIST")):
+                self.doom(session, doomed, DoomReason.SEND_FAILED)
+                if not session.in_transaction:
+                    self.note_stranded(command)
+                return SendFailed(SendFailure.ADDRESS_DOES_NOT_EXIST, rollback_only=doomed)
             raise UnexpectedRefusal(f"the send failed: {failure or errors[0]}")
         sends = [e for e in events if e["event"] == "send"]
         if len(sends) != 1:
@@ -412,6 +432,25 @@ class DuplicatesAdapter:
         routes = [e for e in events if e["event"] == "route"]
         queues = sorted({self.spec_name(q) for route in routes for q in route["queues"]})
         return Sent(status, number, tuple(queues), rollback_only=doomed)
+
+    def allow_auto_create(self, address: str) -> None:
+        """Give ``address`` an address setting that auto-creates queues and addresses (auto-deletion is off in
+        every setting brokerspec writes), once."""
+        if address in self.auto_creating:
+            return
+        config = self.node.config
+        setting = (address, {"auto_create_queues": "true", "auto_create_addresses": "true"})
+        self.node.reconfigure(dataclasses.replace(config, address_settings=(*config.address_settings, setting)),
+                              restart=False)
+        self.auto_creating.add(address)
+
+    def note_stranded(self, command: Send) -> None:
+        """Remember the ID a failed auto-creating send left in memory: the transaction the broker started for the
+        send is never ended, so its record is never durable (DUP-AUTO-CREATE-NAME-TAKEN)."""
+        if command.bridge_id is not None:
+            self.stranded.append((f"BRIDGE.{self.real(command.address)}", command.bridge_id))
+        elif command.duplicate_id is not None and (key := compute_cache_key(command.duplicate_id)) is not None:
+            self.stranded.append((self.real(command.address), key.hex()))
 
     def doom(self, session: ClientSession, doomed: bool, reason: DoomReason) -> None:
         """Remember the first thing the client saw doom its open transaction."""
@@ -556,7 +595,8 @@ class DuplicatesAdapter:
                                  "2.28.0 (ARTEMIS-4115)")
         open_sessions = [s for s in self.sessions.values() if s.state is TxState.ACTIVE]
         prepared = [s for s in self.sessions.values() if s.state is TxState.PREPARED]
-        uncommitted: list[tuple[str, str]] = [item for s in prepared for item in s.bridge_ids]
+        uncommitted: list[tuple[str, str]] = [item for s in prepared for item in s.bridge_ids] + self.stranded
+        self.stranded = []
         if crash:
             uncommitted += [item for s in open_sessions for item in s.bridge_ids]
         else:

@@ -34,6 +34,8 @@ cover:
   are reloaded in the order they were stored, the oldest dropped when the new
   cache is smaller, and the write position carried on so eviction stays first
   in, first out;
+* auto-creating sends (a queue made after the duplicate check), in
+  :mod:`.duplicates_auto_create`;
 * XA two-phase commit: prepare, the second phase and restarts between them, in
   :mod:`.duplicates_xa` (those cases need SUT protocol version 3).
 
@@ -75,7 +77,7 @@ from brokerspec.spec.duplicates import (
     SetIdCacheSize,
 )
 
-from . import Case, duplicates_xa, queries
+from . import Case, duplicates_auto_create, duplicates_xa, queries
 
 SEED = "seed 001 (001_7bc8976e1fb4bc71.txt)"
 """How a case cites the seed document that walks through Artemis 2.11.0 duplicate detection."""
@@ -1304,6 +1306,7 @@ CASES: tuple[Case, ...] = (
     *ID_CASES, *ROUTING_CASES, *RING_CASES, *TX_CASES, *FAILED_CASES, *BRIDGE_CASES, *QUEUE_CASES, *SIZE_CASES,
     *RESTART_CASES,
     *queries.DUPLICATES,
+    *duplicates_auto_create.CASES,
     *duplicates_xa.CASES,
 )
 """Every duplicate-detection case, grouped by topic; the XA two-phase commit cases last (:mod:`.duplicates_xa`)."""
