@@ -63,7 +63,7 @@ from .commands import (
     Tick,
     UpdateQueue,
 )
-from .judge import MAX_BRANCHES, Mode, Verdict, allowed_choices, allowed_outcomes, judge
+from .judge import MAX_BRANCHES, Beliefs, Mode, Verdict, allowed_choices, allowed_outcomes, judge, primary
 from .model import (
     FIRST_NODE,
     MAX_DELIVERY_ATTEMPTS,
@@ -111,7 +111,7 @@ __all__ = [
     "choose_consumer", "choose_from_bits", "choose_target", "member_from_bits", "scan_order",
     "COMMAND_TYPES", "AddNode", "Attach", "BalancingCommand", "Close", "Configure", "CreateQueue", "DeleteQueue",
     "Ack", "Commit", "Pause", "QueryQueue", "Receive", "Resend", "Resume", "Rollback", "Send", "SetLink", "SetPrefix", "Tick", "UpdateQueue",
-    "MAX_BRANCHES", "Mode", "Verdict", "allowed_choices", "allowed_outcomes", "judge",
+    "MAX_BRANCHES", "Beliefs", "Mode", "Verdict", "allowed_choices", "allowed_outcomes", "judge", "primary",
     "FIRST_NODE", "MAX_DELIVERY_ATTEMPTS", "Forward", "REDISTRIBUTING", "AddressBalancing", "BalancingState", "Consumer",
     "LbType", "Message", "PendingSend", "QueueState", "Session", "get_bindings", "get_group", "get_routing_names", "get_settings", "initial_state",
     "invariant_violations",

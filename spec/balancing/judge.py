@@ -71,14 +71,15 @@ def allowed_outcomes(state: BalancingState,
 
 def allowed_choices(state: BalancingState, command: BalancingCommand
                     ) -> list[tuple[BalancingState, BalancingOutcome, tuple[ChoicePoint, ...]]]:
-    """:func:`allowed_outcomes` with the choices that lead to each outcome.
+    """:func:`allowed_outcomes` with the choices that lead to each (state, outcome).
 
-    Where several choice sequences lead to one outcome (a message dropped by whichever disabled queue of a
-    group took it leaves no trace of which did), the one that follows Artemis's own round robin at the most
-    choice points stands for them: an outcome that cannot tell the choices apart is not taken as evidence
-    that a broker kept a turn (LB-FAIR-TURNS).
+    Where several choice sequences lead to one state and outcome, the one that follows Artemis's own round
+    robin at the most choice points stands for them. One outcome may lead to several states when a choice
+    does not show in it (a message dropped by whichever disabled queue of a group took it; the binding of a
+    transacted send, which shows at the commit): each is listed, the most Artemis-like first, and an outcome
+    that cannot tell the choices apart is not taken as evidence that a broker kept a turn (LB-FAIR-TURNS).
     """
-    results: dict[BalancingOutcome, tuple[BalancingState, tuple[ChoicePoint, ...]]] = {}
+    results: dict[tuple[BalancingOutcome, BalancingState], tuple[ChoicePoint, ...]] = {}
     pending: list[tuple[int, ...]] = [()]
     branches = 0
     while pending:
@@ -88,13 +89,16 @@ def allowed_choices(state: BalancingState, command: BalancingCommand
             raise RuntimeError(f"more than {MAX_BRANCHES} ways to carry out {command!r}")
         chooser = ScriptedChooser(script)
         next_state, outcome, choices = apply_recording(state, command, chooser)
-        known = results.get(outcome)
-        if known is None or _followed(choices) > _followed(known[1]):
-            results[outcome] = (next_state, choices)
+        known = results.get((outcome, next_state))
+        if known is None or _followed(choices) > _followed(known):
+            results[(outcome, next_state)] = choices
         for point in range(len(script), len(chooser.fanout)):
             prefix = script + (0,) * (point - len(script))
             pending.extend(prefix + (alternative,) for alternative in range(1, chooser.fanout[point]))
-    return [(s, o, c) for o, (s, c) in results.items()]
+    # the most Artemis-like first: the state a judge follows when one outcome leads to several (a transacted
+    # send's binding shows only at its commit)
+    ranked = sorted(results.items(), key=lambda item: -_followed(item[1]))
+    return [(s, o, c) for (o, s), c in ranked]
 
 
 def _followed(choices: tuple[ChoicePoint, ...]) -> int:
@@ -116,7 +120,7 @@ class Verdict:
     """
 
     accepted: bool
-    state: BalancingState
+    state: BalancingState | Beliefs
     expected: BalancingOutcome
     allowed: int
     choices: tuple[ChoicePoint, ...] = ()
@@ -126,21 +130,79 @@ StrictStep = tuple[BalancingState, BalancingOutcome, tuple[ChoicePoint, ...]]
 """What ``apply_recording(state, command, STRICT)`` returns: the strict next state, outcome and choices."""
 
 
-def judge(state: BalancingState, command: BalancingCommand, observed: BalancingOutcome, mode: Mode,
+def judge(state: BalancingState | Beliefs, command: BalancingCommand, observed: BalancingOutcome, mode: Mode,
           strict: StrictStep | None = None) -> Verdict:
-    """Judge ``observed`` as the outcome of ``command`` in ``state``.
+    """Judge ``observed`` as the outcome of ``command`` in ``state`` (or in any of the states of
+    :class:`Beliefs`, which the verdict's ``state`` may then be too).
 
     ``strict`` is ``apply_recording(state, command, STRICT)`` when the caller has it already (the checker
     applies the strict step for the spec's own state); None computes it here.
     """
+    if isinstance(state, Beliefs):
+        if mode is Mode.PERMISSIVE:
+            return _judge_beliefs(state, command, observed, mode)
+        state = state.states[0]  # strict judging follows Artemis's own choices only
     strict_state, expected, strict_choices = strict if strict is not None else apply_recording(state, command,
                                                                                                STRICT)
-    if observed == expected:
+    if observed == expected and not (mode is Mode.PERMISSIVE and hides_a_choice(command)):
         return Verdict(True, strict_state, expected, 1, strict_choices)
     if mode is Mode.STRICT:
         return Verdict(False, strict_state, expected, 1, strict_choices)
     options = allowed_choices(state, command)
-    for next_state, outcome, choices in options:
-        if outcome == observed:
-            return Verdict(True, next_state, expected, len(options), choices)
-    return Verdict(False, strict_state, expected, len(options), strict_choices)
+    distinct = len({outcome for _, outcome, _ in options})
+    matching = [(next_state, choices) for next_state, outcome, choices in options if outcome == observed]
+    if matching:
+        return Verdict(True, believe(tuple(s for s, _ in matching)), expected, distinct, matching[0][1])
+    return Verdict(False, strict_state, expected, distinct, strict_choices)
+
+
+MAX_BELIEFS = 64
+"""The most states a permissive judge keeps apart (the most Artemis-like first)."""
+
+
+@dataclass(frozen=True)
+class Beliefs:
+    """The states a permissive judge cannot tell apart yet: one outcome allowed several, as a transacted send
+    does, whose binding shows only at the commit (:func:`hides_a_choice`). The first, the most Artemis-like,
+    stands for them where one state is wanted (its attributes are the beliefs' own)."""
+
+    states: tuple[BalancingState, ...]
+
+    def __getattr__(self, name: str) -> object:
+        if name.startswith("__") or name == "states":  # copying and pickling look before states is set
+            raise AttributeError(name)
+        return getattr(self.states[0], name)
+
+
+def believe(states: tuple[BalancingState, ...]) -> BalancingState | Beliefs:
+    """One state, or the :class:`Beliefs` of several (without repeats, at most :data:`MAX_BELIEFS`)."""
+    unique = tuple(dict.fromkeys(states))[:MAX_BELIEFS]
+    return unique[0] if len(unique) == 1 else Beliefs(unique)
+
+
+def primary(state: BalancingState | Beliefs) -> BalancingState:
+    """The state that stands for ``state``'s beliefs (``state`` itself when it is one)."""
+    return state.states[0] if isinstance(state, Beliefs) else state
+
+
+def hides_a_choice(command: BalancingCommand) -> bool:
+    """Whether ``command``'s outcome may not show a choice it made: a transacted send (LB-TX-SEND)."""
+    return getattr(command, "tx", None) is not None
+
+
+def _judge_beliefs(beliefs: Beliefs, command: BalancingCommand, observed: BalancingOutcome,
+                   mode: Mode) -> Verdict:
+    """Judge ``observed`` from each believed state; the states that allow it are the new beliefs."""
+    first = apply_recording(beliefs.states[0], command, STRICT)
+    following: list[BalancingState] = []
+    choices: tuple[ChoicePoint, ...] | None = None
+    distinct: set[BalancingOutcome] = set()
+    for state in beliefs.states:
+        verdict = judge(state, command, observed, mode)
+        distinct.add(verdict.expected)
+        if verdict.accepted:
+            following.extend(verdict.state.states if isinstance(verdict.state, Beliefs) else (verdict.state,))
+            choices = verdict.choices if choices is None else choices
+    if choices is None:
+        return Verdict(False, first[0], first[1], max(len(distinct), 1), first[2])
+    return Verdict(True, believe(tuple(following)), first[1], max(len(distinct), 1), choices)

@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from brokerspec.spec import InvalidCommand, get_profile
 from brokerspec.spec.balancing import (
     MAX_DELIVERY_ATTEMPTS,
+    Beliefs,
+    primary,
     Ack,
     Commit,
     Receive,
@@ -397,6 +399,24 @@ def test_permissive_mode_still_rejects_what_no_rule_allows() -> None:
     wrong = Sent(3, RoutingStatus.OK, (Delivered(3, "n2", "a1", "c1"),))
     verdict = judge(state, Send("n1", "a1"), wrong, Mode.PERMISSIVE)
     assert not verdict.accepted and verdict.allowed == 2
+
+
+def test_permissive_mode_follows_a_transacted_send_whose_binding_shows_only_at_the_commit() -> None:
+    """Two queues of one group on n1: the send in t1 may take either. Its outcome shows neither, so the judge
+    keeps both states (Beliefs) and the commit decides: q2 is allowed, and then a third place is not."""
+    state, _ = run([CreateQueue("n1", "a1", "q1", ANY), CreateQueue("n1", "a1", "q2", ANY)])
+    send = Send("n1", "a1", tx="t1")
+    verdict = judge(state, send, apply(state, send)[1], Mode.PERMISSIVE)
+    assert verdict.accepted and isinstance(verdict.state, Beliefs) and len(verdict.state.states) == 2
+    assert primary(verdict.state) == apply(state, send)[0]  # Artemis's own turn stands for both
+    by_q2 = Done((Delivered(1, "n1", "q2", None),))
+    assert not judge(primary(verdict.state), Commit("t1"), by_q2, Mode.PERMISSIVE).accepted
+    committed = judge(verdict.state, Commit("t1"), by_q2, Mode.PERMISSIVE)
+    assert committed.accepted and not isinstance(committed.state, Beliefs)
+    assert committed.state.queues[("n1", "q2")].pending[0].id == 1
+    nowhere = Done((Delivered(1, "n1", "q3", None),))
+    assert not judge(verdict.state, Commit("t1"), nowhere, Mode.PERMISSIVE).accepted
+    assert not judge(verdict.state, Commit("t1"), by_q2, Mode.STRICT).accepted
 
 
 # --- whole-spec properties ---------------------------------------------------------

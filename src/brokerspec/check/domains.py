@@ -62,7 +62,8 @@ class Domain:
     judge: Judge | None = None
     """Permissive judging, for a domain whose rules allow several outcomes (None: exactly one)."""
     private_parts: tuple[str, ...] = ()
-    """State parts that record tie-breaking (round-robin positions), not compared in permissive mode."""
+    """State parts that record tie-breaking (round-robin positions, and the queues a transaction's sends were
+    routed to, which show only at the commit), not compared in permissive mode."""
     profile_free: bool = False
     """True when no profile option changes the domain, so checking it under one profile covers them all."""
 
@@ -157,11 +158,12 @@ BALANCING = Domain(
     initial_state=balancing.initial_state,
     apply=_apply_balancing,
     invariant_violations=balancing.invariant_violations,
-    state_parts=("nodes", "queues", "consumers", "positions", "consumer_positions", "settings", "down_links",
-                 "clock", "next_message", "next_serial", "options"),
+    state_parts=("nodes", "queues", "consumers", "positions", "consumer_positions", "settings", "node_settings",
+                 "down_links", "typed", "prefixes", "sessions", "bridge_ids", "forwarded", "clock", "next_message",
+                 "next_serial", "options"),
     load_layers=_balancing_layers,
     judge=_judge_balancing,
-    private_parts=("positions", "consumer_positions"),
+    private_parts=("positions", "consumer_positions", "sessions"),
 )
 
 

@@ -100,9 +100,11 @@ def allowed_here(lockstep: Lockstep, command: Any) -> list[Outcome]:
     """
     if lockstep.domain.name != "balancing":  # the only domain whose rules allow several outcomes
         return [lockstep.outcomes[-1]]
-    from brokerspec.spec.balancing import allowed_outcomes
+    from brokerspec.spec.balancing import Beliefs, allowed_outcomes
 
-    return [outcome for _, outcome in allowed_outcomes(lockstep.followed["sut"], command)]
+    followed = lockstep.followed["sut"]
+    states = followed.states if isinstance(followed, Beliefs) else (followed,)
+    return list(dict.fromkeys(outcome for state in states for _, outcome in allowed_outcomes(state, command)))
 
 
 def case_trace(name: str, domain: str, profile: Profile, commands: Sequence[Any],
