@@ -28,6 +28,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from brokerspec.artemis.outcomes import UnexpectedRefusal
 from brokerspec.artemis.releases import DEFAULT_RELEASE, RELEASES, distribution_home
 from brokerspec.artemis.sut import ArtemisSut, release_profile
 from brokerspec.conform.catalogue import Case, all_cases
@@ -37,7 +38,8 @@ from brokerspec.spec.addressing import apply as apply_addressing
 from brokerspec.spec.addressing import initial_state as addressing_state
 from brokerspec.spec.addressing import AddressingCommand, CreateAddress, CreateQueue, RoutingType
 from brokerspec.spec.addressing import Send as AddressingSend
-from brokerspec.spec.balancing import Send
+from brokerspec.spec.balancing import Ack, Attach, Done, Send
+from brokerspec.spec.balancing import CreateQueue as MakeQueue
 from brokerspec.spec.balancing import apply as apply_balancing
 from brokerspec.spec.balancing import initial_state as balancing_state
 from brokerspec.spec.duplicates import Crash, Restart
@@ -171,6 +173,10 @@ CLUSTER_SMOKE = (
     "balancing/redistribution-skips-the-originating-queue",
     "balancing/last-consumer-closing-starts-redistribution",
     "balancing/a-new-queue-starts-redistribution",
+    "balancing/pull-consumer-draws-messages-to-its-node",
+    "balancing/acknowledgement-is-cumulative",
+    "balancing/close-return-order-2.11-head-latest-arrival",
+    "balancing/returned-messages-redistribute-when-no-consumer-is-left",
 )
 """Load-balancing cases for the three-node cluster the same SUT starts on the first of them."""
 
@@ -226,3 +232,18 @@ def test_a_multicast_queue_named_like_its_address_joins_the_anycast_group(sut: A
         state, outcome = apply_addressing(state, command)
         expected.append(outcome)
     assert [sut.execute(command) for command in script] == expected
+
+
+def test_a_refused_acknowledgement_gives_back_what_the_consumer_held(sut: ArtemisSut) -> None:
+    """An acknowledgement of a message the consumer does not hold is refused, and the broker puts every message the
+    consumer held back in the queue (``ServerConsumerImpl.acknowledge`` rolls back the transaction it acknowledged
+    them in, ``RefsOperation.afterRollback``); the spec says the refusal changes nothing, so the adapter says so."""
+    profile = release_profile(RELEASES[VERSION])
+    sut.reset("balancing", profile)
+    script = (MakeQueue("n1", "orders", "orders", RoutingType.ANYCAST), Attach("c1", "n1", "orders", manual_ack=True),
+              Send("n1", "orders"), Send("n1", "orders"))
+    for command in script:
+        sut.execute(command)
+    assert sut.execute(Ack("c1", 1)) == Done()
+    with pytest.raises(UnexpectedRefusal, match="gave back what the consumer held"):
+        sut.execute(Ack("c1", 1))
