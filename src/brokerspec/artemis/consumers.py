@@ -72,9 +72,9 @@ from .placement import Instance, Primary, QueueKey
 REFUSED_ACK_RETURNS = (
     "the broker refused the acknowledgement and gave back what the consumer held: ServerConsumerImpl.acknowledge "
     "acknowledges its delivering references one by one in a transaction of its own until it finds the message, "
-    "and when it does not, rolls that transaction back (RefsOperation.afterRollback, QueueImpl.postRollback), "
-    "which puts every one of them back at the head of the queue; the spec says a refused acknowledgement changes "
-    "nothing")
+    "and when it does not, rolls that transaction back: RefsOperation.afterRollback puts every one of them back in "
+    "the queue (QueueImpl.postRollback: addHead in 2.11, addSorted later), to be delivered again; the spec says a "
+    "refused acknowledgement changes nothing")
 """What the adapter says when a refused ``ack`` moved the consumer's messages."""
 
 RETURNED_PURGED = (
