@@ -48,7 +48,10 @@ a commit, acknowledgements a rollback gives back, max-delivery-attempts) are
 the base class :class:`~.sessions.TransactedSessions`; this class only
 hands them a send's routing (``_route`` with a session), a closing
 transacted consumer, a deleted queue and what a consumer takes (LB-TX-SEND,
-LB-TX-COMMIT, LB-TX-ACK, LB-TX-ROLLBACK, LB-TX-MAX-DELIVERY).
+LB-TX-COMMIT, LB-TX-ACK, LB-TX-ROLLBACK, LB-TX-MAX-DELIVERY). What crosses to
+another node goes over the cluster bridge of the base class
+:class:`~.bridges.ClusterBridges` (``_land_from``, ``_cross``: bridge
+duplicate IDs, the last crossing kept for a resend; LB-BRIDGE-DUP).
 
 :meth:`~FastBalancingBroker.check_valid` (see :mod:`.validity`) checks the
 kept views against the queues they are views of.
@@ -91,6 +94,7 @@ from brokerspec.spec.balancing import (
     QueueState,
     Receive,
     Redistributed,
+    Resend,
     Refusal,
     Refused,
     Resume,
@@ -105,6 +109,7 @@ from brokerspec.spec.balancing import (
     UpdateQueue,
 )
 
+from .bridges import ClusterBridges, Crossing
 from .choice import CONNECTED, ELIGIBLE, LOCAL, PREFERRED, BindingChoice
 from .consumers import acknowledge, merge_returned, take_first_match
 from .records import Binding, ConsumerRecord, Group, QueueRecord, Waiting
@@ -146,7 +151,7 @@ _by_serial = attrgetter("serial")
 Handler = Callable[[Any, list[Event]], Refused | None]
 
 
-class FastBalancingBroker(BindingChoice, TransactedSessions):
+class FastBalancingBroker(BindingChoice, ClusterBridges, TransactedSessions):
     """A cluster's load balancing and redistribution, kept per node and per group, checked against the spec."""
 
     def __init__(self, profile: Profile) -> None:
@@ -174,6 +179,10 @@ class FastBalancingBroker(BindingChoice, TransactedSessions):
         self._consumers: dict[str, ConsumerRecord] = {}
         self._sessions: dict[str, SessionRecord] = {}
         """The transacted sessions by name, producer sessions and transacted consumers' (see :mod:`.sessions`)."""
+        self._bridge_ids: dict[tuple[str, str], dict[tuple[str, int], None]] = {}
+        """(node, address) -> the bridge duplicate IDs it took in, oldest first (see :mod:`.bridges`)."""
+        self._forwarded: dict[tuple[str, str], Crossing] = {}
+        """(node, peer) -> the bridge's last crossing, which a resend sends again."""
         self._settings: dict[str, AddressBalancing] = {}
         """The cluster-wide settings (LB-TYPES)."""
         self._node_settings: dict[tuple[str, str], AddressBalancing] = {}
@@ -212,6 +221,7 @@ class FastBalancingBroker(BindingChoice, TransactedSessions):
             Ack: self._ack,
             Commit: self._commit,
             Rollback: self._rollback,
+            Resend: self._resend,
             Configure: self._configure,
             SetLink: self._set_link,
             Tick: self._tick,
@@ -321,7 +331,7 @@ class FastBalancingBroker(BindingChoice, TransactedSessions):
             self._deliver(events)
         return Sent(number, status, tuple(events))
 
-    def _auto_create(self, node: str, address: str, events: list[Event], create: bool = True) -> bool:
+    def _auto_create(self, node: str, address: str, events: list[Event], create: bool) -> bool:
         """Whether an ANYCAST send from ``node`` may go on: its address has a local queue (from 2.28.0 to
         2.31.0: any binding), a local queue named like the address is ANYCAST, or the node makes one now as
         ``auto-create-queues`` allows (LB-AUTO-CREATE; ``ServerSessionImpl.checkAutoCreate``); only when
@@ -380,11 +390,8 @@ class FastBalancingBroker(BindingChoice, TransactedSessions):
             landed.sort(key=_by_key)
         if session is not None:
             return self._hold_send(session, landed, message)
-        taken = False
-        for queue in landed:
-            # a remote queue counts whatever it does: its node's store-and-forward queue took the message
-            taken = self._routed_to(queue, message, events) or queue.node != node or taken
-        return OK if taken else self._unrouted
+        # a remote queue counts whatever it does: its node's store-and-forward queue took the message
+        return OK if self._land_from(node, message, landed, events) else self._unrouted
 
     def _routed_to(self, queue: QueueRecord, message: Waiting, events: list[Event]) -> bool:
         """Routing brings ``message`` to ``queue``, where it vanishes when the queue is disabled or purging without
@@ -537,7 +544,11 @@ class FastBalancingBroker(BindingChoice, TransactedSessions):
         target = members[index].queue
         events.append(Redistributed(message.id, origin.node, origin.name, number, target.node, target.name))
         # a new reference: its delivery count starts again (LB-TX-MAX-DELIVERY)
-        self._routed_to(target, message._replace(id=number, address=address, deliveries=0), events)
+        copy = message._replace(id=number, address=address, deliveries=0)
+        if target.node == origin.node:
+            self._routed_to(target, copy, events)
+        else:  # over the cluster bridge, with the copy's own bridge ID (LB-BRIDGE-DUP)
+            self._cross(origin.node, copy, (target,), events)
         return True
 
     # -- the other operations ------------------------------------------------------------------------------
@@ -688,11 +699,14 @@ class FastBalancingBroker(BindingChoice, TransactedSessions):
         events.extend(Dropped(message.id, queue.node, queue.name) for message in queue.pending)
         if self._sessions:
             self._forget_queue(queue)
+        if self._forwarded:
+            self._drop_crossings(queue)
         del self._queues[queue.key]
         siblings = self._by_address[queue.address]
         siblings.remove(queue)
-        if not siblings:
+        if not siblings:  # the cluster's last queue of its address: the bridge caches of it go (LB-BRIDGE-DUP)
             del self._by_address[queue.address]
+            self._forget_address(queue.address)
         holders = [queue.address]
         if queue.address in self._wildcards.wild:
             holders += self._wildcards.remove_wild_queue(queue)
@@ -890,6 +904,8 @@ class FastBalancingBroker(BindingChoice, TransactedSessions):
             prefixes=FrozenMap(self._prefixes),
             typed=frozenset(self._typed),
             sessions=self._session_states(),
+            bridge_ids=self._bridge_id_states(),
+            forwarded=self._forwarded_states(),
             clock=self._clock,
             next_message=self._next_message,
             next_serial=self._next_serial,

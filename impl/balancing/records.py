@@ -62,8 +62,8 @@ class ConsumerRecord:
 
     __slots__ = ("name", "queue", "filter", "paused", "pull", "manual_ack", "held", "transacted", "acked")
 
-    def __init__(self, name: str, queue: QueueRecord, filter: str | None, pull: bool = False,
-                 manual_ack: bool = False, transacted: bool = False) -> None:
+    def __init__(self, name: str, queue: QueueRecord, filter: str | None, pull: bool, manual_ack: bool,
+                 transacted: bool) -> None:
         self.name = name
         self.queue = queue
         self.filter = filter

@@ -17,8 +17,9 @@ Introduction
   messages takes nothing, a remote one counts (LB-TX-SEND).
 * A commit lands the kept sends in order, each on its queues in key order
   (``AddOperation.afterCommit``: a local queue took it at the send, so it
-  lands whatever the queue now does, a remote one drops it if it now drops
-  messages), and makes its consumer's acknowledgements final
+  lands whatever the queue now does; a remote one gets it over the cluster
+  bridge, :mod:`.bridges`, and drops it if it now drops messages), and
+  makes its consumer's acknowledgements final
   (``RefsOperation.afterCommit``; LB-TX-COMMIT).
 * A queue deleted before the commit takes its messages out of every open
   transaction (the references hold the queue object), so one made again
@@ -42,7 +43,7 @@ send naming a consumer that is not transacted too (NOT_TRANSACTED).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from brokerspec.spec import FrozenMap
@@ -96,8 +97,7 @@ class TransactedSessions:
     _close_at_head: bool
     _unrouted: RoutingStatus
 
-    _land: Callable[[QueueRecord, Waiting, list[Event]], None]
-    _routed_to: Callable[[QueueRecord, Waiting, list[Event]], bool]
+    _land_from: Callable[[str, Waiting, Sequence[QueueRecord], list[Event], bool], bool]
     _reland_waiting: Callable[[QueueRecord, list[Event]], None]
     """The broker's own (declared here only, so no code of this class stands in for them)."""
 
@@ -162,12 +162,8 @@ class TransactedSessions:
         consumer = self._consumers.get(command.session)
         if consumer is not None:
             consumer.acked = []
-        for held in sends:
-            for queue in held.queues:
-                if queue.node == session.node:  # the local queue took its reference at the send
-                    self._land(queue, held.message, events)
-                else:  # it reaches the remote node now, and its queue decides
-                    self._routed_to(queue, held.message, events)
+        for held in sends:  # a local queue took its reference at the send; a remote one decides as it arrives
+            self._land_from(session.node, held.message, held.queues, events, False)
         return None
 
     def _rollback(self, command: Rollback, events: list[Event]) -> Refused | None:

@@ -28,7 +28,12 @@ lists, in words, every way the broker's redundant structures disagree:
   (LB-TX-ACK); a kept send's message is issued, new (no delivery yet), and
   routed to live queues, each once, in key order (a deleted queue leaves
   every transaction, LB-TX-COMMIT); no message's delivery count is negative
-  or has reached ``MAX_DELIVERY_ATTEMPTS`` (LB-TX-MAX-DELIVERY).
+  or has reached ``MAX_DELIVERY_ATTEMPTS`` (LB-TX-MAX-DELIVERY);
+* bridges: each cache belongs to a known node, holds at most the spec's
+  ``BRIDGE_ID_CACHE_SIZE`` IDs, each from another known node and of an
+  issued message; each kept crossing links two known nodes, carries an
+  issued message, and names live queues of its target, once each, in key
+  order (LB-BRIDGE-DUP).
 
 This module reads the broker's private fields; it belongs to the broker.
 """
@@ -38,6 +43,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from brokerspec.spec.balancing import MAX_DELIVERY_ATTEMPTS
+from brokerspec.spec.balancing.bridges import BRIDGE_ID_CACHE_SIZE
 
 if TYPE_CHECKING:
     from .broker import FastBalancingBroker
@@ -47,7 +53,8 @@ if TYPE_CHECKING:
 def find_problems(broker: FastBalancingBroker) -> list[str]:
     """Every private invariant ``broker`` breaks (empty when it is sound)."""
     return [*_queue_problems(broker), *_group_problems(broker), *_consumer_problems(broker),
-            *_message_problems(broker), *_setting_problems(broker), *_session_problems(broker)]
+            *_message_problems(broker), *_setting_problems(broker), *_session_problems(broker),
+            *_bridge_problems(broker)]
 
 
 def _queue_problems(broker: FastBalancingBroker) -> list[str]:
@@ -245,4 +252,27 @@ def _session_problems(broker: FastBalancingBroker) -> list[str]:
         if any(count < 0 or count >= MAX_DELIVERY_ATTEMPTS for count in counts):
             found.append(f"queue {queue.name} on {queue.node} keeps a message with delivery count out of "
                          f"[0, {MAX_DELIVERY_ATTEMPTS}): {counts}")
+    return found
+
+
+def _bridge_problems(broker: FastBalancingBroker) -> list[str]:
+    found: list[str] = []
+    nodes = broker._nodes
+    for (node, address), cache in broker._bridge_ids.items():
+        where = f"the bridge cache of {address} on {node}"
+        if node not in nodes or not cache or len(cache) > BRIDGE_ID_CACHE_SIZE:
+            found.append(f"{where} is on an unknown node, empty, or holds more than {BRIDGE_ID_CACHE_SIZE} IDs")
+        if any(source == node or source not in nodes or number >= broker._next_message for source, number in cache):
+            found.append(f"{where} holds an ID from itself, an unknown node or of a message never issued: "
+                         f"{list(cache)}")
+    for (source, target), (message, queues) in broker._forwarded.items():
+        where = f"the last crossing from {source} to {target}"
+        if source == target or source not in nodes or target not in nodes:
+            found.append(f"{where} links unknown nodes or a node to itself")
+        if message.id >= broker._next_message:
+            found.append(f"{where} carries message {message.id}, never issued")
+        keys = [queue.key for queue in queues]
+        if keys != sorted(set(keys)) or any(key[0] != target for key in keys) or any(
+                broker._queues.get(queue.key) is not queue for queue in queues):
+            found.append(f"{where} names the queues {keys}: not live queues of {target}, once each in key order")
     return found

@@ -47,11 +47,13 @@ from brokerspec.spec.balancing import (
     Redistributed,
     Refusal,
     Refused,
+    Resend,
     Returned,
     Rollback,
     RoutingStatus,
     Send,
     Sent,
+    SetLink,
     UpdateQueue,
 )
 
@@ -239,6 +241,7 @@ PURGING: list[BalancingCommand] = [
     Send("n1", "a3", tx="t1"), Send("n2", "a4", tx="t2"),  # 27-28: remote queues that drop now count as routed
     Attach("e", "n2", "a3"), Attach("f", "n1", "a4"),  # 29-30: and take messages again before the commits
     Commit("t1"), Commit("t2"),  # 31-32
+    Close("f"), Send("n1", "a4"),  # 33-34: a plain send that only a dropping local queue takes is unrouted
 ]
 
 
@@ -257,6 +260,8 @@ def test_a_purge_on_no_consumers_queue_drops_returns_and_remote_commits_but_not_
         assert count(out[22]) == 1
         assert all(isinstance(o, Sent) and o.status is RoutingStatus.OK for o in out[27:29])
         assert events(out[31]) == [("delivered", 7, "e")] and events(out[32]) == [("delivered", 8, "f")]
+        unrouted = out[34]
+        assert isinstance(unrouted, Sent) and unrouted.status.value == profile.balancing.unrouted_status.value
 
 
 MAX_DELIVERIES: list[BalancingCommand] = [
@@ -374,6 +379,64 @@ ALL_SCRIPTS = {
 }
 
 
+# --- the cluster bridge (LB-BRIDGE-DUP), which a commit crosses too -------------------------------
+
+BRIDGES: list[BalancingCommand] = [
+    AddNode("n2"), AddNode("n3"), Configure("a1", LbType.ON_DEMAND, 0), Configure("a2", LbType.ON_DEMAND),
+    CreateQueue("n1", "a1", "a1", ANY), CreateQueue("n2", "a1", "a1", ANY),
+    CreateQueue("n2", "a2", "s1", MULTI), CreateQueue("n2", "a2", "s2", MULTI),  # 4-7
+    Attach("c2", "n2", "a1"), Send("n1", "a1"),  # 8-9: message 1 crosses to n2
+    Resend("n1", "n2"), Resend("n2", "n1"), Resend("n1", "n1"), Resend("n1", "n9"),  # 10-13
+    Close("c2"), Send("n2", "a1"), Attach("c1", "n1", "a1", pull=True),  # 14-16: 2 waits on n2, goes to n1 as 3
+    Resend("n2", "n1"), Close("c1"), Attach("c2", "n2", "a1"),  # 17-19: and back again as 4, a copy of a copy
+    Resend("n1", "n2"),  # 20
+    Send("n1", "a2"), Resend("n1", "n2"),  # 21-22: one crossing for two queues on n2
+    Send("n1", "a2", tx="t1"), Commit("t1"), Resend("n1", "n2"),  # 23-25: a commit crosses as a send does
+    SetLink("n1", "n2", False), Resend("n1", "n2"), SetLink("n1", "n2", True),  # 26-28: a link that is down
+    DeleteQueue("n2", "s1"), Resend("n1", "n2"),  # 29-30: s1 is gone from the crossing
+    CreateQueue("n2", "a3", "u2", MULTI), CreateQueue("n3", "a3", "u3", MULTI), Send("n1", "a3"),  # 31-33
+    DeleteQueue("n2", "s2"), CreateQueue("n2", "a2", "s2", MULTI), Resend("n1", "n2"),  # 34-36: a2 forgotten
+    QueryQueue("n2", "s2"), Resend("n1", "n3"),  # 37-38
+]
+ALL_SCRIPTS["bridges"] = BRIDGES
+
+
+def test_what_crosses_the_bridge_arrives_once() -> None:
+    """LB-BRIDGE-DUP: a resend is dropped by its bridge ID, a redistributed copy crosses under its own."""
+    for profile in EVERY_PROFILE:
+        out = lockstep(BRIDGES, profile)
+        assert events(out[9]) == [("delivered", 1, "c2")]
+        assert [events(step) for step in out[10:12]] == [[], []]
+        assert refusal(out[12]) is Refusal.BAD_VALUE and refusal(out[13]) is Refusal.UNKNOWN_NODE
+        kinds = [[(kind, where) for kind, _, where in events(step)] if isinstance(step, (Sent, Done)) else []
+                 for step in out]
+        assert kinds[16] == [("redistributed", "n1"), ("delivered", None)] and kinds[17] == []
+        assert kinds[19] == [("redistributed", "n2"), ("delivered", "c2")] and kinds[20] == []
+        assert kinds[21] == kinds[24] == [("delivered", None), ("delivered", None)]
+        assert kinds[22] == kinds[25] == []
+        assert kinds[33] == [("delivered", None), ("delivered", None)]  # one crossing to each node
+        assert events(out[27]) == [] and events(out[30]) == [] and events(out[36]) == [] and events(out[38]) == []
+        assert count(out[37]) == 0
+
+
+def test_a_bridge_cache_evicts_its_oldest_id(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``id-cache-size`` (the spec's BRIDGE_ID_CACHE_SIZE, made 2 here in the spec and the fast broker alike)."""
+    import brokerspec.impl.balancing.bridges as fast
+    import brokerspec.spec.balancing.bridges as spec
+
+    monkeypatch.setattr(spec, "BRIDGE_ID_CACHE_SIZE", 2)
+    monkeypatch.setattr(fast, "BRIDGE_ID_CACHE_SIZE", 2)
+    script: list[BalancingCommand] = [
+        AddNode("n2"), AddNode("n3"), Configure("a1", LbType.ON_DEMAND), CreateQueue("n2", "a1", "a1", ANY),
+        Attach("c", "n2", "a1"),
+        *[Send("n1", "a1") for _ in range(4)], Resend("n1", "n2"),  # 5-9: the last crossing is still known
+        Send("n3", "a1"), Send("n3", "a1"), Resend("n1", "n2")]  # 10-12: now it is not, and arrives twice
+    checker = Lockstep(get_profile("artemis-latest"), {"impl": FastBalancingBroker}, BALANCING)
+    out = [checker.step(command) for command in script]
+    assert out[9] == Done() and out[12] == Done((Delivered(4, "n2", "a1", "c"),))
+    assert checker.state.bridge_ids[("n2", "a1")] == (("n3", 6), ("n1", 4))
+
+
 # --- brokers with one rule broken: the scripts must catch each -----------------------------------
 
 
@@ -451,6 +514,40 @@ class CloseKeepsSession(FastBalancingBroker):
         pass
 
 
+class NoBridgeIds(FastBalancingBroker):
+    """The receiving node takes every crossing in, a resend too (against LB-BRIDGE-DUP)."""
+
+    def _admit(self, node: str, address: str, bridge_id: tuple[str, int]) -> bool:
+        return True
+
+
+class CopyCrossesUnderItsOriginalId(FastBalancingBroker):
+    """A redistributed copy crosses under the ID of the message first sent, not its own, so one going back
+    and forth can be taken for a duplicate (against LB-BRIDGE-DUP, ARTEMIS-4312)."""
+
+    def __init__(self, profile: Profile) -> None:
+        super().__init__(profile)
+        self._first_of: dict[int, int] = {}
+        self._moving: int | None = None
+
+    def _redistribute(self, origin: QueueRecord, message: Waiting, events: list[Event]) -> bool:
+        self._moving = self._first_of.get(message.id, message.id)
+        try:
+            return super()._redistribute(origin, message, events)
+        finally:
+            self._moving = None
+
+    def _cross(self, source: str, message: Waiting, queues: tuple[QueueRecord, ...], events: list[Event]) -> None:
+        if self._moving is None:
+            super()._cross(source, message, queues, events)
+            return
+        self._first_of[message.id] = self._moving
+        self._forwarded[(source, queues[0].node)] = (message, queues)
+        if self._admit(queues[0].node, message.address, (source, self._moving)):
+            for queue in queues:
+                self._routed_to(queue, message, events)
+
+
 MUTANTS: dict[str, tuple[Broker, str]] = {
     "rollback spends nothing": (RollbackSpendsNothing, "max"),
     "acknowledged at once": (AcknowledgedAtOnce, "consumers"),
@@ -459,6 +556,8 @@ MUTANTS: dict[str, tuple[Broker, str]] = {
     "local send dropped at commit": (LocalSendDroppedAtCommit, "purging"),
     "rollback gives positions back": (RollbackGivesPositionsBack, "sends"),
     "close keeps the session": (CloseKeepsSession, "refusals"),
+    "no bridge IDs": (NoBridgeIds, "bridges"),
+    "copy crosses under its original ID": (CopyCrossesUnderItsOriginalId, "bridges"),
 }
 
 
@@ -520,6 +619,39 @@ CORRUPTIONS: dict[str, tuple[Callable[[FastBalancingBroker], object], str]] = {
 def test_the_private_check_names_each_broken_session_record(name: str) -> None:
     broker = built()
     corrupt, words = CORRUPTIONS[name]
+    corrupt(broker)
+    with pytest.raises(InvariantBroken, match=words):
+        broker.check_valid()
+
+
+def bridged() -> FastBalancingBroker:
+    """A broker whose bridge from n1 to n2 carried message 1 to a1 on n2."""
+    broker = FastBalancingBroker(get_profile("artemis-latest"))
+    script: list[BalancingCommand] = [AddNode("n2"), Configure("a1", LbType.ON_DEMAND),
+                                      CreateQueue("n2", "a1", "a1", ANY), Send("n1", "a1")]
+    for command in script:
+        broker.execute(command)
+    broker.check_valid()
+    assert broker._bridge_ids == {("n2", "a1"): {("n1", 1): None}} and set(broker._forwarded) == {("n1", "n2")}
+    return broker
+
+
+BRIDGE_CORRUPTIONS: dict[str, tuple[Callable[[FastBalancingBroker], object], str]] = {
+    "an ID from itself": (lambda b: b._bridge_ids[("n2", "a1")].update({("n2", 1): None}), "from itself"),
+    "an ID never issued": (lambda b: b._bridge_ids[("n2", "a1")].update({("n1", 7): None}), "never issued"),
+    "an empty cache": (lambda b: b._bridge_ids[("n2", "a1")].clear(), "empty"),
+    "a crossing never issued": (lambda b: b._forwarded.update({("n1", "n2"): (
+        b._forwarded[("n1", "n2")][0]._replace(id=9), b._forwarded[("n1", "n2")][1])}), "never issued"),
+    "a crossing to itself": (lambda b: b._forwarded.update({("n2", "n2"): b._forwarded[("n1", "n2")]}),
+                             "a node to itself"),
+    "a crossing for a gone queue": (lambda b: b._queues.pop(("n2", "a1")), "not live queues of n2"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BRIDGE_CORRUPTIONS))
+def test_the_private_check_names_each_broken_bridge_record(name: str) -> None:
+    broker = bridged()
+    corrupt, words = BRIDGE_CORRUPTIONS[name]
     corrupt(broker)
     with pytest.raises(InvariantBroken, match=words):
         broker.check_valid()
