@@ -385,9 +385,10 @@ class BalancingOptions:
     ``close_return_order``
         Where the messages a closing consumer held unacknowledged go back to in its queue
         (:class:`ReturnOrder`, rule LB-CLOSE-RETURNS): before every waiting message, in delivery order (2.11:
-        ``addHead``, and the consumer is removed before they return, so a purge-on-no-consumers queue keeps
-        them), or among the waiting ones in arrival order (2.32.0 on, ARTEMIS-4517; the consumer is removed
-        after they return from 2.31.0, ARTEMIS-4410). In this domain a message reaches a queue in the order of
+        ``addHead``; the consumer is removed and the queue purged before they return, and
+        ``QueueImpl.postRollback`` purges them too), or among the waiting ones in arrival order (2.32.0 on,
+        ARTEMIS-4517; the consumer is removed after they return from 2.31.0, ARTEMIS-4410). A rollback, and a
+        failed acknowledgement, give messages back in the same order (LB-TX-ROLLBACK, LB-ACK). In this domain a message reaches a queue in the order of
         its ID, so the message-ID order of 2.18.0-2.31.x (ARTEMIS-3093) is the same as arrival order here.
     """
 

@@ -93,6 +93,7 @@ from .outcomes import (
     Delivered,
     Done,
     Dropped,
+    Failed,
     Returned,
     Event,
     QueueQueried,
@@ -116,7 +117,7 @@ __all__ = [
     "LbType", "Message", "PendingSend", "QueueState", "Session", "get_bindings", "get_group", "get_routing_names", "get_settings", "initial_state",
     "invariant_violations",
     "STRICT", "Chooser", "TRANSITIONS", "apply", "apply_choosing", "apply_recording",
-    "EVENT_TYPES", "OUTCOME_TYPES", "BalancingOutcome", "Delivered", "Done", "Dropped", "Event", "Redistributed", "Returned",
+    "EVENT_TYPES", "OUTCOME_TYPES", "BalancingOutcome", "Delivered", "Done", "Dropped", "Event", "Failed", "Redistributed", "Returned",
     "QueueQueried", "Refusal", "Refused", "RoutingStatus", "Sent",
     "RULES", "STRUCTURAL", "REASON_TYPES",
 ]

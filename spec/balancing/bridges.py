@@ -82,8 +82,9 @@ def land_from(step: Step, node: str, message: Message, keys: list[QueueKey] | tu
 
 
 def forget_address(step: Step, address: str) -> None:
-    """``address`` has no queue left in the cluster: every node drops its bridge IDs of it (R23 of the
-    duplicate-detection domain, ``PostOfficeImpl.removeBinding`` -> ``deleteDuplicateCache``)."""
+    """``address`` has no binding left in the cluster: every node drops its bridge IDs of it (as the
+    duplicate-detection domain's DUP-FORGET-ON-LAST-QUEUE, ``PostOfficeImpl.removeBinding`` ->
+    ``deleteDuplicateCache``)."""
     if any(key[1] == address for key in step.state.bridge_ids):
         step.update(bridge_ids=FrozenMap((k, v) for k, v in step.state.bridge_ids.items() if k[1] != address))
 

@@ -25,7 +25,7 @@ from ..frozen import replace
 from ..profiles import ReturnOrder
 from .commands import Ack, Attach, Close, Pause, Receive, Resume
 from .model import Consumer, Message, Session, matches
-from .outcomes import BalancingOutcome, Delivered, Done, Refusal, Refused, Returned
+from .outcomes import BalancingOutcome, Delivered, Done, Failed, Refusal, Refused, Returned
 from .queues import add_redistributor, hand_over, purge, reland_waiting
 from .step import Step
 from .transactions import give_back
@@ -68,7 +68,8 @@ def process_close(step: Step, command: Close) -> BalancingOutcome:
 
     ``ServerConsumerImpl.close`` cancels the held messages (``cancelRefs``) and then removes the consumer
     (2.31.0 on, ARTEMIS-4410), so a purge-on-no-consumers queue drops them with the rest; 2.11 removed it
-    first, and they came back after the purge (``close_return_order`` HEAD). Returned messages are offered to
+    first and purged, and then ``QueueImpl.postRollback`` found the queue without consumers and purged the
+    returned messages too (``close_return_order`` HEAD; found against Artemis 2.11.0). Returned messages are offered to
     the queue's remaining consumers; with none left, the queue gets a redistributor (RD-TRIGGER-CLOSE).
     A clean close does not count as a delivery attempt (the delivery count is decremented again).
     """
@@ -81,12 +82,16 @@ def process_close(step: Step, command: Close) -> BalancingOutcome:
     step.put_queue(replace(queue, consumers=remaining))
     step.update(consumers=step.state.consumers.remove(consumer.name))
     removed_first = step.state.options.close_return_order is ReturnOrder.HEAD
-    if removed_first and not remaining and queue.purge_on_no_consumers:
-        purge(step, key)
-    if consumer.held:
-        return_held(step, consumer)
-    if not removed_first and not remaining and queue.purge_on_no_consumers:
-        purge(step, key)
+    if removed_first:  # 2.11: removeItself, then cancelRefs, whose postRollback purges too
+        if not remaining and queue.purge_on_no_consumers:
+            purge(step, key)
+        if consumer.held:
+            give_back(step, consumer, (), consumer.held)
+    else:
+        if consumer.held:
+            return_held(step, consumer)
+        if not remaining and queue.purge_on_no_consumers:
+            purge(step, key)
     if not remaining:
         add_redistributor(step, (consumer.node, queue.routing_name))
     if consumer.transacted:  # then the session closes, rolling its transaction back (ServerSessionImpl.doClose)
@@ -155,10 +160,33 @@ def process_ack(step: Step, command: Ack) -> BalancingOutcome:
     elif command.message in ids:
         kept = consumer.held[ids.index(command.message) + 1:]
     else:
-        return Refused(Refusal.NOT_DELIVERED, rule="LB-ACK")
+        return failed_ack(step, consumer)
     acked = (*consumer.acked, *consumer.held[:len(consumer.held) - len(kept)]) if consumer.transacted else ()
     step.update(consumers=step.state.consumers.set(consumer.name, replace(consumer, held=kept, acked=acked)))
     return Done(rule="LB-TX-ACK" if consumer.transacted else "LB-ACK")
+
+
+def failed_ack(step: Step, consumer: Consumer) -> BalancingOutcome:
+    """An acknowledgement of a message ``consumer`` does not hold (LB-ACK).
+
+    ``ServerConsumerImpl.acknowledge`` acknowledges the consumer's held messages one by one until it finds
+    the message, in a transaction of its own or the session's; running out, it throws
+    (ActiveMQIllegalStateException, "consumerNoReference"). Its own transaction it rolls back: every held
+    message goes back to the queue, one delivery spent, as a rollback gives it back (``RefsOperation.afterRollback``).
+    The session's it marks rollback-only, the held messages acknowledged in it. Refused, and nothing changed,
+    only for a consumer outside a transaction that holds nothing.
+    """
+    if consumer.transacted:
+        session = step.state.sessions[consumer.name]
+        step.update(sessions=step.state.sessions.set(consumer.name, replace(session, rollback_only=True)),
+                    consumers=step.state.consumers.set(consumer.name, replace(
+                        consumer, held=(), acked=(*consumer.acked, *consumer.held))))
+        return Failed(Refusal.NOT_DELIVERED, rule="LB-ACK")
+    if not consumer.held:
+        return Refused(Refusal.NOT_DELIVERED, rule="LB-ACK")
+    step.update(consumers=step.state.consumers.set(consumer.name, replace(consumer, held=())))
+    give_back(step, consumer, consumer.held, ())
+    return Failed(Refusal.NOT_DELIVERED, rule="LB-ACK")
 
 
 def process_resume(step: Step, command: Resume) -> BalancingOutcome:

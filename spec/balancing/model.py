@@ -174,6 +174,8 @@ class Session:
 
     node: str
     sends: tuple[PendingSend, ...] = ()
+    rollback_only: bool = False
+    """A failed acknowledgement marked the transaction rollback-only: its commit rolls it back (LB-TX-COMMIT)."""
 
 
 @dataclass(frozen=True)

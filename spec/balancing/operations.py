@@ -92,6 +92,7 @@ from .outcomes import (
     BalancingOutcome,
     Done,
     Dropped,
+    Failed,
     QueueQueried,
     Redistributed,
     Refusal,
@@ -348,7 +349,7 @@ def _delete_queue(step: Step, command: DeleteQueue) -> BalancingOutcome:
     # an address without bindings loses them on every node, and with them the type they took (LB-TYPE-ADOPTED)
     if any(not get_bindings(step.state, address) for _, address in step.state.typed):
         step.update(typed=frozenset(k for k in step.state.typed if get_bindings(step.state, k[1])))
-    if not any(q.address == queue.address for q in step.state.queues.values()):
+    if not get_bindings(step.state, queue.address):  # a wildcard queue that still binds it keeps the IDs
         forget_address(step, queue.address)
     return Done(rule="LB-DELETE-QUEUE")
 
@@ -523,6 +524,8 @@ def apply_recording(state: BalancingState, command: BalancingCommand,
     events = tuple(step.events)
     if isinstance(outcome, Sent):
         return step.state, Sent(outcome.message, outcome.status, events, rule=outcome.rule), tuple(step.choices)
+    if isinstance(outcome, Failed):
+        return step.state, Failed(outcome.reason, events, rule=outcome.rule), tuple(step.choices)
     return step.state, Done(events, rule=outcome.rule), tuple(step.choices)
 
 

@@ -64,6 +64,9 @@ class Refusal(Enum):
     """A commit or a rollback of a session no transacted send or consumer opened (LB-TX-COMMIT)."""
     SESSION_EXISTS = "SESSION_EXISTS"
     """An attach under the name of a producer session: sessions and consumers share one set of names."""
+    ROLLBACK_ONLY = "ROLLBACK_ONLY"
+    """A commit of a session whose transaction a failed acknowledgement marked rollback-only: it rolls back
+    instead (``TransactionImpl.commit``, ActiveMQTransactionRolledBackException; LB-TX-COMMIT)."""
     SESSION_ON_OTHER_NODE = "SESSION_ON_OTHER_NODE"
     """A transacted send on a node other than its session's: a session is connected to one node (LB-TX-SEND)."""
     BAD_VALUE = "BAD_VALUE"
@@ -147,6 +150,17 @@ class Refused(Outcome):
 
 
 @dataclass(frozen=True)
+class Failed(Outcome):
+    """The operation failed with ``reason`` after it had changed the cluster; ``events`` say how: an
+    acknowledgement of a message the consumer does not hold gives back what it held (LB-ACK), a commit of a
+    rollback-only transaction rolls it back (LB-TX-COMMIT)."""
+
+    kind: ClassVar[str] = "failed"
+    reason: Refusal
+    events: tuple[Event, ...] = ()
+
+
+@dataclass(frozen=True)
 class QueueQueried(Outcome):
     """What a queue query found on one node.
 
@@ -168,5 +182,5 @@ class QueueQueried(Outcome):
     purge_on_no_consumers: bool = False
 
 
-BalancingOutcome = Union[Sent, Done, Refused, QueueQueried]
-OUTCOME_TYPES: tuple[type[Outcome], ...] = (Sent, Done, Refused, QueueQueried)
+BalancingOutcome = Union[Sent, Done, Refused, Failed, QueueQueried]
+OUTCOME_TYPES: tuple[type[Outcome], ...] = (Sent, Done, Refused, Failed, QueueQueried)

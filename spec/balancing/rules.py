@@ -93,10 +93,13 @@ RULES: dict[str, Rule] = {
              "QueueImpl.hasMatchingConsumer ignores credit; ConsumerWindowSizeTest.testReceiveImmediateWithZeroWindow, "
              "testSlowConsumerNoBuffer", ALL),
         Rule("LB-ACK", "A consumer whose client acknowledges later holds what it takes; an acknowledgement of a "
-             "message it holds acknowledges every earlier one too, and one of a message it does not hold is refused. "
-             "A queue's message count includes what its consumers hold.",
+             "message it holds acknowledges every earlier one too. One of a message it does not hold fails after "
+             "acknowledging all it held in a transaction: its own, rolled back, which gives them back to the queue "
+             "with a delivery spent; or the session's, then rollback-only. A queue's message count includes what "
+             "its consumers hold.",
              "ServerConsumerImpl.acknowledge (cumulative over deliveringRefs; ActiveMQIllegalStateException when the "
-             "ID is not found); QueueImpl.getMessageCount (delivering included); "
+             "ID is not found, after tx.rollback or markAsRollbackOnly; found against Artemis 2.40.0 and 2.11.0); "
+             "QueueImpl.getMessageCount (delivering included); "
              "AcknowledgeTest.testReceiveAckLastMessageOnly", ALL),
         Rule("LB-CLOSE-RETURNS", "A consumer that closes gives back what it holds unacknowledged: the messages wait "
              "in its queue again (2.11: at the head, in delivery order; 2.32 on: in arrival order), go to the "
@@ -112,10 +115,12 @@ RULES: dict[str, Rule] = {
              "TransactionalSendTest.testSendWithCommit", ALL),
         Rule("LB-TX-COMMIT", "A commit delivers the session's sends in order, each to the queues routing chose for it "
              "(a queue deleted since takes its message with it, one made again under the name gets nothing, a "
-             "remote queue that now drops messages drops it), and makes its acknowledgements final. A commit or a "
+             "remote queue that now drops messages drops it), and makes its acknowledgements final; a transaction a "
+             "failed acknowledgement made rollback-only rolls back instead and the commit fails. A commit or a "
              "rollback of a session nothing opened, or of a consumer that is not transacted, is refused.",
              "AddOperation.afterCommit (QueueImpl.addTail of the routed references); RefsOperation.afterCommit; "
-             "ServerSessionImpl.commit; TransactionalSendTest.testSendWithCommit", ALL),
+             "ServerSessionImpl.commit; TransactionImpl.commit (ROLLBACK_ONLY: rollback, "
+             "ActiveMQTransactionRolledBackException); TransactionalSendTest.testSendWithCommit", ALL),
         Rule("LB-TX-ACK", "A transacted consumer's acknowledgements wait in its session's transaction: what it "
              "acknowledged (at once, or when its client acknowledges) leaves its hands but still counts in its "
              "queue until the commit.",

@@ -38,7 +38,7 @@ from ..frozen import replace
 from ..profiles import ReturnOrder
 from .commands import Commit, Rollback
 from .model import MAX_DELIVERY_ATTEMPTS, Consumer, Message, PendingSend, QueueKey, Session
-from .outcomes import BalancingOutcome, Done, Dropped, Refusal, Refused, Returned
+from .outcomes import BalancingOutcome, Done, Dropped, Failed, Refusal, Refused, Returned
 from .bridges import land_from
 from .queues import reland_waiting
 from .step import Step
@@ -89,11 +89,15 @@ def process_commit(step: Step, command: Commit) -> BalancingOutcome:
 
     Each send's message reaches the queues it was routed to (a remote queue as it arrives, so one that now
     drops messages drops it; a local one took it at the send); ``AddOperation.afterCommit``, LB-TX-COMMIT.
+    A transaction a failed acknowledgement marked rollback-only rolls back instead, and the commit fails.
     """
     refusal = _session_refusal(step, command.session)
     if refusal is not None:
         return refusal
     session = step.state.sessions[command.session]
+    if session.rollback_only:  # TransactionImpl.commit rolls a rollback-only transaction back and throws
+        process_rollback(step, Rollback(command.session))
+        return Failed(Refusal.ROLLBACK_ONLY, rule="LB-TX-COMMIT")
     step.update(sessions=step.state.sessions.set(command.session, Session(session.node)))
     consumer = step.state.consumers.get(command.session)
     if consumer is not None and consumer.acked:

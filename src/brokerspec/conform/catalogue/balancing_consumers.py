@@ -53,8 +53,9 @@ ANYCAST = RoutingType.ANYCAST
 PULL_SOURCE = ("ClientConsumerImpl.receiveImmediate on a consumer of window 0 (startSlowConsumer: one credit; "
                "resetIfSlowConsumer); ServerConsumerImpl.handle answers BUSY without credit; "
                "ConsumerWindowSizeTest.testReceiveImmediateWithZeroWindow")
-ACK_SOURCE = ("ServerConsumerImpl.acknowledge (acknowledges deliveringRefs up to and including the message; "
-              "ActiveMQIllegalStateException when it is not there); QueueImpl.getMessageCount counts delivering "
+ACK_SOURCE = ("ServerConsumerImpl.acknowledge (acknowledges deliveringRefs up to and including the message, in a "
+              "transaction it rolls back, giving them all back, when it runs out: ActiveMQIllegalStateException); "
+              "QueueImpl.getMessageCount counts delivering "
               "messages; AcknowledgeTest.testReceiveAckLastMessageOnly")
 CLOSE_SOURCE = ("ServerConsumerImpl.close and cancelRefs; QueueImpl.addHead (2.11), addSorted (ARTEMIS-3093, "
                 "ARTEMIS-4517); ARTEMIS-4410 (2.31.0: refs cancelled before the consumer is removed)")
@@ -145,10 +146,11 @@ ACKS: tuple[Case, ...] = (
         source=ACK_SOURCE,
     ),
     Case(
-        name="balancing/acknowledging-a-message-not-held-is-refused",
-        summary="Once message 1 is acknowledged, acknowledging it again is refused, as is a message the consumer "
-                "never took, and a message that a consumer acknowledging on arrival took; messages 2 and 3 are "
-                "still held.",
+        name="balancing/acknowledging-a-message-not-held-gives-back-what-is-held",
+        summary="Once message 1 is acknowledged, acknowledging it again fails, and not quietly: the consumer's "
+                "held message 2 goes back to the queue, which hands it to the consumer again. A message it never "
+                "took does the same; a consumer that acknowledges on arrival holds nothing, so its acknowledgement "
+                "is simply refused.",
         commands=(
             CreateQueue("n1", "orders", "orders", ANYCAST),
             Attach("c1", "n1", "orders", manual_ack=True),
@@ -156,6 +158,7 @@ ACKS: tuple[Case, ...] = (
             Send("n1", "orders"),
             Ack("c1", 1),
             Ack("c1", 1),
+            QueryQueue("n1", "orders"),
             Ack("c1", 9),
             Attach("c2", "n1", "orders"),
             Send("n1", "orders"),

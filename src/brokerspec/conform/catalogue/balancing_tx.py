@@ -222,6 +222,29 @@ ACKS: tuple[Case, ...] = (
                "RedeliveryConsumerTest.testDelivery; DeadLetterAddressTest.testBasicSendWithDLAButNoBinding",
     ),
     Case(
+        name="balancing/failed-acknowledgement-makes-the-transaction-rollback-only",
+        summary="A transacted consumer of window 0 that acknowledges later receives two messages and acknowledges "
+                "one it never took: the acknowledgement fails, both messages are acknowledged in the transaction, "
+                "which is now rollback-only, so the commit fails and gives them back; a new commit succeeds.",
+        commands=(
+            CreateQueue("n1", "orders", "orders", ANYCAST),
+            Attach("c1", "n1", "orders", pull=True, manual_ack=True, transacted=True),
+            Send("n1", "orders"),
+            Send("n1", "orders"),
+            Receive("c1"),
+            Receive("c1"),
+            Ack("c1", 9),
+            QueryQueue("n1", "orders"),
+            Commit("c1"),
+            Commit("c1"),
+            QueryQueue("n1", "orders"),
+        ),
+        rules=("LB-ACK", "LB-TX-COMMIT", "LB-TX-ROLLBACK"),
+        source=ACK_SOURCE + "; ServerConsumerImpl.acknowledge marks the session's transaction rollback-only "
+                            "(tx.markAsRollbackOnly) when the message is not there; TransactionImpl.commit rolls a "
+                            "rollback-only transaction back (ActiveMQTransactionRolledBackException)",
+    ),
+    Case(
         name="balancing/consume-and-send-in-one-transaction",
         summary="A transacted consumer on in takes a message and sends one to out in its own session. The rollback "
                 "gives the message back to in (and the consumer takes it again) and out gets nothing; the commit "
