@@ -54,6 +54,10 @@ LONG_ID = DuplicateId(IdKind.LONG, "5")
 BRIDGE_IDS = ("01", "02", "03")
 
 
+AUTO_CREATE_SHARE = 0.15
+"""The share of sends that make their queue when the address has none (under profiles that auto-create)."""
+
+
 XA_SHARE = 1 / 4
 """The share of a workload's steps drawn to work XA transactions (when prepares are on)."""
 
@@ -160,8 +164,12 @@ def _random_send(rng: random.Random, session: str) -> Send:
     elif roll < 0.75:
         duplicate_id = rng.choice(IDS)
     bridge_id = rng.choice(BRIDGE_IDS) if rng.random() < 0.15 else None
-    return Send(session, rng.choice(ADDRESSES), duplicate_id, bridge_id,
-                reject_duplicates=rng.random() < 0.95, address_full=rng.random() < 0.05)
+    reject_duplicates = rng.random() < 0.95
+    # now and then an ANYCAST send that makes its queue (DUP-AUTO-CREATE): the queue is written outside the
+    # transaction, so a kill between it and the send's own records must leave both consistent
+    auto_create = reject_duplicates and rng.random() < AUTO_CREATE_SHARE
+    return Send(session, rng.choice(ADDRESSES), duplicate_id, bridge_id, reject_duplicates=reject_duplicates,
+                address_full=rng.random() < 0.05, auto_create=auto_create)
 
 
 def load_broker_class(spec: str) -> Callable[[Profile, Path], Any]:
