@@ -476,8 +476,9 @@ class FastDuplicatesBroker:
             if failed is not None:
                 return failed
         store = self._store
+        full = command.address_full and bool(self._bindings.get(command.address))  # only a routed send pages
         if tx is None:
-            if command.address_full:
+            if full:
                 if cache is not None and (self._failed_bridge_undoes if bridged else self._failed_send_undoes):
                     self._record(cache, key, "")
                     self._forget(cache, key)
@@ -496,7 +497,7 @@ class FastDuplicatesBroker:
             return Sent(OK if targets else NO_BINDINGS, number, targets)
         if cache is not None:
             self._hold_id(tx, cache, key, self._tx_bridge_moment if bridged else self._tx_moment)
-        if command.address_full:
+        if full:
             self._doom(tx, DoomReason.SEND_FAILED)
             return SendFailed(SendFailure.ADDRESS_FULL, rollback_only=True)
         targets = self._bindings.get(command.address, ())

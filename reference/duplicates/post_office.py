@@ -207,12 +207,12 @@ class PostOffice:
         if context.auto_create_queues and \
                 check_auto_create(self.bindings, self.storage, message.address) is AutoCreateResult.NOT_FOUND:
             return SendFailure.ADDRESS_DOES_NOT_EXIST  # thrown: the transaction route started is never ended
-        if message.address_full:
+        bound = self.bindings.get_bindings_for_routing_address(message.address)
+        if message.address_full and bound:  # processRoute, where paging throws, runs only with queues routed to
             if tx is not None and context.started_tx:
                 tx.rollback()
                 context.started_tx = False
             return SendFailure.ADDRESS_FULL
-        bound = self.bindings.get_bindings_for_routing_address(message.address)
         targets = tuple(queue.name for queue in bound)
         message.message_id = self.storage.generate_message_number()
         context.routed_to = targets

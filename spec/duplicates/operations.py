@@ -444,7 +444,10 @@ def _route(state: DuplicatesState, command: Send, record: tuple[CacheName, bytes
            timing: InstantAdd = InstantAdd.IMMEDIATE, rule: str = "") -> Result:
     """Record ``record`` (a cache and key, or None) and route the message, in or outside a transaction.
 
-    An auto-creating send makes its queue first, or fails for a name taken (:mod:`.auto_create`).
+    An auto-creating send makes its queue first, or fails for a name taken (:mod:`.auto_create`). A full
+    address fails the send only when it reaches a queue: ``PostOfficeImpl.route`` calls ``processRoute``,
+    where the paging store throws, only when ``context.getQueueCount() > 0``; with no queue the send is
+    NO_BINDINGS as any other.
     """
     tx = state.transactions.get(command.session)
     bridged = command.bridge_id is not None
@@ -454,8 +457,9 @@ def _route(state: DuplicatesState, command: Send, record: tuple[CacheName, bytes
     if creation is AutoCreation.CREATE:
         state = create_queue_named_like(state, command.address)
         rule = rule or "DUP-AUTO-CREATE"
+    full = command.address_full and bool(get_queues_of(state, command.address))
     if tx is None:
-        if command.address_full:
+        if full:
             if record is not None and is_undone_on_failure(timing):
                 state = forget_id(record_id(state, *record), *record)
             return state, SendFailed(SendFailure.ADDRESS_FULL, rule="DUP-SEND-FAILED")
@@ -468,7 +472,7 @@ def _route(state: DuplicatesState, command: Send, record: tuple[CacheName, bytes
         return _replace(state, queues=queues, next_message=number + 1), Sent(
             status, number, targets, rule=rule or ("DUP-ROUTED" if targets else "DUP-NO-BINDINGS"))
     state, tx = _hold(state, tx, command, record, timing)
-    if command.address_full:
+    if full:
         doomed = _advance(tx, TxEvent.FAILED_SEND, DoomReason.SEND_FAILED)
         return _with_tx(state, command.session, doomed), SendFailed(
             SendFailure.ADDRESS_FULL, rollback_only=True, rule="DUP-SEND-FAILED-IN-TX")

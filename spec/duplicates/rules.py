@@ -107,8 +107,10 @@ RULES: dict[str, Rule] = {
         Rule("DUP-BRIDGE-DUPLICATE-IN-TX", "A bridge duplicate inside a transaction rolls the transaction's work back "
              "at once and dooms it: its commit fails.", "PostOfficeImpl.checkBridgeDuplicateID", ALL),
         Rule("DUP-SEND-FAILED", "A send whose routing fails after the check reports the failure; its ID is not left "
-             "in the cache (from 2.18 it is deleted, leaving a hole).",
-             "PagingTest.testFailMessagesDuplicates; ARTEMIS-3384", ALL),
+             "in the cache (from 2.18 it is deleted, leaving a hole). A full address fails only a send that reaches "
+             "a queue; one that reaches none is NO_BINDINGS.",
+             "PagingTest.testFailMessagesDuplicates; ARTEMIS-3384; PostOfficeImpl.route (processRoute, where the "
+             "paging store throws, only when context.getQueueCount() > 0)", ALL),
         Rule("DUP-SEND-FAILED-IN-TX", "A send that fails inside a transaction makes the transaction rollback-only.",
              "OpenWireConnection.CommandProcessor.processMessage (markAsRollbackOnly on a failed send)", ALL),
         # --- receiving and ending transactions

@@ -338,18 +338,27 @@ EXAMPLES: tuple[Example, ...] = (
             ), expect_no_caches),
     Example("R12 R21 from 2.18 a failed send leaves a hole and does not restore the ID it evicted",
             make_profile("artemis-latest", 2), (
-                (Send("s1", "a1", X), Sent(NO_BINDINGS, 1)),
-                (Send("s1", "a1", Y), Sent(NO_BINDINGS, 2)),
+                (CreateQueue("a1", "q1"), Done()),
+                (Send("s1", "a1", X), Sent(OK, 1, ("q1",))),
+                (Send("s1", "a1", Y), Sent(OK, 2, ("q1",))),
                 (Send("s1", "a1", Z, address_full=True), SendFailed(SendFailure.ADDRESS_FULL)),
-                (Send("s1", "a1", X), Sent(NO_BINDINGS, 3)),
+                (Send("s1", "a1", X), Sent(OK, 3, ("q1",))),
             ), ring_is((None, KX), 0)),
     Example("R12 in 2.11 a failed send never reached the cache",
             make_profile("artemis-2.11", 2), (
-                (Send("s1", "a1", X), Sent(NO_BINDINGS, 1)),
-                (Send("s1", "a1", Y), Sent(NO_BINDINGS, 2)),
+                (CreateQueue("a1", "q1"), Done()),
+                (Send("s1", "a1", X), Sent(OK, 1, ("q1",))),
+                (Send("s1", "a1", Y), Sent(OK, 2, ("q1",))),
                 (Send("s1", "a1", Z, address_full=True), SendFailed(SendFailure.ADDRESS_FULL)),
                 (Send("s1", "a1", X), Sent(DUPLICATED)),
             ), ring_is((KX, KY), 0)),
+    Example("a full address fails only a send that reaches a queue (PostOfficeImpl.route, processRoute)",
+            make_profile("artemis-latest", 2), (
+                (Send("s1", "a1", X, address_full=True), Sent(NO_BINDINGS, 1)),
+                (Send("s1", "a1", X), Sent(DUPLICATED)),
+                (Begin("s2"), Done()),
+                (Send("s2", "a1", Y, address_full=True), Sent(NO_BINDINGS, 2)),
+            )),
     Example("R18 a per-address id-cache-size exists from 2.31 and sizes caches created later",
             make_profile("artemis-latest", 3), (
                 (Send("s1", "a2", X), Sent(NO_BINDINGS, 1)),
@@ -600,7 +609,8 @@ def test_a_forgotten_cache_takes_the_prepared_ids_with_it_across_restarts() -> N
 
 def test_the_comparison_catches_a_broker_running_other_semantics() -> None:
     """A reference built for 2.18+ run against the 2.11 spec must be caught: the check can fail."""
-    script = (Send("s1", "a1", X), Send("s1", "a1", Y), Send("s1", "a1", Z, address_full=True), Send("s1", "a1", X))
+    script = (CreateQueue("a1", "q1"), Send("s1", "a1", X), Send("s1", "a1", Y), Send("s1", "a1", Z, address_full=True),
+              Send("s1", "a1", X))
     broker = ReferenceDuplicatesBroker(make_profile("artemis-latest", 2))
     state = initial_state(make_profile("artemis-2.11", 2))
     parted = False

@@ -217,12 +217,21 @@ def test_deleting_the_last_queue_forgets_the_ids() -> None:
 
 
 def test_failed_send_undo_leaves_a_hole_only_from_2_18() -> None:
-    script = (Send("s", "a", X), Send("s", "a", Y), Send("s", "a", Z, address_full=True), Send("s", "a", X))
+    script = (CreateQueue("a", "q"), Send("s", "a", X), Send("s", "a", Y), Send("s", "a", Z, address_full=True),
+              Send("s", "a", X))
     latest, late = run("artemis-latest", *script, size=2)
     old, early = run("artemis-2.11", *script, size=2)
-    assert late[2] == early[2] == SendFailed(SendFailure.ADDRESS_FULL)
-    assert late[3] == Sent(RoutingStatus.NO_BINDINGS, 3), "z evicted x and its undo did not restore it"
-    assert early[3] == Sent(RoutingStatus.DUPLICATED_ID)
+    assert late[3] == early[3] == SendFailed(SendFailure.ADDRESS_FULL)
+    assert late[4] == Sent(RoutingStatus.OK, 3, ("q",)), "z evicted x and its undo did not restore it"
+    assert early[4] == Sent(RoutingStatus.DUPLICATED_ID)
+
+
+def test_a_full_address_fails_only_a_send_that_reaches_a_queue() -> None:
+    """DUP-SEND-FAILED: PostOfficeImpl.route calls processRoute, where paging throws, only with queues routed to."""
+    _, outcomes = run("artemis-latest", Send("s", "a", X, address_full=True), CreateQueue("a", "q"),
+                      Send("s", "a", Y, address_full=True))
+    assert outcomes[0] == Sent(RoutingStatus.NO_BINDINGS, 1)
+    assert outcomes[2] == SendFailed(SendFailure.ADDRESS_FULL)
 
 
 @pytest.mark.parametrize(("keeps", "survivors"), [(ReloadKeeps.NEWEST, (b"b", b"c")), (ReloadKeeps.OLDEST, (b"a", b"b"))])
