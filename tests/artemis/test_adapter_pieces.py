@@ -260,6 +260,9 @@ class RecordingCluster:
         self.queues: dict[str, tuple[str, ...]] = {}
         self.deliveries: list[dict[str, Any]] = []
         self.held: list[dict[tuple[str, str], int]] = []
+        self.records: list[dict[str, Any]] = []
+        self.version = "2.40.0"
+        self.lb_types = {"n1": "ON_DEMAND"}
 
     def call(self, command: str, **fields: Any) -> dict[str, Any]:
         self.calls.append((command, fields))
@@ -275,8 +278,12 @@ class RecordingCluster:
         queues = tuple(LocalQueue("n1", "a", name, 0, len(tags), 0, tags) for name, tags in self.queues.items())
         return Snapshot(queues, ()), deliveries
 
+    def manage(self, operation: str, *params: Any, resource: str = "broker") -> Any:
+        return self.call("manage", resource=resource, operation=operation, params=list(params))
+
     def events(self, node: str) -> list[dict[str, Any]]:
-        return []
+        records, self.records = self.records, []
+        return records
 
     def sent(self, command: str) -> list[dict[str, Any]]:
         return [fields for name, fields in self.calls if name == command]
@@ -316,23 +323,26 @@ def test_an_ack_sends_the_last_message_up_to_the_one_named_and_keeps_the_rest_he
     assert len(cluster.sent("ack")) == 2 and not cluster.sent("receive")
 
 
-def test_a_refused_ack_is_not_delivered_only_when_the_broker_refused_it_and_moved_nothing() -> None:
-    from brokerspec.spec.balancing import Ack, Refusal, Refused
+def test_an_ack_of_a_message_not_held_gives_back_what_is_held_or_is_refused_when_nothing_is() -> None:
+    from brokerspec.spec.balancing import Ack, Delivered, Failed, Refusal, Refused, Returned
 
     refusal = CallFailed("ack", (Cause("org.apache.activemq.artemis.api.core.ActiveMQIllegalStateException",
                                        "AMQ229027: Could not find reference", "ILLEGAL_STATE"),))
     made, cluster = balancing_adapter()
     cluster.queues = {"bs1.q": ("bs1.2",)}
     cluster.refuse["ack"] = refusal
-    assert made.execute(Ack("c1", 9)) == Refused(Refusal.NOT_DELIVERED)
-    assert cluster.sent("ack") == [{"consumer": "bs1.c1@0", "tag": None}]
-    assert [i.id for i in made.held["c1"]] == [1, 3, 4]
+    assert made.execute(Ack("c2", 9)) == Refused(Refusal.NOT_DELIVERED)  # c2 holds nothing
+    assert cluster.sent("ack") == [{"consumer": "bs1.c2@1", "tag": None}]
     with pytest.raises(UnexpectedRefusal, match="took an acknowledgement"):
-        made.execute(Ack("c1", 2))  # the broker did not refuse it
+        made.execute(Ack("c2", 2))  # the broker did not refuse it
     cluster.refuse["ack"] = refusal
-    cluster.deliveries = [{"consumer": "bs1.c1@0", "properties": {"_BS_TAG": "bs1.1"}}]  # given back, taken again
-    with pytest.raises(UnexpectedRefusal, match="gave back what the consumer held"):
-        made.execute(Ack("c1", 9))
+    cluster.deliveries = [{"consumer": "bs1.c1@0", "properties": {"_BS_TAG": f"bs1.{n}"}} for n in (1, 3, 4)]
+    outcome = made.execute(Ack("c1", 9))  # its own transaction rolled back: each spent a delivery, taken again
+    assert outcome == Failed(Refusal.NOT_DELIVERED, (
+        *(Returned(n, "n1", "q") for n in (1, 3, 4)), Delivered(1, "n1", "q", "c1"), Delivered(2, "n1", "q", None),
+        Delivered(3, "n1", "q", "c1"), Delivered(4, "n1", "q", "c1")))
+    assert [i.id for i in made.held["c1"]] == [1, 3, 4] and made.spent == {1: 1, 3: 1, 4: 1}
+    assert cluster.held[-1] == {("n1", "bs1.q"): 3}
 
 
 def test_a_receive_records_what_the_pulling_consumer_took() -> None:
@@ -371,5 +381,125 @@ def test_a_purging_queue_drops_a_close_returned_messages_with_the_rest_from_2_31
     made, cluster = balancing_adapter("HEAD")
     made.purging = {("n1", "q")}
     del made.consumers["c2"]
-    with pytest.raises(UnexpectedRefusal, match="purged too"):  # 2.11 drops them as they come back
-        made.execute(Close("c1"))
+    outcome = made.execute(Close("c1"))  # 2.11 purges what waits, then what comes back (postRollback)
+    assert outcome == Done((Dropped(2, "n1", "q"), *(Returned(n, "n1", "q") for n in (1, 3, 4)),
+                            *(Dropped(n, "n1", "q") for n in (1, 3, 4))))
+    assert made.waiting == {}
+
+
+def test_a_transacted_send_is_held_until_the_commit_lands_it_and_a_rollback_forgets_it() -> None:
+    from brokerspec.spec.balancing import Commit, Delivered, Done, Refusal, Refused, Rollback, RoutingStatus, Send, Sent
+
+    made, cluster = balancing_adapter()
+    made.addresses = {"bs1.a"}
+    cluster.queues = {"bs1.q": ("bs1.2",)}
+    cluster.records = [{"event": "send", "tag": "bs1.5", "status": "OK"},
+                       {"event": "route", "tag": "bs1.5", "queues": ["bs1.q"]}]
+    assert made.execute(Send("n1", "a", tx="t1")) == Sent(5, RoutingStatus.OK)
+    session = made.tx["t1"]
+    assert cluster.sent("session")[-1] == {"id": session.real, "transacted": True}
+    assert cluster.sent("send")[-1]["session"] == session.real and [p.id for p in session.sends] == [5]
+    made.nodes.append("n2")
+    assert made.execute(Send("n2", "a", tx="t1")) == Refused(Refusal.SESSION_ON_OTHER_NODE)
+    assert made.execute(Send("n1", "a", tx="c1")) == Refused(Refusal.NOT_TRANSACTED)
+    cluster.queues = {"bs1.q": ("bs1.2", "bs1.5")}
+    assert made.execute(Commit("t1")) == Done((Delivered(5, "n1", "q", None),))
+    assert cluster.sent("commit") == [{"session": session.real}] and session.sends == []
+    cluster.records = [{"event": "send", "tag": "bs1.6", "status": "OK"},
+                       {"event": "route", "tag": "bs1.6", "queues": ["bs1.q"]}]
+    made.execute(Send("n1", "a", tx="t1"))
+    assert made.execute(Rollback("t1")) == Done() and session.sends == []
+    assert made.execute(Commit("t9")) == Refused(Refusal.SESSION_NOT_FOUND)
+    assert made.execute(Rollback("c1")) == Refused(Refusal.NOT_TRANSACTED)
+
+
+def test_a_transacted_consumers_rollback_failed_ack_and_failed_commit() -> None:
+    from brokerspec.artemis.consumers import ConsumerInfo
+    from brokerspec.artemis.placement import Instance
+    from brokerspec.artemis.sessions import TxSession
+    from brokerspec.spec.balancing import Ack, Commit, Delivered, Done, Failed, Refusal, Returned, Rollback
+
+    made, cluster = balancing_adapter()
+    made.consumers["c1"] = ConsumerInfo("bs1.c1@0", "s1", ("n1", "q"), manual_ack=True, transacted=True)
+    made.tx = {"c1": TxSession("s1", "n1", consumer=True)}
+    made.acked = {"c1": (Instance(0, "bs1.0", ("n1", "q")),)}
+    cluster.queues = {"bs1.q": ("bs1.2",)}
+    assert made.execute(Ack("c1", 3)) == Done()  # 1 and 3 join the transaction, 4 stays held
+    assert [i.id for i in made.acked["c1"]] == [0, 1, 3] and [i.id for i in made.held["c1"]] == [4]
+    assert cluster.held[-1] == {("n1", "bs1.q"): 4}  # acknowledged in a transaction: still delivering
+    cluster.queues = {"bs1.q": ("bs1.0", "bs1.1", "bs1.2", "bs1.3", "bs1.4")}
+    outcome = made.execute(Rollback("c1"))
+    assert outcome == Done((*(Returned(n, "n1", "q") for n in (0, 1, 3, 4)),
+                            *(Delivered(n, "n1", "q", None) for n in (0, 1, 2, 3, 4))))
+    assert made.spent == {0: 1, 1: 1, 3: 1} and "c1" not in made.acked and "c1" not in made.held
+    made.held["c1"] = (Instance(1, "bs1.1", ("n1", "q")),)
+    made.waiting[("n1", "q")] = tuple(i for i in made.waiting[("n1", "q")] if i.id != 1)
+    cluster.queues = {"bs1.q": ("bs1.0", "bs1.2", "bs1.3", "bs1.4")}
+    cluster.refuse["ack"] = CallFailed("ack", (Cause("x", "AMQ229027", "ILLEGAL_STATE"),))
+    assert made.execute(Ack("c1", 9)) == Failed(Refusal.NOT_DELIVERED)
+    assert made.tx["c1"].rollback_only and [i.id for i in made.acked["c1"]] == [1] and "c1" not in made.held
+    cluster.refuse["commit"] = CallFailed("commit", (Cause("x", "AMQ229027", "ILLEGAL_STATE"),))
+    cluster.queues = {"bs1.q": ("bs1.0", "bs1.1", "bs1.2", "bs1.3", "bs1.4")}
+    outcome = made.execute(Commit("c1"))
+    assert outcome == Failed(Refusal.ROLLBACK_ONLY, (Returned(1, "n1", "q"),
+                                                     *(Delivered(n, "n1", "q", None) for n in (0, 1, 2, 3, 4))))
+    assert not made.tx["c1"].rollback_only and made.spent[1] == 2
+    with pytest.raises(UnexpectedRefusal, match="rollback-only"):
+        made.tx["c1"].rollback_only = True
+        made.execute(Commit("c1"))  # the broker committed it
+
+
+def test_closing_a_transacted_consumer_rolls_back_its_session_after_the_close() -> None:
+    from brokerspec.artemis.consumers import ConsumerInfo
+    from brokerspec.artemis.outcomes import NotExpressible
+    from brokerspec.artemis.placement import Instance
+    from brokerspec.artemis.sessions import TxSession
+    from brokerspec.spec.balancing import Close, Delivered, Done, Returned
+
+    for others in (False, True):
+        made, cluster = balancing_adapter("HEAD")
+        made.consumers["c1"] = ConsumerInfo("bs1.c1@0", "s1", ("n1", "q"), manual_ack=True, transacted=True)
+        made.tx = {"c1": TxSession("s1", "n1", consumer=True)}
+        made.acked = {"c1": (Instance(0, "bs1.0", ("n1", "q")),)}
+        if not others:
+            del made.consumers["c2"]
+            cluster.queues = {"bs1.q": ("bs1.0", "bs1.1", "bs1.3", "bs1.4", "bs1.2")}
+            outcome = made.execute(Close("c1"))
+            assert outcome == Done((*(Returned(n, "n1", "q") for n in (1, 3, 4)),
+                                    *(Delivered(n, "n1", "q", None) for n in (1, 3, 4, 2)), Returned(0, "n1", "q"),
+                                    *(Delivered(n, "n1", "q", None) for n in (0, 1, 3, 4, 2))))
+            assert made.tx == {} and made.acked == {} and made.spent == {0: 1}
+        else:
+            with pytest.raises(NotExpressible, match="twice"):
+                made.execute(Close("c1"))
+
+
+def test_a_resend_is_not_expressible_and_a_restart_clears_updated_filters_again() -> None:
+    import json
+
+    from brokerspec.artemis.outcomes import NotExpressible
+    from brokerspec.artemis.sessions import PendingSend, TxSession
+    from brokerspec.spec import BalancingOptions
+    from brokerspec.spec.balancing import Refusal, Refused, Resend, UpdateQueue
+
+    made, cluster = balancing_adapter()
+    assert made.execute(Resend("n1", "n1")) == Refused(Refusal.BAD_VALUE)
+    assert made.execute(Resend("n1", "n3")) == Refused(Refusal.UNKNOWN_NODE)
+    made.nodes.append("n2")
+    with pytest.raises(NotExpressible, match="confirmation"):
+        made.execute(Resend("n1", "n2"))
+    made.options = BalancingOptions()
+    cluster.queues = {"bs1.q": ("bs1.2",)}
+    made.execute(UpdateQueue("n1", "q", enabled=True))
+    assert made.cleared_filters == {("n1", "q")}
+    with pytest.raises(NotExpressible, match="consumers"):
+        made.restart("a type")
+    made.consumers = {}
+    made.tx = {"t1": TxSession("s", "n1", sends=[PendingSend(9, "bs1.9", (), {})])}
+    with pytest.raises(NotExpressible, match="open transactions"):
+        made.restart("a type")
+    made.tx["t1"].sends = []
+    made.restart("a type")
+    assert made.tx == {"t1": TxSession("", "n1")}  # reopened by its next send
+    made.restarted()
+    assert cluster.sent("manage")[-1]["params"] == [json.dumps({"name": "bs1.q"})]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from brokerspec.artemis.consumers import ConsumerInfo, acknowledged, close_return, holding, now_held
+from brokerspec.artemis.consumers import ConsumerInfo, holding, now_held
+from brokerspec.artemis.returns import acknowledged, close_return
 from brokerspec.artemis.outcomes import UnexpectedRefusal
 from brokerspec.artemis.placement import Instance, Place, Primary, QueueKey, first_landings, reconcile
 from brokerspec.spec import BalancingOptions, ReturnOrder
@@ -147,13 +148,13 @@ def test_a_close_returns_what_it_held_before_the_waiting_ones_on_2_11_and_by_id_
     assert [i.id for i in offered] == [1, 2, 3]
 
 
-def test_a_purging_queue_drops_the_waiting_ones_before_the_return_on_2_11_and_all_of_them_later() -> None:
+def test_a_purging_queue_drops_the_waiting_ones_then_the_returned_ones_on_2_11_and_all_of_them_later() -> None:
     held, waiting = (Instance(1, "t1", N1Q),), (Instance(2, "t2", N1Q),)
     first, offered, primary = close_return(held, waiting, HEAD, purge=True)
     assert first == (Dropped(2, "n1", "q"), Returned(1, "n1", "q"))
-    assert offered == held and primary == Primary("offer", N1Q)
-    result = reconcile({N1Q: offered}, (), (Place("t1", N1Q, None),), {N1Q: ("t1",)}, primary, group, serial, 3)
-    assert result.events == (Delivered(1, "n1", "q", None),)
+    assert offered == held and primary == Primary("drop", N1Q)  # postRollback purges what comes back too
+    result = reconcile({N1Q: offered}, (), (), {}, primary, group, serial, 3)
+    assert result.events == (Dropped(1, "n1", "q"),)
     with pytest.raises(UnexpectedRefusal, match="turned up"):  # the purged one must be gone
         reconcile({N1Q: offered}, (), (Place("t1", N1Q, None), Place("t2", N1Q, None)), {N1Q: ("t1", "t2")},
                   primary, group, serial, 3)
@@ -176,3 +177,75 @@ def test_a_returned_message_is_matched_to_where_it_went() -> None:
         Returned(1, "n1", "q"), Returned(3, "n1", "q"), Delivered(1, "n1", "q", None), Delivered(3, "n1", "q", None),
         Redistributed(1, "n1", "q", 4, "n2", "q"), Delivered(4, "n2", "q", "c2"))
     assert result.waiting == {N1Q: (Instance(3, "t3", N1Q),)}
+
+
+# --- transacted sessions and what they give back (sessions.py, returns.py) ---------------------------------------
+
+
+def test_a_commit_lands_its_sends_in_order_and_skips_a_queue_made_again_since() -> None:
+    from brokerspec.artemis.sessions import PendingSend, commit_landings
+
+    sf2 = "$.artemis.internal.sf.c0.id2"
+    records = {"n1": [], "n2": [{"event": "route", "tag": "bs1.2", "queues": ["bs1.q"]}]}
+    sends = (PendingSend(2, "bs1.2", ("bs1.q", sf2), {("n1", "q"): 1}),
+             PendingSend(1, "bs1.1", ("bs1.q",), {("n1", "q"): 1}))
+    landed = commit_landings("n1", sends, records, {sf2: "n2"}, "bs1.", {("n1", "q"): 1})
+    assert [(i.id, i.key) for i in landed] == [(2, ("n1", "q")), (2, ("n2", "q")), (1, ("n1", "q"))]
+    again = commit_landings("n1", sends, records, {sf2: "n2"}, "bs1.", {("n1", "q"): 3})  # deleted and made again
+    assert [(i.id, i.key) for i in again] == [(2, ("n2", "q"))]
+    places = [Place("bs1.1", N1Q, None), Place("bs1.2", N1Q, "c1")]
+    result = reconcile({}, landed[:1] + landed[2:], places, {N1Q: ("bs1.1",)}, Primary("send"), group, serial, 3)
+    assert result.events == (Delivered(1, "n1", "q", None), Delivered(2, "n1", "q", "c1"))  # by message, then queue
+
+
+def test_a_session_refuses_a_send_from_another_node_or_in_a_consumer_that_is_not_transacted() -> None:
+    from brokerspec.artemis.sessions import TxSession, end_refusal, send_refusal
+    from brokerspec.spec.balancing import Refusal
+
+    sessions = {"t1": TxSession("s", "n1"), "c2": TxSession("s2", "n2", consumer=True)}
+    assert send_refusal("t1", "n1", sessions, {}) is None and send_refusal("t9", "n3", sessions, {}) is None
+    assert send_refusal("t1", "n2", sessions, {}) is Refusal.SESSION_ON_OTHER_NODE
+    assert send_refusal("c1", "n1", sessions, {"c1": False}) is Refusal.NOT_TRANSACTED
+    assert send_refusal("c2", "n1", sessions, {"c2": True}) is Refusal.SESSION_ON_OTHER_NODE
+    assert end_refusal("t1", sessions, {}) is None and end_refusal("c2", sessions, {"c2": 1}) is None
+    assert end_refusal("c1", sessions, {"c1": 1}) is Refusal.NOT_TRANSACTED
+    assert end_refusal("t9", sessions, {}) is Refusal.SESSION_NOT_FOUND
+
+
+def test_a_rollback_gives_back_the_acknowledged_then_the_held_and_drops_those_out_of_deliveries() -> None:
+    from brokerspec.artemis.returns import give_back
+
+    acked, held = (Instance(3, "t3", N1Q), Instance(1, "t1", N1Q)), (Instance(4, "t4", N1Q),)
+    waiting = (Instance(2, "t2", N1Q),)
+    spent = {1: 9}
+    first, offered, primary = give_back(N1Q, acked, held, waiting, ReturnOrder.HEAD, False, spent)
+    assert first == (Dropped(1, "n1", "q"), Returned(3, "n1", "q"), Returned(4, "n1", "q"))
+    assert [i.id for i in offered] == [3, 4, 2] and primary == Primary("offer", N1Q)
+    assert spent == {1: 10, 3: 1}  # a held message spends no delivery
+    first, offered, _ = give_back(N1Q, acked[:1], held, waiting, ReturnOrder.ARRIVAL, False, spent)
+    assert [i.id for i in offered] == [2, 3, 4] and spent[3] == 2
+    first, offered, primary = give_back(N1Q, acked[:1], held, waiting, ReturnOrder.ARRIVAL, True, spent)
+    assert first == (Returned(3, "n1", "q"), Returned(4, "n1", "q"), Dropped(3, "n1", "q"), Dropped(4, "n1", "q"))
+    assert offered == waiting and primary == Primary()
+    assert give_back(N1Q, acked[1:], (), waiting, ReturnOrder.HEAD, False, spent) == (
+        (Dropped(1, "n1", "q"),), waiting, Primary())  # nothing back, nothing offered
+
+
+def test_what_no_consumer_takes_is_told_as_waiting_or_dropped() -> None:
+    from brokerspec.artemis.returns import told
+
+    waiting = (Instance(1, "t1", N1Q), Instance(2, "t2", N1Q))
+    assert told(waiting, Primary("offer", N1Q)) == ((Delivered(1, "n1", "q", None), Delivered(2, "n1", "q", None)),
+                                                   waiting)
+    assert told(waiting, Primary("drop", N1Q)) == ((Dropped(1, "n1", "q"), Dropped(2, "n1", "q")), ())
+    assert told(waiting, Primary()) == ((), waiting)
+
+
+def test_a_transacted_consumer_that_acknowledges_at_once_keeps_what_it_takes_in_its_transaction() -> None:
+    consumers = {"c1": ConsumerInfo("r1", "s1", N1Q, transacted=True),
+                 "c2": ConsumerInfo("r2", "s2", N1Q, manual_ack=True, transacted=True)}
+    taken = (("c1", Instance(1, "t1", N1Q)), ("c2", Instance(2, "t2", N1Q)))
+    assert now_held({}, taken, consumers, acked=True) == {"c1": (Instance(1, "t1", N1Q),)}
+    assert now_held({}, taken, consumers) == {"c2": (Instance(2, "t2", N1Q),)}
+    deliveries = [{"consumer": "r1", "properties": {"_BS_TAG": "t3"}}]
+    assert holding({"c1": (Instance(1, "t1", N1Q),)}, deliveries, consumers, "bs1.") == {("n1", "bs1.q"): 2}

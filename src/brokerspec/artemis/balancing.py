@@ -18,7 +18,8 @@ have). Everything else is asked of the broker:
 * ``delete_queue``: ``destroyQueue`` without removing consumers; AMQ229017
   is QUEUE_NOT_FOUND, AMQ229025 (consumers present) QUEUE_IN_USE.
 * ``attach``, ``close``, ``pause``, ``resume``, ``receive``, ``ack``
-  (:mod:`.consumers`): a core consumer on its own session, pushed to through
+  (:mod:`.consumers`): a core consumer on its own session (transacted for a
+  transacted consumer), pushed to through
   a message listener or, with window 0, pulling one message per
   ``receiveImmediate``; it acknowledges each message at once, or holds it
   until ``ack`` acknowledges it (cumulatively, as the broker does), and a
@@ -27,7 +28,9 @@ have). Everything else is asked of the broker:
   as the spec says).
 * ``send``: a core message tagged for the probe, with the property
   ``color`` and, when grouped, a group ID of its own; the status is the
-  one the probe saw the session's send return.
+  one the probe saw the session's send return. A send in a session, and
+  ``commit`` and ``rollback``, are :mod:`.sessions`'s; ``resend`` (a bridge
+  losing a confirmation) is not expressible.
 * ``configure``: the load-balancing type is the cluster connection's
   ``message-load-balancing`` (one per cluster connection, so one at a time,
   changed by restarting the cluster when an address that needs another
@@ -59,13 +62,14 @@ from typing import Any
 
 from brokerspec.spec import BalancingOptions, Outcome, PrefixMatch, Profile
 from brokerspec.spec.addressing.names import strip_prefix
-from brokerspec.spec.profiles import WildcardMatching
+from brokerspec.spec.profiles import SendAutoCreate, WildcardMatching
 from brokerspec.spec.addressing import RoutingType
 from brokerspec.spec.balancing import (
     Ack,
     AddNode,
     Attach,
     Close,
+    Commit,
     Configure,
     CreateQueue,
     DeleteQueue,
@@ -77,7 +81,9 @@ from brokerspec.spec.balancing import (
     Receive,
     Refusal,
     Refused,
+    Resend,
     Resume,
+    Rollback,
     RoutingStatus,
     Send,
     Sent,
@@ -89,10 +95,11 @@ from brokerspec.spec.balancing import (
 from brokerspec.spec.balancing.wildcards import is_wild
 
 from .cluster import ArtemisCluster, Snapshot
-from .consumers import ConsumerInfo, ConsumerSteps, color_filter, now_held
+from .consumers import ConsumerInfo, color_filter, now_held
 from .driver import CallFailed
 from .outcomes import NotExpressible, UnexpectedRefusal
 from .placement import Instance, Place, Primary, QueueKey, first_landings, reconcile
+from .sessions import SessionSteps, TxSession
 from .ticks import TickClock
 
 OURS = re.compile(r"^bs\d+\.")
@@ -105,6 +112,12 @@ WILD_SEND = (
     "it up (WildcardAddressManager.getBindingsForRoutingAddress); the spec says NO_BINDINGS, as 2.11.0 does, and "
     "does not model that")
 """Why such a send is not expressible (docs/load-balancing.md, what the spec simplifies)."""
+
+TX_REFUSED_SEND = (
+    "a transacted send the adapter's session bookkeeping refuses, of an ANYCAST message to an address without a "
+    "queue on its node: the spec refuses it with ADDRESS_DOES_NOT_EXIST first when the node would not auto-create "
+    "the queue (LB-AUTO-CREATE), which only the broker decides, by a send the refusal keeps the adapter from making")
+"""Why such a send is not expressible."""
 
 @dataclass
 class QueueInfo:
@@ -144,7 +157,7 @@ def colour_of(expression: str | None) -> str | None:
     return expression[len(start):-len(end)].replace("''", "'")
 
 
-class BalancingAdapter(ConsumerSteps):
+class BalancingAdapter(SessionSteps):
     """The load-balancing domain on ``cluster``."""
 
     def __init__(self, cluster: ArtemisCluster) -> None:
@@ -165,6 +178,11 @@ class BalancingAdapter(ConsumerSteps):
         self.delays: dict[str, tuple[int, bool]] = {}
         """address -> (redistribution delay, auto-create-queues) as configured on every node; node_delays: on one."""
         self.sessions: set[str] = set()
+        self.tx: dict[str, TxSession] = {}
+        self.acked: dict[str, tuple[Instance, ...]] = {}
+        self.spent: dict[int, int] = {}
+        self.cleared_filters: set[QueueKey] = set()
+        """The queues whose filter an ``updateQueue`` cleared (LB-UPDATE-FILTER), made so again after a restart."""
         self.addresses: set[str] = set()
         """The case's addresses known to exist on every node (broker names)."""
         self.next_id = 1
@@ -193,6 +211,7 @@ class BalancingAdapter(ConsumerSteps):
         self.queues, self.waiting, self.lb_types, self.delays = {}, {}, {}, {}
         self.node_lb_types, self.node_delays = {}, {}
         self.addresses, self.purging = set(), set()
+        self.tx, self.spent, self.cleared_filters = {}, {}, set()
         self.next_id, self.serials = 1, 0
         self.ticks = TickClock()
         self.options = profile.balancing
@@ -202,13 +221,33 @@ class BalancingAdapter(ConsumerSteps):
         self.prefixes = {}
 
     def leave(self) -> None:
-        """Close the case's consumers and sessions."""
+        """Close the case's consumers and sessions (a producer session reopens at its next send)."""
         for consumer in self.consumers.values():
             self._quietly("close_session", id=consumer.session)
         for session in self.sessions:
             self._quietly("close_session", id=session)
-        self.consumers, self.sessions, self.held = {}, set(), {}
+        self.consumers, self.sessions, self.held, self.acked = {}, set(), {}, {}
+        self.tx = {name: TxSession("", session.node) for name, session in self.tx.items() if not session.consumer}
         self.cluster.driver.call("deliveries")
+
+    def restart(self, why: str) -> None:
+        """Before the adapter restarts the cluster for ``why``: not expressible while the case has consumers or
+        uncommitted sends, which the restart would lose."""
+        if self.consumers:
+            raise NotExpressible(f"{why} changes only with a restart of every node, which would close the case's "
+                                 "consumers")
+        if any(session.sends for session in self.tx.values()):
+            raise NotExpressible(f"{why} changes only with a restart of every node, which would roll back the "
+                                 "case's open transactions")
+        self.leave()
+
+    def restarted(self) -> None:
+        """After a restart: each queue whose filter an update cleared has it cleared again. ``updateQueue`` sets the
+        queue's filter but persists its binding, whose filter stays the old one (``PostOfficeImpl.updateQueue``:
+        ``queue.setFilter``, then ``storageManager.updateQueueBinding(txID, queueBinding)``), so a reload brings it
+        back (found fuzzing Artemis 2.40.0); the same update clears it again."""
+        for node, queue in sorted(self.cleared_filters):
+            self.cluster.nodes[node].manage("updateQueue", json.dumps({"name": self.real(queue)}))
 
     def _quietly(self, command: str, **fields: Any) -> None:
         try:
@@ -225,8 +264,9 @@ class BalancingAdapter(ConsumerSteps):
         handlers: dict[type[Any], Callable[[Any], Outcome]] = {
             AddNode: self.add_node, CreateQueue: self.create_queue, DeleteQueue: self.delete_queue,
             Attach: self.attach, Close: self.close, Pause: self.pause, Resume: self.resume, Send: self.send,
-            Configure: self.configure, SetLink: self.set_link, SetPrefix: self.set_prefix, Tick: self.tick, QueryQueue: self.query_queue,
-            UpdateQueue: self.update_queue, Receive: self.receive, Ack: self.ack,
+            Configure: self.configure, SetLink: self.set_link, SetPrefix: self.set_prefix, Tick: self.tick,
+            QueryQueue: self.query_queue, UpdateQueue: self.update_queue, Receive: self.receive, Ack: self.ack,
+            Commit: self.commit, Rollback: self.rollback, Resend: self.resend,
         }
         start = time.monotonic()
         outcome = handlers[type(command)](command)
@@ -248,9 +288,21 @@ class BalancingAdapter(ConsumerSteps):
 
     def step_events(self, primary: Primary = Primary(), landings: tuple[Instance, ...] = ()) -> tuple[Any, ...]:
         """Settle, then tell where every message went; the adapter's picture moves on."""
-        snapshot, deliveries = self.cluster.settle(self.expected_remotes(), OURS, self.holding)
-        records = {name: self.cluster.events(name) for name in self.cluster.names}
+        snapshot, deliveries, records = self.settled_step()
         return self.account(snapshot, deliveries, primary, landings, records)
+
+    def settled_step(self) -> tuple[Snapshot, list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
+        """The cluster settled: its snapshot, the deliveries meanwhile, and every node's probe records since the
+        last step."""
+        snapshot, deliveries = self.cluster.settle(self.expected_remotes(), OURS, self.holding)
+        return snapshot, deliveries, {name: self.cluster.events(name) for name in self.cluster.names}
+
+    def queue_serials(self) -> dict[QueueKey, int]:
+        return {key: info.serial for key, info in self.queues.items()}
+
+    def peers(self) -> dict[str, str]:
+        """The store-and-forward queues' names -> the node each leads to."""
+        return {f"$.artemis.internal.sf.c0.{node_id}": name for name, node_id in self.cluster.node_ids.items()}
 
     def account(self, snapshot: Snapshot, deliveries: list[dict[str, Any]], primary: Primary,
                 landings: tuple[Instance, ...], records: dict[str, list[dict[str, Any]]]) -> tuple[Any, ...]:
@@ -296,6 +348,7 @@ class BalancingAdapter(ConsumerSteps):
                 "LocalQueueBinding.route)") from None
         self.waiting, self.next_id = result.waiting, result.next_id
         self.held = now_held(self.held, result.taken, self.consumers)
+        self.acked = now_held(self.acked, result.taken, self.consumers, acked=True)
         return result.events
 
     # --- operations ------------------------------------------------------------------------------
@@ -326,11 +379,9 @@ class BalancingAdapter(ConsumerSteps):
                 raise NotExpressible(f"{address} needs the load-balancing type {kind.value} on {node} while "
                                      f"{', '.join(clash)} needs another: Artemis has one type per cluster "
                                      "connection, and the adapter runs one on each node")
-        if self.consumers:
-            raise NotExpressible(f"{address} needs another load-balancing type: a cluster connection's type changes "
-                                 "only with a restart, which would close the case's consumers")
-        self.leave()
+        self.restart(f"{address} needs another load-balancing type: a cluster connection's type")
         self.cluster.set_lb_types({node: kind.value for node, kind in wanted.items()})
+        self.restarted()
 
     def type_on(self, node: str, address: str) -> LbType:
         """The type the spec gives ``address`` on ``node``: the node's own, else the cluster's, else ON_DEMAND."""
@@ -423,6 +474,8 @@ class BalancingAdapter(ConsumerSteps):
             raise UnexpectedRefusal(str(failure)) from None
         if command.purge_on_no_consumers is not None:
             (self.purging.add if command.purge_on_no_consumers else self.purging.discard)((command.node, command.queue))
+        if has_queue_enabled(self.cluster.version):  # a configuration without a filter clears it (LB-UPDATE-FILTER)
+            self.cleared_filters.add((command.node, command.queue))
         return Done(self.step_events())
 
     def query_queue(self, command: QueryQueue) -> Outcome:
@@ -452,6 +505,7 @@ class BalancingAdapter(ConsumerSteps):
             raise UnexpectedRefusal(str(failure)) from None
         self.queues.pop(key, None)
         self.purging.discard(key)
+        self.cleared_filters.discard(key)
         return Done(self.step_events(Primary("drop", key)))
 
     def send(self, command: Send) -> Outcome:
@@ -462,10 +516,21 @@ class BalancingAdapter(ConsumerSteps):
         if self.options.wildcard_routing and self.options.wildcard_matching is WildcardMatching.TREE \
                 and is_wild(self.options, plain) and not any(info.address == plain for info in self.queues.values()):
             raise NotExpressible(WILD_SEND)
+        effective = prefix_type or command.routing_type
+        if command.tx is not None:
+            refused = self.tx_refusal(command.tx, command.node)
+            if refused is not None:
+                if effective is RoutingType.ANYCAST and self.options.send_auto_create is not SendAutoCreate.NEVER \
+                        and not any(key[0] == command.node and info.address == plain
+                                    for key, info in self.queues.items()):
+                    raise NotExpressible(TX_REFUSED_SEND)
+                return Refused(refused)
         self.ensure_type(plain)
         node = self.cluster.nodes[command.node]
         session = f"{self.prefix}producer-{command.node}"
-        if session not in self.sessions:
+        if command.tx is not None:
+            session = self.tx_session(command.tx, command.node)
+        elif session not in self.sessions:
             node.call("session", id=session)
             self.sessions.add(session)
         message, tag = self.next_id, f"{self.prefix}{self.next_id}"
@@ -479,7 +544,6 @@ class BalancingAdapter(ConsumerSteps):
         if command.fqqn_queue is not None:
             address = f"{address}::{self.real(command.fqqn_queue)}"
         routing_type = None if command.routing_type is None else command.routing_type.value
-        effective = prefix_type or command.routing_type
         try:
             self.cluster.driver.call("send", session=session, address=address, properties=properties,
                                      routing_type=routing_type)
@@ -490,15 +554,16 @@ class BalancingAdapter(ConsumerSteps):
             raise UnexpectedRefusal(str(failure)) from None
         if effective is RoutingType.ANYCAST and (command.node, plain) not in self.queues:
             self.note_auto_created(command.node, plain)
-        snapshot, deliveries = self.cluster.settle(self.expected_remotes(), OURS, self.holding)
-        records = {name: self.cluster.events(name) for name in self.cluster.names}
+        snapshot, deliveries, records = self.settled_step()
         status = next((r["status"] for r in records[command.node] if r.get("tag") == tag and r["event"] == "send"),
                       None)
         if status not in ("OK", "NO_BINDINGS"):
             raise UnexpectedRefusal(f"the send of {tag} ended {status}")
-        peers = {f"$.artemis.internal.sf.c0.{node_id}": name for name, node_id in self.cluster.node_ids.items()}
+        if command.tx is not None:  # routed now, landing at the commit (LB-TX-SEND)
+            self.hold_send(command.tx, message, tag, command.node, records)
+            return Sent(message, RoutingStatus(status), self.account(snapshot, deliveries, Primary(), (), records))
         landings = tuple(Instance(message, tag, key)
-                         for key in first_landings(command.node, tag, records, peers, self.prefix))
+                         for key in first_landings(command.node, tag, records, self.peers(), self.prefix))
         events = self.account(snapshot, deliveries, Primary("send"), landings, records)
         return Sent(message, RoutingStatus(status), events)
 
@@ -539,14 +604,12 @@ class BalancingAdapter(ConsumerSteps):
         else:
             prefixes[command.prefix] = command.routing_type
         if prefixes != self.prefixes:
-            if self.consumers:
-                raise NotExpressible("acceptor prefixes change only with a restart of every node, which would close "
-                                     "the case's consumers")
             if any(not prefix or OURS.match(prefix) or prefix.startswith("$") for prefix in prefixes):
                 raise NotExpressible("a prefix that the adapter's own names or the cluster's internal addresses "
                                      "start with would be stripped from them too")
-            self.leave()
+            self.restart("an acceptor's prefixes")
             self.cluster.set_prefixes({prefix: kind.value for prefix, kind in prefixes.items()})
+            self.restarted()
             self.prefixes = prefixes
         return Done(self.step_events())
 

@@ -24,8 +24,11 @@ consumers hold (:meth:`ConsumerSteps.holding`). An acknowledgement is
 cumulative (``ServerConsumerImpl.acknowledge`` acknowledges every earlier
 delivery of the consumer too). One that names a message the consumer does
 not hold is sent as well, as the acknowledgement of an ID no message has
-(the broker looks only at the ID), and the broker refuses it with
-ILLEGAL_STATE.
+(the broker looks only at the ID): the broker acknowledges everything the
+consumer holds on the way, in a transaction of its own that it rolls back,
+giving them back with a delivery spent (:func:`~.returns.give_back`), or in
+the consumer's transacted session, which it marks rollback-only; then it
+throws ILLEGAL_STATE (LB-ACK).
 
 A close gives back what the consumer held (LB-CLOSE-RETURNS,
 ``ServerConsumerImpl.close`` and ``cancelRefs``): the step's events start with
@@ -36,7 +39,9 @@ message ID, ``addSorted``, ARTEMIS-4517), are offered again, and
 :func:`~.placement.reconcile` tells where each went. A purge-on-no-consumers
 queue whose last consumer closed purges the waiting messages before they
 return (2.11: the consumer is removed first) or with them (from 2.31.0,
-ARTEMIS-4410: ``cancelRefs`` before ``removeItself``).
+ARTEMIS-4410: ``cancelRefs`` before ``removeItself``), :func:`~.returns.close_return`.
+A transacted consumer's close then closes its session, whose rollback gives
+back what it acknowledged (:meth:`~.sessions.SessionSteps.close_rollback`).
 """
 
 from __future__ import annotations
@@ -51,38 +56,20 @@ from brokerspec.spec.balancing import (
     Ack,
     Attach,
     Close,
-    Delivered,
     Done,
-    Dropped,
-    Event,
+    Failed,
     Pause,
     Receive,
     Refusal,
     Refused,
     Resume,
-    Returned,
 )
-from brokerspec.spec.profiles import ReturnOrder
 
 from .cluster import ArtemisCluster
 from .driver import CallFailed
 from .outcomes import UnexpectedRefusal
 from .placement import Instance, Primary, QueueKey
-
-REFUSED_ACK_RETURNS = (
-    "the broker refused the acknowledgement and gave back what the consumer held: ServerConsumerImpl.acknowledge "
-    "acknowledges its delivering references one by one in a transaction of its own until it finds the message, "
-    "and when it does not, rolls that transaction back: RefsOperation.afterRollback puts every one of them back in "
-    "the queue (QueueImpl.postRollback: addHead in 2.11, addSorted later), to be delivered again; the spec says a "
-    "refused acknowledgement changes nothing")
-"""What the adapter says when a refused ``ack`` moved the consumer's messages."""
-
-RETURNED_PURGED = (
-    "the messages the consumer gave back were purged too: QueueImpl.postRollback drops what comes back to a "
-    "purge-on-no-consumers queue without consumers (purgeAfterRollback), and 2.11's ServerConsumerImpl.close "
-    "cancels the consumer's references after removeItself, so its queue has none left by then; the spec "
-    "(close_return_order HEAD) has them survive the purge")
-"""What the adapter says when a close's returned messages vanished with a 2.11-style purge."""
+from .returns import Start, acknowledged, close_return, give_back
 
 
 @dataclass
@@ -94,56 +81,18 @@ class ConsumerInfo:
     key: QueueKey
     pull: bool = False
     manual_ack: bool = False
-
-
-def ordered_return(held: Sequence[Instance], waiting: Sequence[Instance], order: ReturnOrder) -> tuple[Instance, ...]:
-    """The queue's waiting instances once ``held`` are back: before the others (HEAD, ``QueueImpl.addHead``) or
-    among them by message ID, the order in which they reached the queue (ARRIVAL, ``addSorted``)."""
-    if order is ReturnOrder.HEAD:
-        return (*held, *waiting)
-    return tuple(sorted((*held, *waiting), key=lambda instance: instance.id))
-
-
-def close_return(held: Sequence[Instance], waiting: Sequence[Instance], options: BalancingOptions,
-                 purge: bool) -> tuple[tuple[Event, ...], tuple[Instance, ...], Primary]:
-    """How a close that gives back ``held`` starts, for :func:`~.placement.reconcile` to finish.
-
-    The events before reconciling, the instances waiting in the queue for it
-    to match, and the step's primary: the queue offers them all again, or,
-    when the purge comes after their return, drops them all. ``purge``: the
-    queue purges on no consumers and the closing consumer was its last.
-    """
-    key = held[0].key
-    head = options.close_return_order is ReturnOrder.HEAD
-    first: list[Event] = []
-    if purge and head:  # 2.11 removes the consumer first: QueueManagerImpl.doIt purges before the return
-        first.extend(Dropped(i.id, key[0], key[1]) for i in waiting)
-        waiting = ()
-    first.extend(Returned(i.id, key[0], key[1]) for i in held)
-    offered = ordered_return(held, waiting, options.close_return_order)
-    if purge and not head:  # offered to no consumer, then purged with the rest (ARTEMIS-4410)
-        first.extend(Delivered(i.id, key[0], key[1], None) for i in offered)
-        return tuple(first), offered, Primary("drop", key)
-    return tuple(first), offered, Primary("offer", key)
-
-
-def acknowledged(held: Sequence[Instance], message: int | None) -> tuple[Instance, ...] | None:
-    """What stays held after acknowledging ``message`` (None: all); None when the consumer does not hold it."""
-    ids = [instance.id for instance in held]
-    if message is None:
-        return ()
-    if message not in ids:
-        return None
-    return tuple(held[ids.index(message) + 1:])
+    transacted: bool = False
 
 
 def holding(held: Mapping[str, Sequence[Instance]], deliveries: Sequence[Mapping[str, Any]],
             consumers: Mapping[str, ConsumerInfo], real: str) -> dict[QueueKey, int]:
-    """(node, broker queue name) -> how many messages the consumers of the queue hold: what they held before the
-    step and what the step's deliveries gave those that acknowledge later, each message once.
+    """(node, broker queue name) -> how many messages the consumers of the queue hold: what they held (or acknowledged
+    in an open transaction) before the step, and what the step's deliveries gave those that acknowledge later or in a
+    transaction, each message once.
 
     ``held`` is by consumer name, ``deliveries`` are the driver's (by broker consumer ID); ``real`` is the case's
-    name prefix. A message given back and delivered again counts once.
+    name prefix. A message given back and delivered again counts once. A transacted consumer's acknowledgement
+    leaves the message delivering until the commit (``RefsOperation.afterCommit`` -> ``QueueImpl.postAcknowledge``).
     """
     tags: dict[QueueKey, set[str]] = {}
     for name, instances in held.items():
@@ -152,19 +101,20 @@ def holding(held: Mapping[str, Sequence[Instance]], deliveries: Sequence[Mapping
     by_real = {info.real: info for info in consumers.values()}
     for delivery in deliveries:
         info = by_real.get(str(delivery.get("consumer")))
-        if info is not None and info.manual_ack:
+        if info is not None and (info.manual_ack or info.transacted):
             tag = str(delivery["properties"].get("_BS_TAG"))
             tags.setdefault((info.key[0], real + info.key[1]), set()).add(tag)
     return {key: len(found) for key, found in tags.items()}
 
 
 def now_held(held: Mapping[str, tuple[Instance, ...]], taken: Sequence[tuple[str, Instance]],
-             consumers: Mapping[str, ConsumerInfo]) -> dict[str, tuple[Instance, ...]]:
-    """``held`` with what a step's consumers that acknowledge later took (:attr:`~.placement.Reconciled.taken`)."""
+             consumers: Mapping[str, ConsumerInfo], acked: bool = False) -> dict[str, tuple[Instance, ...]]:
+    """``held`` with what a step's consumers that acknowledge later took (:attr:`~.placement.Reconciled.taken`); with
+    ``acked``, what a step's transacted consumers that acknowledge at once took, into their transaction."""
     after = dict(held)
     for name, instance in taken:
         info = consumers.get(name)
-        if info is not None and info.manual_ack:
+        if info is not None and (info.transacted and not info.manual_ack if acked else info.manual_ack):
             after[name] = (*after.get(name, ()), instance)
     return after
 
@@ -183,6 +133,10 @@ class ConsumerSteps:
     waiting: dict[QueueKey, tuple[Instance, ...]]
     held: dict[str, tuple[Instance, ...]]
     """Consumer name -> the instances it holds unacknowledged, in delivery order."""
+    acked: dict[str, tuple[Instance, ...]]
+    """Transacted consumer name -> the instances it acknowledged in its open transaction, in order."""
+    spent: dict[int, int]
+    """Spec message ID -> the deliveries rollbacks have spent of it."""
 
     def real(self, name: str) -> str:
         raise NotImplementedError
@@ -193,21 +147,35 @@ class ConsumerSteps:
     def _quietly(self, command: str, **fields: Any) -> None:
         raise NotImplementedError
 
+    def is_session(self, name: str) -> bool:
+        raise NotImplementedError
+
+    def consumer_session(self, name: str, node: str, real: str) -> None:
+        raise NotImplementedError
+
+    def close_rollback(self, name: str, start: Start, purge: bool, others: bool) -> Start:
+        raise NotImplementedError
+
+    def mark_rollback_only(self, name: str) -> None:
+        raise NotImplementedError
+
     def holding(self, deliveries: Sequence[Mapping[str, Any]]) -> dict[QueueKey, int]:
         """:func:`holding` for the case now: what the cluster's queues should count as delivering."""
-        return holding(self.held, deliveries, self.consumers, self.prefix)
+        both = {name: (*self.held.get(name, ()), *self.acked.get(name, ())) for name in {*self.held, *self.acked}}
+        return holding(both, deliveries, self.consumers, self.prefix)
 
     def attach(self, command: Attach) -> Outcome:
         if command.node not in self.nodes:
             return Refused(Refusal.UNKNOWN_NODE)
         key = (command.node, command.queue)
         node = self.cluster.nodes[command.node]
-        if command.consumer in self.consumers:
+        if command.consumer in self.consumers or self.is_session(command.consumer):
             exists = node.call("queue_query", name=self.real(command.queue))["exists"]
-            return Refused(Refusal.CONSUMER_EXISTS if exists else Refusal.QUEUE_NOT_FOUND)
+            taken = Refusal.CONSUMER_EXISTS if command.consumer in self.consumers else Refusal.SESSION_EXISTS
+            return Refused(taken if exists else Refusal.QUEUE_NOT_FOUND)
         real = f"{self.real(command.consumer)}@{len(self.sessions)}-{time.monotonic_ns() % 10**9}"
         session = f"{real}-session"
-        node.call("session", id=session)
+        node.call("session", id=session, transacted=command.transacted)
         try:
             queue = self.real(command.queue)
             if command.fqqn_address is not None:  # the core client by FQQN: ServerSessionImpl.createConsumer
@@ -219,28 +187,30 @@ class ConsumerSteps:
             if failure.has_type("QUEUE_DOES_NOT_EXIST"):
                 return Refused(Refusal.QUEUE_NOT_FOUND)
             raise UnexpectedRefusal(str(failure)) from None
-        self.consumers[command.consumer] = ConsumerInfo(real, session, key, command.pull, command.manual_ack)
+        self.consumers[command.consumer] = ConsumerInfo(real, session, key, command.pull, command.manual_ack,
+                                                        command.transacted)
+        if command.transacted:
+            self.consumer_session(command.consumer, command.node, session)
         return Done(self.step_events(Primary("offer", key)))
 
     def close(self, command: Close) -> Outcome:
         consumer = self.consumers.pop(command.consumer, None)
         if consumer is None:
             return Refused(Refusal.CONSUMER_NOT_FOUND)
+        key = consumer.key
         held = self.held.pop(command.consumer, ())
         self.cluster.driver.call("close_session", id=consumer.session)
-        purge = consumer.key in self.purging and not any(c.key == consumer.key for c in self.consumers.values())
+        others = any(c.key == key for c in self.consumers.values())
+        purge = key in self.purging and not others
+        waiting = self.waiting.get(key, ())
         if held:
-            first, offered, primary = close_return(held, self.waiting.get(consumer.key, ()), self.options, purge)
-            self.waiting[consumer.key] = offered
-            try:
-                return Done((*first, *self.step_events(primary)))
-            except UnexpectedRefusal as refusal:
-                if purge and primary.kind == "offer":
-                    raise UnexpectedRefusal(f"{RETURNED_PURGED} ({refusal.what})") from None
-                raise
-        if purge:
-            return Done(self.step_events(Primary("drop", consumer.key)))  # QueueManagerImpl.doIt purged it
-        return Done(self.step_events())
+            start = close_return(held, waiting, self.options, purge)
+        else:  # QueueManagerImpl.doIt purged what waits
+            start = (), waiting, Primary("drop", key) if purge else Primary()
+        if consumer.transacted:
+            start = self.close_rollback(command.consumer, start, purge, others)
+        first, self.waiting[key], primary = start
+        return Done((*first, *self.step_events(primary)))
 
     def pause(self, command: Pause) -> Outcome:
         consumer = self.consumers.get(command.consumer)
@@ -267,7 +237,8 @@ class ConsumerSteps:
         return Done(self.step_events())
 
     def ack(self, command: Ack) -> Outcome:
-        """Acknowledge on the broker; a message the consumer does not hold is acknowledged too, and refused."""
+        """Acknowledge on the broker (in a transacted consumer's transaction, LB-TX-ACK); a message the consumer does
+        not hold is acknowledged too, and fails (:func:`failed_ack`)."""
         consumer = self.consumers.get(command.consumer)
         if consumer is None:
             return Refused(Refusal.CONSUMER_NOT_FOUND)
@@ -277,6 +248,8 @@ class ConsumerSteps:
             if held:  # the last one up to the message: the broker acknowledges every earlier one with it
                 self.cluster.driver.call("ack", consumer=consumer.real, tag=held[len(held) - len(kept) - 1].tag)
             self.held[command.consumer] = kept
+            if consumer.transacted:
+                self.acked[command.consumer] = (*self.acked.get(command.consumer, ()), *held[:len(held) - len(kept)])
             return Done(self.step_events())
         try:
             self.cluster.driver.call("ack", consumer=consumer.real, tag=None)
@@ -286,13 +259,28 @@ class ConsumerSteps:
         else:
             raise UnexpectedRefusal(f"the broker took an acknowledgement of message {command.message}, which "
                                     f"{command.consumer} does not hold")
-        try:
+        return self.failed_ack(command.consumer, consumer)
+
+    def failed_ack(self, name: str, consumer: ConsumerInfo) -> Outcome:
+        """``ServerConsumerImpl.acknowledge`` ran out of held messages looking for the one named, having acknowledged
+        them all: in the consumer's transaction, now rollback-only; else in its own, which it rolled back, giving
+        them back with a delivery spent (``RefsOperation.afterRollback``). Holding nothing outside a transaction,
+        the acknowledgement changed nothing: refused."""
+        held = self.held.pop(name, ())
+        if consumer.transacted:
+            self.acked[name] = (*self.acked.get(name, ()), *held)
+            self.mark_rollback_only(name)
+            return Failed(Refusal.NOT_DELIVERED, self.step_events())
+        if not held:
             moved = self.step_events()
-        except UnexpectedRefusal as refusal:
-            raise UnexpectedRefusal(f"{REFUSED_ACK_RETURNS} ({refusal.what})") from None
-        if moved:
-            raise UnexpectedRefusal(f"{REFUSED_ACK_RETURNS}: {moved}")
-        return Refused(Refusal.NOT_DELIVERED)
+            if moved:
+                raise UnexpectedRefusal(f"a refused acknowledgement of a consumer holding nothing moved messages: "
+                                        f"{moved}")
+            return Refused(Refusal.NOT_DELIVERED)
+        first, self.waiting[consumer.key], primary = give_back(
+            consumer.key, held, (), self.waiting.get(consumer.key, ()), self.options.close_return_order, False,
+            self.spent)
+        return Failed(Refusal.NOT_DELIVERED, (*first, *self.step_events(primary)))
 
 
 def color_filter(color: str | None) -> str | None:

@@ -105,9 +105,24 @@ def first_landings(node: str, tag: str, records: Mapping[str, Sequence[Mapping[s
     across; each such node's first route record of the message names the
     queues it reached there. Names are the broker's, ``prefix`` and all.
     """
+    return landings_of(node, tag, routed_queues(node, tag, records), records, peers, prefix)
+
+
+def routed_queues(node: str, tag: str, records: Mapping[str, Sequence[Mapping[str, Any]]]) -> tuple[str, ...]:
+    """The queues (broker names, store-and-forward ones included) the first route record of ``tag`` on ``node``
+    names: where the send was routed, in a transaction too (``PostOfficeImpl.processRoute`` adds the references to
+    it, and the probe's ``afterMessageRoute`` sees them then)."""
     routes = [r for r in records[node] if r.get("tag") == tag and r.get("event") == "route"]
+    return tuple(dict.fromkeys(routes[0]["queues"] if routes else ()))
+
+
+def landings_of(node: str, tag: str, queues: Sequence[str], records: Mapping[str, Sequence[Mapping[str, Any]]],
+                peers: Mapping[str, str], prefix: str) -> list[QueueKey]:
+    """The queues ``tag``, routed on ``node`` to ``queues`` (:func:`routed_queues`), reached: the local ones, and on
+    each node a store-and-forward queue leads to, the queues its first route record there names (for a transacted
+    send, the record its commit's crossing made)."""
     found: list[QueueKey] = []
-    for queue in dict.fromkeys(routes[0]["queues"] if routes else ()):
+    for queue in queues:
         if queue in peers:
             there = [r for r in records[peers[queue]] if r.get("tag") == tag and r.get("event") == "route"]
             found.extend((peers[queue], q[len(prefix):]) for q in (there[0]["queues"] if there else ()))
@@ -159,8 +174,8 @@ def reconcile(waiting: Mapping[QueueKey, Sequence[Instance]], landings: Sequence
         place = found[instance]
         return place.consumer if place is not None and place.key == instance.key else None
 
-    if primary.kind == "send":
-        for instance in sorted(landings, key=lambda i: i.key):
+    if primary.kind == "send":  # a commit's sends in order, each send's landings by node and queue
+        for instance in sorted(landings, key=lambda i: (i.id, i.key)):
             events.append(Delivered(instance.id, instance.key[0], instance.key[1], here(instance)))
     for instance in before:
         place = found[instance]

@@ -273,6 +273,7 @@ public final class BrokerspecDriver {
             session(request).commit();
             return ok();
          case "rollback":
+            dropStaleForcedDeliveries(str(request, "session"));
             session(request).rollback();
             return ok();
          case "xa_start":
@@ -503,6 +504,39 @@ public final class BrokerspecDriver {
       }
       reply.put("message", describe(message));
       return reply;
+   }
+
+   /**
+    * Before a rollback, take the stale forced-delivery answers out of the session's consumers' buffers. A receiveImmediate
+    * on a consumer of window 0 asks the broker to force a delivery, whose answer (a message carrying
+    * FORCED_DELIVERY_MESSAGE, ServerConsumerImpl.forceDelivery, sent without taking credits) may arrive after the real
+    * message the receive returned, and stays buffered. ClientSessionImpl.rollback clears every consumer's buffer and
+    * gives back credits for each message in it (ClientConsumerImpl.clear, flowControlBeforeConsumption), the stale answer
+    * too: the broker then holds credits for the consumer and pushes it the messages the rollback returns, which a
+    * consumer of window 0 never asked for (found against Artemis 2.40.0).
+    */
+   private void dropStaleForcedDeliveries(String session) throws Exception {
+      for (Map.Entry<String, String> entry : consumerSession.entrySet()) {
+         ClientConsumer consumer = consumers.get(entry.getKey());
+         if (!session.equals(entry.getValue()) || consumer == null) {
+            continue;
+         }
+         java.lang.reflect.Field field = consumer.getClass().getDeclaredField("buffer");
+         field.setAccessible(true);
+         synchronized (consumer) {
+            org.apache.activemq.artemis.utils.collections.PriorityLinkedList<?> buffer =
+               (org.apache.activemq.artemis.utils.collections.PriorityLinkedList<?>) field.get(consumer);
+            try (org.apache.activemq.artemis.utils.collections.LinkedListIterator<?> buffered = buffer.iterator()) {
+               while (buffered.hasNext()) {
+                  Object message = buffered.next();
+                  if (message instanceof ClientMessage && ((ClientMessage) message).containsProperty(
+                        org.apache.activemq.artemis.core.client.impl.ClientConsumerImpl.FORCED_DELIVERY_MESSAGE)) {
+                     buffered.remove();
+                  }
+               }
+            }
+         }
+      }
    }
 
    /** A delivery to consumer "id", kept for a later "ack" and reported by "deliveries". */
