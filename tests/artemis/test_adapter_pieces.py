@@ -501,5 +501,7 @@ def test_a_resend_is_not_expressible_and_a_restart_clears_updated_filters_again(
     made.tx["t1"].sends = []
     made.restart("a type")
     assert made.tx == {"t1": TxSession("", "n1")}  # reopened by its next send
+    reopened = made.tx_session("t1", "n1")
+    assert reopened and cluster.sent("session")[-1] == {"id": reopened, "transacted": True}
     made.restarted()
     assert cluster.sent("manage")[-1]["params"] == [json.dumps({"name": "bs1.q"})]

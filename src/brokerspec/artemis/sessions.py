@@ -153,9 +153,10 @@ class SessionSteps(ConsumerSteps):
         return send_refusal(name, node, self.tx, {n: c.transacted for n, c in self.consumers.items()})
 
     def tx_session(self, name: str, node: str) -> str:
-        """The broker session of session ``name`` on ``node``, a producer session opened (transacted) if it is new."""
+        """The broker session of session ``name`` on ``node``, a producer session opened (transacted) if it is new or
+        a restart closed it."""
         session = self.tx.get(name)
-        if session is None:
+        if session is None or not session.real:
             session = TxSession(f"{self.real(name)}-tx-{len(self.sessions)}", node)
             self.cluster.nodes[node].call("session", id=session.real, transacted=True)
             self.sessions.add(session.real)
