@@ -22,8 +22,9 @@ oldest first for eviction). Each bridge keeps its last crossing, which a
 ``Resend`` (``BridgeImpl`` sending again what it had no confirmation of
 after a reconnection, ``BridgeReconnectTest``) sends again: its target drops
 it by the ID. A node forgets an address's IDs when the cluster has no queue
-of that address left (``PostOfficeImpl.removeBinding`` ->
-``deleteDuplicateCache``), and a deleted queue leaves the kept crossings.
+of that address left and no wildcard queue binding it
+(``PostOfficeImpl.removeBinding`` -> ``deleteDuplicateCache``), and a
+deleted queue leaves the kept crossings.
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ class ClusterBridges:
         return True
 
     def _forget_address(self, address: str) -> None:
-        """The cluster has no queue of ``address`` left: every node drops its bridge IDs of it."""
+        """The cluster has no binding of ``address`` left: every node drops its bridge IDs of it."""
         for key in [key for key in self._bridge_ids if key[1] == address]:
             del self._bridge_ids[key]
 

@@ -86,6 +86,7 @@ from brokerspec.spec.balancing import (
     Done,
     Dropped,
     Event,
+    Failed,
     LbType,
     Message,
     Pause,
@@ -141,14 +142,14 @@ CONSUMER_NOT_FOUND = Refused(Refusal.CONSUMER_NOT_FOUND)
 NOT_SUPPORTED = Refused(Refusal.NOT_SUPPORTED)
 ADDRESS_DOES_NOT_EXIST = Refused(Refusal.ADDRESS_DOES_NOT_EXIST)
 NOT_PULLING = Refused(Refusal.NOT_PULLING)
-NOT_DELIVERED = Refused(Refusal.NOT_DELIVERED)
 BAD_VALUE = Refused(Refusal.BAD_VALUE)
 """Outcomes are frozen values, so the constant ones are built once."""
 
 _by_key = attrgetter("key")
 _by_serial = attrgetter("serial")
 
-Handler = Callable[[Any, list[Event]], Refused | None]
+Handler = Callable[[Any, list[Event]], Refused | Failed | None]
+"""A command's handler: None when done, a refusal (nothing changed), or a failure whose events the step made."""
 
 
 class FastBalancingBroker(BindingChoice, ClusterBridges, TransactedSessions):
@@ -243,11 +244,13 @@ class FastBalancingBroker(BindingChoice, ClusterBridges, TransactedSessions):
         if type(command) is QueryQueue:
             return self._query_queue(command)
         events: list[Event] = []
-        refused = self._dispatch[type(command)](command, events)
-        if refused is not None:
-            return refused
+        failed = self._dispatch[type(command)](command, events)
+        if failed is not None and type(failed) is Refused:
+            return failed
         if self._redistributors:
             self._deliver(events)
+        if failed is not None:  # an acknowledgement of a message not held, a rollback-only commit (LB-ACK)
+            return Failed(failed.reason, tuple(events))
         return Done(tuple(events)) if events else DONE
 
     # -- seams: eligibility and redistribution ------------------------------------------------------
@@ -293,7 +296,13 @@ class FastBalancingBroker(BindingChoice, ClusterBridges, TransactedSessions):
     def _return_held(self, queue: QueueRecord, consumer: ConsumerRecord, events: list[Event]) -> None:
         """A closing ``consumer``'s unacknowledged messages go back into ``queue`` (``ServerConsumerImpl.cancelRefs``),
         before the waiting ones (2.11, ``QueueImpl.addHead``) or among them by message ID (``addSorted``), and
-        every waiting message is offered to the consumers left (LB-CLOSE-RETURNS)."""
+        every waiting message is offered to the consumers left (LB-CLOSE-RETURNS). In 2.11 they come back
+        after the consumer left, through ``QueueImpl.postRollback``, which drops them when the queue purges and
+        has no consumer left (``purgeAfterRollback``)."""
+        if self._close_at_head:
+            held, consumer.held = consumer.held, []
+            self._give_back(queue, [], held, events)
+            return
         events.extend(Returned(message.id, queue.node, queue.name) for message in consumer.held)
         queue.pending = merge_returned(consumer.held, queue.pending, self._close_at_head)
         consumer.held = []
@@ -704,9 +713,10 @@ class FastBalancingBroker(BindingChoice, ClusterBridges, TransactedSessions):
         del self._queues[queue.key]
         siblings = self._by_address[queue.address]
         siblings.remove(queue)
-        if not siblings:  # the cluster's last queue of its address: the bridge caches of it go (LB-BRIDGE-DUP)
+        if not siblings:  # the cluster's last queue of its address: the bridge caches of it go (LB-BRIDGE-DUP),
             del self._by_address[queue.address]
-            self._forget_address(queue.address)
+            if not self._wildcards.copies_for(queue.address):  # unless a wildcard queue still binds it
+                self._forget_address(queue.address)
         holders = [queue.address]
         if queue.address in self._wildcards.wild:
             holders += self._wildcards.remove_wild_queue(queue)
@@ -796,12 +806,13 @@ class FastBalancingBroker(BindingChoice, ClusterBridges, TransactedSessions):
             events.append(Delivered(message.id, queue.node, queue.name, consumer.name))
         return None
 
-    def _ack(self, command: Ack, events: list[Event]) -> Refused | None:
-        """A cumulative acknowledgement of what a consumer holds (LB-ACK)."""
+    def _ack(self, command: Ack, events: list[Event]) -> Refused | Failed | None:
+        """A cumulative acknowledgement of what a consumer holds (LB-ACK); one of a message it does not hold
+        fails (:meth:`_fail_ack`)."""
         consumer = self._consumers.get(command.consumer)
         if consumer is None:
             return CONSUMER_NOT_FOUND
-        return None if acknowledge(consumer, command.message) else NOT_DELIVERED
+        return None if acknowledge(consumer, command.message) else self._fail_ack(consumer, events)
 
     def _pause(self, command: Pause, events: list[Event]) -> Refused | None:
         consumer = self._consumers.get(command.consumer)

@@ -12,8 +12,9 @@ the broker's routing so that each reads as the rule it implements:
   gives it one credit, ``ConsumerWindowSizeTest.testReceiveImmediateWithZeroWindow``).
   The queue's consumer position does not move.
 * :func:`acknowledge`: cumulative, up to and including the message named,
-  or everything held; a message the consumer does not hold is refused and
-  nothing is acknowledged (LB-ACK; ``ServerConsumerImpl.acknowledge``,
+  or everything held; for a message the consumer does not hold it
+  acknowledges nothing and says so, and the broker fails the
+  acknowledgement (:meth:`.sessions.TransactedSessions._fail_ack`; LB-ACK; ``ServerConsumerImpl.acknowledge``,
   ``AcknowledgeTest.testReceiveAckLastMessageOnly``); a transacted consumer's
   acknowledged messages move to its transaction (LB-TX-ACK).
 * :func:`merge_returned`: the waiting list once a closing consumer's
@@ -48,7 +49,7 @@ def take_first_match(consumer: ConsumerRecord) -> Waiting | None:
 
 def acknowledge(consumer: ConsumerRecord, message_id: int | None) -> bool:
     """Acknowledge what ``consumer`` holds up to and including ``message_id`` (everything when None); False, and
-    nothing acknowledged, when it does not hold that message (LB-ACK). A transacted consumer's acknowledged
+    nothing acknowledged yet, when it does not hold that message (LB-ACK). A transacted consumer's acknowledged
     messages wait in its transaction (``ServerConsumerImpl.acknowledge(tx, ...)``; LB-TX-ACK)."""
     held = consumer.held
     count = len(held)

@@ -35,6 +35,13 @@ Introduction
 * Closing a transacted consumer closes its session after it
   (``ClientSessionImpl.closeChildren``, ``ServerSessionImpl.doClose``): what
   it acknowledged comes back after what it held.
+* An acknowledgement of a message the consumer does not hold
+  (:meth:`TransactedSessions._fail_ack`) acknowledges all it holds and then
+  fails (``ServerConsumerImpl.acknowledge``, ActiveMQIllegalStateException):
+  outside a transaction, in one of its own that it rolls back, so they all
+  come back as a rollback's acknowledged messages do; in its session's, which
+  it marks rollback-only, so that the commit rolls back instead and fails
+  (``TransactionImpl.commit``, ROLLBACK_ONLY; LB-ACK, LB-TX-COMMIT).
 
 Sessions and consumers share one set of names: an attach under a producer
 session's name is refused (SESSION_EXISTS), a commit, rollback or transacted
@@ -52,6 +59,7 @@ from brokerspec.spec.balancing import (
     Commit,
     Dropped,
     Event,
+    Failed,
     Message,
     PendingSend,
     Refusal,
@@ -69,6 +77,10 @@ NOT_TRANSACTED = Refused(Refusal.NOT_TRANSACTED)
 SESSION_NOT_FOUND = Refused(Refusal.SESSION_NOT_FOUND)
 SESSION_EXISTS = Refused(Refusal.SESSION_EXISTS)
 SESSION_ON_OTHER_NODE = Refused(Refusal.SESSION_ON_OTHER_NODE)
+NOT_DELIVERED = Refused(Refusal.NOT_DELIVERED)
+ACK_FAILED = Failed(Refusal.NOT_DELIVERED)
+COMMIT_FAILED = Failed(Refusal.ROLLBACK_ONLY)
+"""A handler returns a failure without events; the broker's ``execute`` gives it the step's events."""
 
 
 class HeldSend(NamedTuple):
@@ -79,13 +91,15 @@ class HeldSend(NamedTuple):
 
 
 class SessionRecord:
-    """A transacted session on ``node`` and the sends its open transaction holds, in send order."""
+    """A transacted session on ``node``, the sends its open transaction holds, in send order, and whether a failed
+    acknowledgement made that transaction rollback-only."""
 
-    __slots__ = ("node", "sends")
+    __slots__ = ("node", "sends", "rollback_only")
 
     def __init__(self, node: str) -> None:
         self.node = node
         self.sends: list[HeldSend] = []
+        self.rollback_only = False
 
 
 class TransactedSessions:
@@ -152,12 +166,16 @@ class TransactedSessions:
             return session
         return NOT_TRANSACTED if name in self._consumers else SESSION_NOT_FOUND
 
-    def _commit(self, command: Commit, events: list[Event]) -> Refused | None:
+    def _commit(self, command: Commit, events: list[Event]) -> Refused | Failed | None:
         """Commit: the kept sends land in order (``AddOperation.afterCommit``), the consumer's acknowledgements
-        are final (``RefsOperation.afterCommit``); LB-TX-COMMIT, ``TransactionalSendTest.testSendWithCommit``."""
+        are final (``RefsOperation.afterCommit``); LB-TX-COMMIT, ``TransactionalSendTest.testSendWithCommit``.
+        A rollback-only transaction rolls back instead and the commit fails (``TransactionImpl.commit``)."""
         session = self._session_to_end(command.session)
         if isinstance(session, Refused):
             return session
+        if session.rollback_only:
+            self._rollback(Rollback(command.session), events)
+            return COMMIT_FAILED
         sends, session.sends = session.sends, []
         consumer = self._consumers.get(command.session)
         if consumer is not None:
@@ -173,12 +191,30 @@ class TransactedSessions:
         if isinstance(session, Refused):
             return session
         session.sends = []
+        session.rollback_only = False
         consumer = self._consumers.get(command.session)
         if consumer is not None:
             acked, held = consumer.acked, consumer.held
             consumer.acked, consumer.held = [], []
             self._give_back(consumer.queue, acked, held, events)
         return None
+
+    def _fail_ack(self, consumer: ConsumerRecord, events: list[Event]) -> Refused | Failed:
+        """``consumer`` acknowledged a message it does not hold (LB-ACK): everything it holds is acknowledged, and
+        then its session's transaction is marked rollback-only, or its own transaction rolled back, which gives
+        the messages back with a delivery spent (``ServerConsumerImpl.acknowledge``, ``RefsOperation.afterRollback``).
+        Refused, nothing changed, only outside a transaction with nothing held."""
+        held = consumer.held
+        if consumer.transacted:
+            consumer.acked += held
+            consumer.held = []
+            self._sessions[consumer.name].rollback_only = True
+            return ACK_FAILED
+        if not held:
+            return NOT_DELIVERED
+        consumer.held = []
+        self._give_back(consumer.queue, held, [], events)
+        return ACK_FAILED
 
     def _close_session(self, consumer: ConsumerRecord, events: list[Event]) -> None:
         """A transacted consumer closed (what it held is back already): its session closes and rolls back,
@@ -216,4 +252,4 @@ class TransactedSessions:
         """The sessions as the spec's (for the broker's snapshot)."""
         return FrozenMap({name: Session(session.node, tuple(
             PendingSend(Message(*held.message), tuple(queue.key for queue in held.queues))
-            for held in session.sends)) for name, session in self._sessions.items()})
+            for held in session.sends), session.rollback_only) for name, session in self._sessions.items()})

@@ -28,7 +28,8 @@ lists, in words, every way the broker's redundant structures disagree:
   (LB-TX-ACK); a kept send's message is issued, new (no delivery yet), and
   routed to live queues, each once, in key order (a deleted queue leaves
   every transaction, LB-TX-COMMIT); no message's delivery count is negative
-  or has reached ``MAX_DELIVERY_ATTEMPTS`` (LB-TX-MAX-DELIVERY);
+  or has reached ``MAX_DELIVERY_ATTEMPTS`` (LB-TX-MAX-DELIVERY); only a
+  transacted consumer's session is rollback-only (a failed acknowledgement, LB-ACK);
 * bridges: each cache belongs to a known node, holds at most the spec's
   ``BRIDGE_ID_CACHE_SIZE`` IDs, each from another known node and of an
   issued message; each kept crossing links two known nodes, carries an
@@ -223,6 +224,8 @@ def _session_problems(broker: FastBalancingBroker) -> list[str]:
         consumer = broker._consumers.get(name)
         if consumer is not None and consumer.queue.node != session.node:
             found.append(f"session {name} is on {session.node}, its consumer on {consumer.queue.node}")
+        if session.rollback_only and consumer is None:
+            found.append(f"session {name} is rollback-only, with no consumer whose acknowledgement failed")
         for held in session.sends:
             message = held.message
             if message.id >= broker._next_message or message.deliveries:

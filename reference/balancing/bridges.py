@@ -19,8 +19,9 @@ one it holds already is dropped without a word, a new one is recorded, the
 oldest evicted past :data:`ID_CACHE_SIZE`. A redistributed copy has an ID of
 its own, so a message going back and forth is new on every hop
 (``MessageRedistributionTest.testBackAndForth``; ARTEMIS-4312). A node
-forgets an address's cache when the address loses its last binding
-(``PostOfficeImpl.removeBinding`` -> ``deleteDuplicateCache``).
+forgets an address's cache when the address loses its last binding, a
+matching wildcard queue's counting too (``PostOfficeImpl.removeBinding`` ->
+``deleteDuplicateCache``).
 
 The bridge keeps the last message it forwarded (``last_forwarded``, the
 reference it has no confirmation of). :meth:`Bridge.resend` is what it does

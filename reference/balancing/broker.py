@@ -19,8 +19,10 @@ them it keeps what belongs to no one node:
 
 :meth:`ReferenceBalancingBroker.execute` runs one command and returns the
 outcome the spec's ``apply`` returns (without the rule ID). A refused
-command changes nothing: every check comes before the first change. After
-every command that was not refused each queue with an active redistributor
+command changes nothing: every check comes before the first change; a
+failed one (an acknowledgement of a message not held, a commit of a
+rollback-only transaction) has changed what its events say. After every
+command that was not refused each queue with an active redistributor
 gets one delivery attempt, queues in creation order (RD-GROUPED; the spec's
 ``deliver``), which is Artemis's delivery loop offering the waiting
 messages to the redistributor, one round per step.
@@ -62,6 +64,7 @@ from brokerspec.spec.balancing import (
     CreateQueue,
     DeleteQueue,
     Done,
+    Failed,
     LbType,
     Pause,
     QueryQueue,
@@ -125,9 +128,11 @@ class ReferenceBalancingBroker:
         events = self.log.drain()
         if isinstance(outcome, Sent):
             return Sent(outcome.message, outcome.status, events)
+        if isinstance(outcome, Failed):
+            return Failed(outcome.reason, events)
         return Done(events)
 
-    def perform(self, command: BalancingCommand) -> Sent | Done | Refused:
+    def perform(self, command: BalancingCommand) -> Sent | Done | Refused | Failed:
         """The command itself."""
         if isinstance(command, AddNode):
             return self.add_node(command)
@@ -315,14 +320,20 @@ class ReferenceBalancingBroker:
         consumer.receive_credits(0)
         return Done()
 
-    def acknowledge(self, command: Ack) -> Done | Refused:
+    def acknowledge(self, command: Ack) -> Done | Refused | Failed:
         """``ClientMessage.acknowledge`` of a held message, cumulative as ``ServerConsumerImpl.acknowledge`` is, or
-        of everything the consumer holds (LB-ACK)."""
+        of everything the consumer holds (LB-ACK).
+
+        One of a message it does not hold fails (``ActiveMQIllegalStateException``) after giving back what it
+        held, or marking its session's transaction rollback-only; only a consumer outside a transaction that
+        holds nothing changes nothing, and is refused.
+        """
         consumer = self.consumers.get(command.consumer)
         if consumer is None:
             return Refused(Refusal.CONSUMER_NOT_FOUND)
+        changes = consumer.session is not None or bool(consumer.delivering_refs)
         if not consumer.acknowledge(command.message):
-            return Refused(Refusal.NOT_DELIVERED)
+            return Failed(Refusal.NOT_DELIVERED) if changes else Refused(Refusal.NOT_DELIVERED)
         return Done()
 
     def send(self, command: Send) -> Sent | Refused:
@@ -355,13 +366,14 @@ class ReferenceBalancingBroker:
         status = node.post_office.route(message, None if session is None else session.tx)
         return Sent(message.message_id, status)
 
-    def commit(self, command: Commit) -> Done | Refused:
+    def commit(self, command: Commit) -> Done | Refused | Failed:
         """``ServerSessionImpl.commit``: the session's sends reach their queues, its acknowledgements are final
-        (LB-TX-COMMIT)."""
+        (LB-TX-COMMIT); a rollback-only transaction rolls back instead, and the commit fails (ROLLBACK_ONLY)."""
         session = find_session(self.sessions, self.consumers, command.session)
         if isinstance(session, Refused):
             return session
-        session.commit()
+        if not session.commit():
+            return Failed(Refusal.ROLLBACK_ONLY)
         return Done()
 
     def rollback(self, command: Rollback) -> Done | Refused:

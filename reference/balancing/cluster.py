@@ -139,10 +139,12 @@ class ClusterNode:
         is announced (LB-CLOSE-RETURNS, RD-TRIGGER-CLOSE).
 
         2.11 removes the consumer (``removeItself``) before it cancels what it held (``cancelRefs``), so a purge
-        comes first and the messages come back after it, at the head of the queue (``QueueImpl.addHead``).
-        From 2.31.0 (ARTEMIS-4410) the messages are cancelled first, sorted in among the waiting ones
-        (``addSorted``), and the purge that the removal sets off drops them with the rest. Either way they are
-        offered only to the consumers that stay: the closing one is stopped and takes none of them back
+        comes first and the messages come back after it, at the head of the queue (``QueueImpl.addHead``),
+        through ``QueueImpl.postRollback``, which finds a purge-on-no-consumers queue without consumers and
+        purges them too (``purgeAfterRollback``; found against Artemis 2.11.0). From 2.31.0 (ARTEMIS-4410) the
+        messages are cancelled first, sorted in among the waiting ones (``addSorted``), and the purge that the
+        removal sets off drops them with the rest. Either way they are offered only to the consumers that stay:
+        the closing one is stopped and takes none of them back
         (``MessageRedistributionTest.testRedistributionWhenConsumerIsClosed``).
         """
         queue = consumer.queue
@@ -151,7 +153,9 @@ class ClusterNode:
         at_head = self.cluster.options.close_return_order is ReturnOrder.HEAD
         if at_head:
             self.purge_if_unconsumed(queue)
-        if refs:
+        if refs and at_head:
+            queue.post_rollback(refs)
+        elif refs:
             queue.cancel(refs, at_head)
         if not at_head:
             self.purge_if_unconsumed(queue)

@@ -37,10 +37,13 @@ Theory of operation:
 3. :meth:`ServerConsumer.acknowledge` is ``ServerConsumerImpl.acknowledge``:
    cumulative, it acknowledges every delivering message up to and including
    the one named (``AcknowledgeTest.testReceiveAckLastMessageOnly``), or all
-   of them. Artemis throws ``ActiveMQIllegalStateException`` when it runs
-   out of delivering messages before it finds the ID; the reference looks
-   the ID up first, so a refused acknowledgement (NOT_DELIVERED) changes
-   nothing, as every refusal of the spec.
+   of them, one by one, in a transaction: its session's, or one of its own
+   that it commits at the end. When it runs out of delivering messages
+   before it finds the ID it throws (``ActiveMQIllegalStateException``,
+   ``consumerNoReference``): its own transaction it rolls back, so every
+   message it acknowledged goes back to the queue with the delivery spent
+   (``RefsOperation.afterRollback``); the session's it marks rollback-only
+   (LB-ACK, NOT_DELIVERED).
 4. :meth:`ServerConsumer.cancel_refs` is ``ServerConsumerImpl.cancelRefs``
    on close: every delivering message leaves the consumer, in delivery
    order, for its queue to take back (:meth:`.queues.QueueImpl.cancel`,
@@ -61,6 +64,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from .messages import CoreMessage, Filter, matches
+from .sessions import TransactionImpl
 
 if TYPE_CHECKING:
     from .queues import QueueImpl
@@ -142,20 +146,31 @@ class ServerConsumer:
 
     def acknowledge(self, message_id: int | None = None) -> bool:
         """``ServerConsumerImpl.acknowledge``: every delivering message up to and including ``message_id`` (all of
-        them when None) is acknowledged; False, and nothing acknowledged, when it holds no such message.
+        them when None) is acknowledged, one by one, in a transaction; False when it ran out before it found
+        ``message_id`` (LB-ACK).
 
-        In a transacted session the acknowledged references go into its transaction (LB-TX-ACK)."""
-        if message_id is not None and not self.holds(message_id):
-            return False
-        acked: list[CoreMessage] = []
-        while self.delivering_refs:
+        The transaction is the session's (LB-TX-ACK), which a failure marks rollback-only, or one of its own
+        (``startedTransaction``), committed at the end or rolled back on the failure, which gives back every
+        message acknowledged in it with its delivery spent (``RefsOperation.afterRollback``).
+        """
+        tx = None if self.session is None else self.session.tx
+        started = tx is None
+        if tx is None:
+            tx = TransactionImpl()
+        while True:
+            if not self.delivering_refs:
+                if message_id is None:
+                    break
+                tx.mark_as_rollback_only()  # ActiveMQIllegalStateException (consumerNoReference)
+                if started:
+                    tx.rollback()
+                return False
             ref = self.delivering_refs.pop(0)
-            acked.append(ref)
+            tx.get_refs_operation().add_ack(self.queue, ref)  # ref.acknowledge(tx, consumer)
             if ref.message_id == message_id:
                 break
-        if self.session is not None:
-            for ref in acked:
-                self.session.acknowledge(self.queue, ref)
+        if started:
+            tx.commit()
         return True
 
     def get_acked(self) -> list[CoreMessage]:

@@ -279,8 +279,9 @@ class PostOffice:
             if bindings.is_empty():
                 del self.mappings[holder]
         self.typed = {each for each in self.typed if any(self.binds(b, each) for b in self.name_map.values())}
-        if not any(b.get_address() == address for b in self.name_map.values()):
-            self.duplicate_id_caches.pop(address, None)  # deleteDuplicateCache: the address's last binding went
+        if not any(self.binds(b, address) for b in self.name_map.values()):
+            # deleteDuplicateCache once getBindingsForRoutingAddress finds none: a wildcard binding keeps it
+            self.duplicate_id_caches.pop(address, None)
         self.send_notification(self.binding_notification(NotificationType.BINDING_REMOVED, binding))
 
     def binding_notification(self, kind: NotificationType, binding: Binding) -> Notification:

@@ -38,9 +38,10 @@ A consumer of window 0 that receives gets one message through
 :meth:`QueueImpl.force_delivery`, the first waiting one it handles (LB-PULL).
 The messages a closing consumer held come back through
 :meth:`QueueImpl.cancel`: before every waiting message in 2.11
-(``QueueImpl.addHead``), among them by message ID later (``addSorted``),
-and then every waiting message is offered to the consumers left
-(LB-CLOSE-RETURNS). What a rollback gives back comes through
+(``QueueImpl.addHead``, by way of :meth:`QueueImpl.post_rollback`, which
+drops them when the queue purges and has no consumer left), among them by
+message ID later (``addSorted``), and then every waiting message is offered
+to the consumers left (LB-CLOSE-RETURNS). What a rollback gives back comes through
 :meth:`QueueImpl.check_redelivery`, which drops a message out of delivery
 attempts, and :meth:`QueueImpl.post_rollback`, which puts the rest back the
 same way, unless the queue purges and has no consumer left (LB-TX-ROLLBACK,

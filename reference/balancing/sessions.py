@@ -44,6 +44,14 @@ The session's transaction is replaced by a new one before the old one ends
 so what its consumer takes while the old one commits or rolls back belongs
 to the new one. Closing a transacted consumer closes its session after it
 (``ClientSessionImpl.closeChildren``), which rolls back (``doClose``).
+
+An acknowledgement of a message the consumer does not hold acknowledges
+everything it holds into the transaction and then marks it rollback-only
+(``ServerConsumerImpl.acknowledge``: ``tx.markAsRollbackOnly``, LB-ACK); a
+consumer outside a transaction does the same in a transaction of its own,
+which it rolls back at once (:meth:`.consumers.ServerConsumer.acknowledge`).
+The commit of a rollback-only transaction rolls back instead and fails
+(``TransactionImpl.commit``, ROLLBACK_ONLY; LB-TX-COMMIT).
 """
 
 from __future__ import annotations
@@ -169,6 +177,12 @@ class TransactionImpl:
     def __init__(self) -> None:
         self.operations: list[TransactionOperation] = []
         self.refs_operation: RefsOperation | None = None
+        self.rollback_only = False
+        """``state == ROLLBACK_ONLY``: a failed acknowledgement marked it (``markAsRollbackOnly``; LB-ACK)."""
+
+    def mark_as_rollback_only(self) -> None:
+        """``TransactionImpl.markAsRollbackOnly``: its commit will roll it back instead (LB-TX-COMMIT)."""
+        self.rollback_only = True
 
     def add_operation(self, operation: TransactionOperation) -> None:
         """``Transaction.addOperation``."""
@@ -205,18 +219,24 @@ class ServerSession:
         self.consumer: ServerConsumer | None = None
         self.tx = TransactionImpl()
 
-    def acknowledge(self, queue: QueueImpl, ref: CoreMessage) -> None:
-        """``QueueImpl.acknowledge(tx, ref)``: the acknowledgement waits in the transaction (LB-TX-ACK)."""
-        self.tx.get_refs_operation().add_ack(queue, ref)
-
     def get_acked(self, queue: QueueImpl) -> list[CoreMessage]:
         """What its consumer acknowledged of ``queue`` in the open transaction."""
         return self.tx.get_acked(queue)
 
-    def commit(self) -> None:
-        """``ServerSessionImpl.commit``: a new transaction, then the old one commits (LB-TX-COMMIT)."""
+    def commit(self) -> bool:
+        """``ServerSessionImpl.commit``: a new transaction, then the old one commits (LB-TX-COMMIT); False when
+        it was rollback-only and rolled back instead.
+
+        ``TransactionImpl.commit`` of a ``ROLLBACK_ONLY`` transaction runs ``internalRollback`` and throws
+        (ActiveMQTransactionRolledBackException); the spec has the session roll back as :meth:`rollback` does,
+        what its consumer holds included, and start afresh.
+        """
+        if self.tx.rollback_only:
+            self.rollback()
+            return False
         tx, self.tx = self.tx, TransactionImpl()
         tx.commit()
+        return True
 
     def rollback(self) -> None:
         """``ServerSessionImpl.rollback`` / ``doRollback``: the consumer's held references join the transaction
@@ -228,9 +248,10 @@ class ServerSession:
         tx.rollback()
 
     def to_spec(self) -> Session:
-        """The session as the spec writes it: its node and the sends its transaction holds."""
+        """The session as the spec writes it: its node, the sends its transaction holds, whether it is
+        rollback-only."""
         sends = (op.to_spec() for op in self.tx.operations if isinstance(op, AddOperation))
-        return Session(self.node, tuple(send for send in sends if send is not None))
+        return Session(self.node, tuple(send for send in sends if send is not None), self.tx.rollback_only)
 
 
 def find_session(sessions: Mapping[str, ServerSession], consumers: Mapping[str, ServerConsumer],

@@ -40,6 +40,7 @@ from brokerspec.spec.balancing import (
     Done,
     Dropped,
     Event,
+    Failed,
     LbType,
     QueryQueue,
     QueueQueried,
@@ -69,14 +70,14 @@ def lockstep(script: Sequence[BalancingCommand], profile: Profile,
     outcomes: list[BalancingOutcome] = []
     for command in script:
         outcome = checker.step(command)
-        assert isinstance(outcome, (Sent, Done, Refused, QueueQueried))
+        assert isinstance(outcome, (Sent, Done, Refused, Failed, QueueQueried))
         outcomes.append(outcome)
     return outcomes
 
 
 def events(outcome: BalancingOutcome) -> list[tuple[str, int, str | None]]:
     """The events of a step as (kind, message, consumer or queue) triples."""
-    assert isinstance(outcome, (Sent, Done)), outcome
+    assert isinstance(outcome, (Sent, Done, Failed)), outcome
     found: list[tuple[str, int, str | None]] = []
     for event in outcome.events:
         if isinstance(event, Delivered):
@@ -163,8 +164,8 @@ TRANSACTED_CONSUMERS: list[BalancingCommand] = [
     Attach("p", "n1", "a1", pull=True, manual_ack=True, transacted=True),  # 11
     Receive("p"), Send("n1", "a1"), Receive("p"), Receive("p"),  # 12-15: p holds 3 and 5
     Ack("p", 3), QueryQueue("n1", "a1"),  # 16-17: 3 acknowledged in the transaction, 5 held
-    Ack("p", 3),  # 18: no longer held
-    Rollback("p"),  # 19: 3 (a delivery more) and then 5 come back and wait
+    Ack("p", 3),  # 18: no longer held: fails, 5 joins the acknowledged, the transaction is rollback-only
+    Rollback("p"),  # 19: 3 and 5 (a delivery more each) come back and wait
     Receive("p"), Ack("p"), Commit("p"), QueryQueue("n1", "a1"),  # 20-23
     Close("p"),  # 24: 5 was held: back, waits
     Attach("m", "n1", "a1", manual_ack=True, transacted=True),  # 25: takes 5 at once
@@ -185,7 +186,7 @@ def test_transacted_consumers_acknowledge_in_their_transaction() -> None:
         assert events(out[10]) == [("returned", 3, "a1"), ("delivered", 3, None)]
         assert events(out[14]) == [("delivered", 5, "p")]
         assert count(out[17]) == 2
-        assert refusal(out[18]) is Refusal.NOT_DELIVERED
+        assert out[18] == Failed(Refusal.NOT_DELIVERED)
         assert events(out[19]) == [("returned", 3, "a1"), ("returned", 5, "a1"), ("delivered", 3, None),
                                    ("delivered", 5, None)]
         assert events(out[20]) == [("delivered", 3, "p")]
@@ -476,7 +477,7 @@ class DeletedQueueKept(FastBalancingBroker):
             session.sends = [HeldSend(held.message, tuple(self._queues.get(q.key, q) for q in held.queues))
                              for held in session.sends]
 
-    def _commit(self, command: Commit, events: list[Event]) -> Refused | None:
+    def _commit(self, command: Commit, events: list[Event]) -> Refused | Failed | None:
         session = self._sessions.get(command.session)
         if session is not None:
             session.sends = [HeldSend(held.message, tuple(q for q in (self._queues.get(q.key) for q in held.queues)
@@ -612,6 +613,8 @@ CORRUPTIONS: dict[str, tuple[Callable[[FastBalancingBroker], object], str]] = {
     "kept send not issued": (lambda b: setattr(b, "_next_message", 3), "keeps message 3, never issued"),
     "acknowledgement not issued": (lambda b: setattr(b, "_next_message", 1),
                                    "acknowledgement of a message never issued"),
+    "rollback-only producer session": (lambda b: setattr(b._sessions["t1"], "rollback_only", True),
+                                       "session t1 is rollback-only"),
 }
 
 

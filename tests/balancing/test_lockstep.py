@@ -27,8 +27,10 @@ from brokerspec.spec.balancing import (
     Attach,
     BalancingCommand,
     BalancingOutcome,
+    Commit,
     Configure,
     CreateQueue,
+    Failed,
     LbType,
     Receive,
     Refused,
@@ -125,21 +127,28 @@ class WatchedBroker(FastBalancingBroker):
             SEEN["a receive took a message"] += 1
         if isinstance(command, Ack):
             SEEN["an ack was refused" if isinstance(outcome, Refused) else
+                 ("an ack failed and gave back" if events else "an ack failed in a transaction")
+                 if isinstance(outcome, Failed) else
                  "an ack of everything" if command.message is None else "an ack up to a held message"] += 1
+        if isinstance(command, Commit) and isinstance(outcome, Failed):
+            SEEN["a rollback-only commit failed"] += 1
         if any(isinstance(event, Returned) for event in events):
             SEEN["a close gave messages back"] += 1
         return outcome
 
 
 def test_the_machine_reaches_receives_acknowledgements_and_closes_that_give_back() -> None:
-    """LB-PULL, LB-ACK and LB-CLOSE-RETURNS are each reached, not only drawn and refused."""
+    """LB-PULL, LB-ACK and LB-CLOSE-RETURNS are each reached, not only drawn and refused, an acknowledgement of a
+    message not held that fails and gives back what was held too. The machine seldom has a transacted consumer fail
+    an acknowledgement (4 in 60 scenarios of seed 8, none of seed 7) and never drew a commit after one in 200 of
+    either; ``test_failed_steps.py`` scripts both."""
     SEEN.clear()
     stats = RunStats()
     divergence = run_machine(get_profile("artemis-latest"), {"impl": WatchedBroker}, max_examples=60, run_seed=7,
                              stats=stats, domain=BALANCING)
     assert divergence is None, divergence.explain()
-    assert set(SEEN) == {"a receive took a message", "an ack was refused", "an ack of everything",
-                         "an ack up to a held message", "a close gave messages back"}, SEEN
+    assert {"a receive took a message", "an ack was refused", "an ack of everything", "an ack up to a held message",
+            "a close gave messages back", "an ack failed and gave back"} <= set(SEEN), SEEN
     assert stats.drawn[("attach", "pull")] == stats.drawn[("attach", "manual_ack")] == {False, True}
 
 

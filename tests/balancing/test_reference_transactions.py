@@ -33,6 +33,7 @@ from brokerspec.spec.balancing import (
     DeleteQueue,
     Done,
     Dropped,
+    Failed,
     LbType,
     QueryQueue,
     QueueQueried,
@@ -79,7 +80,7 @@ def lockstep(script: Sequence[BalancingCommand], profile: str,
 
 def events(outcome: BalancingOutcome) -> list[tuple[str, int, str, str | None]]:
     """The outcome's events, short: (kind, message, node/queue, consumer)."""
-    assert isinstance(outcome, (Sent, Done)), outcome
+    assert isinstance(outcome, (Sent, Done, Failed)), outcome
     short: list[tuple[str, int, str, str | None]] = []
     for event in outcome.events:
         if isinstance(event, Delivered):
@@ -201,11 +202,14 @@ def test_a_rollback_returns_what_was_acknowledged_then_what_is_held(profile: str
               Send("n1", "a1"), Attach("p", "n1", "a1", pull=True, manual_ack=True, transacted=True),
               Receive("p"), Receive("p"), Receive("p"), Ack("p", 2), Ack("p", 2), QueryQueue("n1", "a1"),
               Rollback("p"), Receive("p"), Ack("p"), Commit("p"), QueryQueue("n1", "a1")]
-    outcomes = lockstep(script, profile)
-    assert refusal(outcomes[10]) is Refusal.NOT_DELIVERED  # acknowledged already: in the transaction
+    states: list[BalancingState] = []
+    outcomes = lockstep(script, profile, states)
+    # acknowledged already, in the transaction: the held 3 joins the acknowledged ones, rollback-only (LB-ACK)
+    assert outcomes[10] == Failed(Refusal.NOT_DELIVERED) and states[10].sessions["p"].rollback_only
     first = outcomes[11]
     assert isinstance(first, QueueQueried) and first.messages == 4
     assert [e[1] for e in events(outcomes[12]) if e[0] == "returned"] == [1, 2, 3]
+    assert [m.deliveries for m in states[12].queues[("n1", "a1")].pending] == [1, 1, 1, 0], "3 spent one too"
     assert [e[1] for e in events(outcomes[12]) if e[0] == "delivered"] == [1, 2, 3, 4]
     assert events(outcomes[13]) == [("delivered", 1, "n1/a1", "p")]
     last = outcomes[-1]
@@ -335,7 +339,7 @@ def test_a_committed_send_crosses_its_bridge_once_and_a_resend_of_it_is_dropped(
 
 def test_the_comparison_catches_a_reference_that_forgets_its_transaction(monkeypatch: pytest.MonkeyPatch) -> None:
     """The lockstep helper fails when the reference's commit delivers nothing (so these tests can fail)."""
-    monkeypatch.setattr(ServerSession, "commit", lambda self: None)
+    monkeypatch.setattr(ServerSession, "commit", lambda self: True)
     with pytest.raises(AssertionError, match="step 4"):
         lockstep([CreateQueue("n1", "a1", "a1", ANY), Send("n1", "a1", tx="t"), Send("n1", "a1", tx="t"),
                   Commit("t")], "artemis-latest")
