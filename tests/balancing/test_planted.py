@@ -9,6 +9,7 @@ brokers fairly, and the test pins down which is which.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -17,11 +18,14 @@ from brokerspec.check.domains import BALANCING
 from brokerspec.check.fairness import UNFAIR
 from brokerspec.check.lockstep import Divergence
 from brokerspec.check.runner import run_machine, write_divergence
+from brokerspec.cli import main
 from brokerspec.impl.balancing import FastBalancingBroker
 from brokerspec.planted.balancing_bugs import PLANTED
+from brokerspec.planted.balancing_tx_bugs import PLANTED as BRIDGE_AND_TX_BUGS
 from brokerspec.planted.registry import PlantedBug
 from brokerspec.replay import replay
-from brokerspec.spec import Profile, get_profile
+from brokerspec.spec import PROFILES, Profile, get_profile
+from brokerspec.spec.balancing import Ack, Close, Commit, Resend, Rollback, Send
 from brokerspec.trace import read_trace
 from depth import CAUGHT_FAST, DEEP, DEEP_ONLY, deep_only, scaled
 
@@ -119,3 +123,52 @@ def test_the_required_mistakes_are_all_planted() -> None:
     assert all(bug.broker is not FastBalancingBroker and issubclass(bug.broker, FastBalancingBroker)
                for bug in PLANTED)
     assert len({bug.name for bug in PLANTED}) == len(PLANTED)
+
+
+CAUGHT_BY_CASES: dict[str, set[str]] = {
+    "message-doubled-on-back-and-forth": {
+        "balancing/resent-message-is-dropped-by-its-bridge-id",
+        "balancing/resend-after-a-back-and-forth-doubles-nothing",
+        "balancing/one-crossing-for-several-queues-on-a-node"},
+    "transacted-send-lands-at-once": {
+        "balancing/transacted-send-lands-at-the-commit", "balancing/transacted-send-takes-its-turn-at-the-send",
+        "balancing/transacted-send-crosses-the-cluster-at-the-commit",
+        "balancing/transacted-send-to-a-queue-deleted-before-the-commit",
+        "balancing/consume-and-send-in-one-transaction", "balancing/transaction-refusals"},
+    "rollback-spends-no-delivery": {"balancing/rollbacks-spend-a-message-s-deliveries"},
+}
+"""The catalogue cases each bridge or transaction bug fails, under every profile: the cases of its rule
+(LB-BRIDGE-DUP's resends; LB-TX-SEND's and LB-TX-COMMIT's sends; LB-TX-MAX-DELIVERY's tenth rollback, the only
+case whose outcomes show a delivery count, as a drop)."""
+
+
+@pytest.mark.parametrize("name", sorted(CAUGHT_BY_CASES))
+def test_each_bridge_and_transaction_bug_fails_the_catalogue_cases_of_its_rule(name: str, tmp_path: Path) -> None:
+    assert {bug.name for bug in BRIDGE_AND_TX_BUGS} == set(CAUGHT_BY_CASES) <= {bug.name for bug in PLANTED}
+    for profile in sorted(PROFILES):
+        report = tmp_path / f"{profile}.json"
+        code = main(["conform", "--sut", f"inproc:planted:{name}", "--profile", profile, "--domain", "balancing",
+                     "--json", str(report), "--junit", str(tmp_path / "j.xml")])
+        assert code == 1
+        cases = json.loads(report.read_text(encoding="utf-8"))["cases"]
+        assert {case["name"] for case in cases if case["verdict"] == "failed"} == CAUGHT_BY_CASES[name], profile
+
+
+FIRST_PARTING: dict[str, tuple[tuple[type, ...], str]] = {
+    "message-doubled-on-back-and-forth": ((Resend,), "the outcomes differ"),
+    "transacted-send-lands-at-once": ((Send,), "the outcomes differ"),
+    "rollback-spends-no-delivery": ((Rollback, Close, Commit, Ack), "the states differ after the step"),
+}
+"""Where the strict machine first sees each: the resend that lands again, the transacted send that delivers, and
+the first step that gives an acknowledged message back (its delivery count is in the state, not the outcome)."""
+
+
+@pytest.mark.parametrize("name", sorted(FIRST_PARTING))
+def test_the_machine_sees_each_bridge_and_transaction_bug_at_the_step_that_breaks_its_rule(name: str) -> None:
+    bug = next(bug for bug in PLANTED if bug.name == name)
+    kinds, what = FIRST_PARTING[name]
+    divergence = hunt(bug, get_profile("artemis-latest"))
+    assert divergence is not None and divergence.what == what, divergence
+    command = divergence.commands[divergence.step - 1]
+    assert isinstance(command, kinds), divergence.explain()
+    assert not isinstance(command, Send) or command.tx is not None, divergence.explain()

@@ -196,7 +196,7 @@ def test_every_planted_bug_is_killed_by_the_catalogue_alone() -> None:
     by its fairness check, LB-FAIR-TURNS: position-advanced-on-skip since a lone node round-robins under OFF,
     LB-TYPE-ADOPTED)."""
     report = measure(Plan([], {}, {}), SuiteSettings(fuzz_examples=0), jobs=2, planted=True)
-    assert len(report.planted) == 40 and report.planted_survivors == []
+    assert len(report.planted) == 43 and report.planted_survivors == []
     strict = sorted(name for _, name, outcome in report.planted if outcome.fate == "strict")
     assert strict == ["on-demand-falls-back-to-first-local", "position-not-reset-when-out-of-range"]
     assert all(o.detail.startswith("allowed outcome") for _, n, o in report.planted if n in strict)

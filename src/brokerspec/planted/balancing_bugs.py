@@ -17,7 +17,9 @@ strict judging catches them at once, permissive judging by its fairness
 check (``brokerspec.check.fairness``, LB-FAIR-TURNS). One is wrong only in
 what a queue query reports, which nothing else shows; one lets a disabled
 queue keep what routing brings it; one loses what a closing consumer held
-unacknowledged.
+unacknowledged. Three more, in the cluster bridge's duplicate IDs and in
+transactions, are in :mod:`brokerspec.planted.balancing_tx_bugs`, and
+listed here too.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from brokerspec.planted.balancing_tx_bugs import PLANTED as BRIDGE_AND_TX_BUGS
 from brokerspec.planted.registry import ALL, PlantedBug
 
 from brokerspec.impl.balancing import ConsumerRecord, FastBalancingBroker, QueueRecord, Waiting, choose_from_bits_on
@@ -341,4 +344,5 @@ PLANTED: tuple[PlantedBug, ...] = (
     PlantedBug("unacked-delivery-not-returned-on-close", UnackedDeliveryNotReturned, ALL, None,
                "the mistake is in what a consumer's close does with the messages it holds; choose_from_bits covers "
                "only first routing's choice"),
+    *BRIDGE_AND_TX_BUGS,
 )
