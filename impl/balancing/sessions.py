@@ -173,8 +173,13 @@ class TransactedSessions:
         session = self._session_to_end(command.session)
         if isinstance(session, Refused):
             return session
-        if session.rollback_only:
-            self._rollback(Rollback(command.session), events)
+        if session.rollback_only:  # TransactionImpl.internalRollback: its own operations, not what is held
+            session.sends = []
+            session.rollback_only = False
+            consumer = self._consumers.get(command.session)
+            if consumer is not None:
+                acked, consumer.acked = consumer.acked, []
+                self._give_back(consumer.queue, acked, [], events)
             return COMMIT_FAILED
         sends, session.sends = session.sends, []
         consumer = self._consumers.get(command.session)

@@ -228,11 +228,12 @@ class ServerSession:
         it was rollback-only and rolled back instead.
 
         ``TransactionImpl.commit`` of a ``ROLLBACK_ONLY`` transaction runs ``internalRollback`` and throws
-        (ActiveMQTransactionRolledBackException); the spec has the session roll back as :meth:`rollback` does,
-        what its consumer holds included, and start afresh.
+        (ActiveMQTransactionRolledBackException): the transaction's own operations are undone, while what its
+        consumer holds stays delivering (no ``cancelRefs``, unlike :meth:`rollback`).
         """
         if self.tx.rollback_only:
-            self.rollback()
+            tx, self.tx = self.tx, TransactionImpl()
+            tx.rollback()
             return False
         tx, self.tx = self.tx, TransactionImpl()
         tx.commit()

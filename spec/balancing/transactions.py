@@ -89,14 +89,21 @@ def process_commit(step: Step, command: Commit) -> BalancingOutcome:
 
     Each send's message reaches the queues it was routed to (a remote queue as it arrives, so one that now
     drops messages drops it; a local one took it at the send); ``AddOperation.afterCommit``, LB-TX-COMMIT.
-    A transaction a failed acknowledgement marked rollback-only rolls back instead, and the commit fails.
+    A transaction a failed acknowledgement marked rollback-only rolls back instead, and the commit fails:
+    ``TransactionImpl.commit`` runs ``internalRollback``, which undoes the transaction's own operations (its
+    sends, its acknowledgements) but, unlike ``ServerSessionImpl.rollback``, cancels nothing the consumer holds;
+    the core client does not roll back on that exception (``ClientSessionImpl.commit``).
     """
     refusal = _session_refusal(step, command.session)
     if refusal is not None:
         return refusal
     session = step.state.sessions[command.session]
     if session.rollback_only:  # TransactionImpl.commit rolls a rollback-only transaction back and throws
-        process_rollback(step, Rollback(command.session))
+        step.update(sessions=step.state.sessions.set(command.session, Session(session.node)))
+        consumer = step.state.consumers.get(command.session)
+        if consumer is not None and consumer.acked:  # its own operations only: what the consumer holds stays
+            step.update(consumers=step.state.consumers.set(consumer.name, replace(consumer, acked=())))
+            give_back(step, consumer, consumer.acked, ())
         return Failed(Refusal.ROLLBACK_ONLY, rule="LB-TX-COMMIT")
     step.update(sessions=step.state.sessions.set(command.session, Session(session.node)))
     consumer = step.state.consumers.get(command.session)

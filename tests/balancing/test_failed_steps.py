@@ -4,8 +4,8 @@ the reference and the fast broker in lockstep under every profile.
 * An acknowledgement of a message the consumer does not hold fails (NOT_DELIVERED) after giving back all it held,
   a delivery spent each, or, in a transaction, after acknowledging all it held in the session's transaction,
   which becomes rollback-only (LB-ACK; ``ServerConsumerImpl.acknowledge``).
-* The commit of a rollback-only transaction rolls it back and fails (ROLLBACK_ONLY; LB-TX-COMMIT;
-  ``TransactionImpl.commit``).
+* The commit of a rollback-only transaction rolls its own work back and fails, leaving what the consumer holds
+  (ROLLBACK_ONLY; LB-TX-COMMIT; ``TransactionImpl.commit`` -> ``internalRollback``).
 * In 2.11 a closing consumer's messages come back after the purge of a purge-on-no-consumers queue, and
   ``QueueImpl.postRollback`` purges them too (LB-CLOSE-RETURNS).
 * A wildcard queue that still binds an address keeps the address's bridge IDs (LB-BRIDGE-DUP;
@@ -142,7 +142,7 @@ ROLLBACK_ONLY: list[BalancingCommand] = [
     Send("n1", "a1", tx="t"),  # 7: message 4 kept in t's transaction
     Ack("t", 9),  # 8: fails: 1 and 2 acknowledged in the transaction, now rollback-only
     Receive("t"), QueryQueue("n1", "a1"),  # 9-10: t holds 3; 1, 2 and 3 still count
-    Commit("t"),  # 11: rolls back as a rollback would and fails; 4 is gone
+    Commit("t"),  # 11: rolls its own work back and fails: 4 is gone, 1 and 2 return, t still holds 3
     Commit("t"),  # 12: the session is fresh: an empty commit
     Receive("t"), Ack("t"), Commit("t"), QueryQueue("n1", "a1"),  # 13-16
 ]
@@ -157,11 +157,12 @@ def test_a_transacted_acknowledgement_of_a_message_not_held_makes_the_commit_rol
     assert isinstance(out[10], QueueQueried) and out[10].messages == 3
     commit = out[11]
     assert isinstance(commit, Failed) and commit.reason is Refusal.ROLLBACK_ONLY and commit.rule == "LB-TX-COMMIT"
-    assert ids(commit.events, Returned) == [1, 2, 3] and ids(commit.events, Delivered) == [1, 2, 3]
-    assert [(m.id, m.deliveries) for m in states[11].queues[("n1", "a1")].pending] == [(1, 1), (2, 1), (3, 0)]
+    assert ids(commit.events, Returned) == [1, 2] and ids(commit.events, Delivered) == [1, 2]
+    assert [(m.id, m.deliveries) for m in states[11].queues[("n1", "a1")].pending] == [(1, 1), (2, 1)]
+    assert [m.id for m in states[11].consumers["t"].held] == [3], "internalRollback cancels nothing held"
     assert not states[11].sessions["t"].rollback_only and states[11].sessions["t"].sends == ()
     assert out[12] == Done() and out[15] == Done()
-    assert isinstance(out[16], QueueQueried) and out[16].messages == 2
+    assert isinstance(out[16], QueueQueried) and out[16].messages == 1
 
 
 CLOSE_ON_PURGING: list[BalancingCommand] = [
