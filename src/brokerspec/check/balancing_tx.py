@@ -10,7 +10,8 @@ wait, pushed to or pulling, acknowledging at once or later, so that it has
 something to give back; a commit or a rollback ends a session that has
 something to end, now and then a name that is no session (SESSION_NOT_FOUND,
 NOT_TRANSACTED); and a run of rollbacks on one consumer spends a message's
-deliveries until it is dropped (LB-TX-MAX-DELIVERY). A run that leaves
+deliveries until it is dropped (LB-TX-MAX-DELIVERY); and a transacted consumer now and then acknowledges a
+message it never took and commits, which fails (LB-ACK, LB-TX-COMMIT). A run that leaves
 ``commit`` or ``rollback`` out draws no transacted send or consumer, so a
 SUT without transactions still gets every other scenario.
 """
@@ -20,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from brokerspec.spec.addressing import RoutingType
-from brokerspec.spec.balancing import MAX_DELIVERY_ATTEMPTS, Attach, Commit, Rollback, Send
+from brokerspec.spec.balancing import MAX_DELIVERY_ATTEMPTS, Ack, Attach, Commit, Rollback, Send
 
 from . import draws as d
 from .engine import issues, rule
@@ -107,6 +108,19 @@ class TransactionRules:
             self.run(Commit(name))
         elif not commit and "rollback" not in self.excluded:
             self.run(Rollback(name))
+
+    @issues("ack", "commit")
+    @rule(pick=TX_PICK)
+    def fail_then_commit(self, pick: int) -> None:
+        """A transacted consumer acknowledges a message it never took, which makes its transaction
+        rollback-only (LB-ACK), then commits, which fails and gives back what it acknowledged (LB-TX-COMMIT)."""
+        state: BalancingState = self.lockstep.state
+        names = sorted(n for n, c in state.consumers.items() if c.transacted)
+        if not names or "ack" in self.excluded or "commit" in self.excluded:
+            return
+        name = names[pick % len(names)]
+        self.run(Ack(name, state.next_message + 100))
+        self.run(Commit(name))
 
     @issues("rollback")
     @rule(pick=TX_PICK, count=d.integers(2, MAX_DELIVERY_ATTEMPTS))
