@@ -88,7 +88,7 @@ MANUAL_ACK = d.pick(False, False, True)
 """Whether a consumer's client acknowledges later (LB-ACK): one in three."""
 ACKED = d.integers(0, 7)
 """Which message an acknowledgement names: 0-4 one of those held (0 the first, 4 the last), 5 and 6 all of them,
-7 the last message issued, which the consumer seldom holds (NOT_DELIVERED)."""
+7 a message never issued (NOT_DELIVERED: refused, or failing and giving back what the consumer holds)."""
 PREFIXES = ("any:", "multi:")
 """Acceptor prefixes the machine sets and sends with (LB-PREFIX)."""
 SEND_PREFIXES = d.pick("", "", "", *PREFIXES)
@@ -321,15 +321,16 @@ def make_balancing_machine(profile: Profile, subjects: Mapping[str, SubjectFacto
         @rule(pick=PICK, which=ACKED)
         def ack(self, pick: int, which: int) -> None:
             """A consumer acknowledges (LB-ACK): one that holds messages when there is one, up to a message it
-            holds, or all of it, or (``which`` 7) the last message issued, which it seldom holds (NOT_DELIVERED)."""
+            holds, or all of it, or (``which`` 7) a message never issued (NOT_DELIVERED), which fails and gives back what
+            it holds."""
             state = self.lockstep.state
             holding = sorted(name for name, c in state.consumers.items() if c.held)
             names = holding or sorted(state.consumers)
             name = names[pick % len(names)] if names else "c1"
             consumer = state.consumers.get(name)
             held = [m.id for m in consumer.held] if consumer is not None else []
-            if which == 7 or not held:
-                message: int | None = state.next_message - 1 if which == 7 else None
+            if which == 7 or not held:  # 7: a message never issued, which fails and gives back what is held
+                message: int | None = state.next_message + 100 if which == 7 else None
             elif which >= 5:
                 message = None
             else:
