@@ -63,7 +63,17 @@ from .commands import (
     Tick,
     UpdateQueue,
 )
-from .judge import MAX_BRANCHES, Beliefs, Mode, Verdict, allowed_choices, allowed_outcomes, judge, primary
+from .judge import (
+    MAX_BRANCHES,
+    Beliefs,
+    Mode,
+    Verdict,
+    allowed_choices,
+    allowed_outcomes,
+    every_state,
+    judge,
+    primary,
+)
 from .model import (
     FIRST_NODE,
     MAX_DELIVERY_ATTEMPTS,
@@ -112,7 +122,7 @@ __all__ = [
     "choose_consumer", "choose_from_bits", "choose_target", "member_from_bits", "scan_order",
     "COMMAND_TYPES", "AddNode", "Attach", "BalancingCommand", "Close", "Configure", "CreateQueue", "DeleteQueue",
     "Ack", "Commit", "Pause", "QueryQueue", "Receive", "Resend", "Resume", "Rollback", "Send", "SetLink", "SetPrefix", "Tick", "UpdateQueue",
-    "MAX_BRANCHES", "Beliefs", "Mode", "Verdict", "allowed_choices", "allowed_outcomes", "judge", "primary",
+    "MAX_BRANCHES", "Beliefs", "Mode", "Verdict", "allowed_choices", "allowed_outcomes", "judge", "primary", "every_state",
     "FIRST_NODE", "MAX_DELIVERY_ATTEMPTS", "Forward", "REDISTRIBUTING", "AddressBalancing", "BalancingState", "Consumer",
     "LbType", "Message", "PendingSend", "QueueState", "Session", "get_bindings", "get_group", "get_routing_names", "get_settings", "initial_state",
     "invariant_violations",

@@ -141,7 +141,7 @@ def judge(state: BalancingState | Beliefs, command: BalancingCommand, observed: 
     if isinstance(state, Beliefs):
         if mode is Mode.PERMISSIVE:
             return _judge_beliefs(state, command, observed, mode)
-        state = state.states[0]  # strict judging follows Artemis's own choices only
+        state = state.primary  # strict judging follows Artemis's own choices only
     strict_state, expected, strict_choices = strict if strict is not None else apply_recording(state, command,
                                                                                                STRICT)
     if observed == expected and not (mode is Mode.PERMISSIVE and hides_a_choice(command)):
@@ -157,32 +157,48 @@ def judge(state: BalancingState | Beliefs, command: BalancingCommand, observed: 
 
 
 MAX_BELIEFS = 64
-"""The most states a permissive judge keeps apart (the most Artemis-like first)."""
+"""The most states a permissive judge keeps apart besides the one it follows."""
 
 
 @dataclass(frozen=True)
 class Beliefs:
     """The states a permissive judge cannot tell apart yet: one outcome allowed several, as a transacted send
-    does, whose binding shows only at the commit (:func:`hides_a_choice`). The first, the most Artemis-like,
-    stands for them where one state is wanted (its attributes are the beliefs' own)."""
+    does, whose binding shows only at the commit (:func:`hides_a_choice`).
 
-    states: tuple[BalancingState, ...]
+    The judge follows ``primary``, the most Artemis-like, step by step (its attributes are the beliefs' own);
+    the others wait in ``behind``, each with the index of the first step of ``history`` it has yet to take, and
+    are brought up to date only when ``primary`` cannot explain an outcome, so that a broker that keeps Artemis's
+    turns pays for no alternative it never needed.
+    """
+
+    primary: BalancingState
+    behind: tuple[tuple[BalancingState, int], ...] = ()
+    history: tuple[tuple[BalancingCommand, BalancingOutcome], ...] = ()
 
     def __getattr__(self, name: str) -> object:
-        if name.startswith("__") or name == "states":  # copying and pickling look before states is set
+        if name.startswith("__") or name == "primary":  # copying and pickling look before primary is set
             raise AttributeError(name)
-        return getattr(self.states[0], name)
+        return getattr(self.primary, name)
 
 
 def believe(states: tuple[BalancingState, ...]) -> BalancingState | Beliefs:
-    """One state, or the :class:`Beliefs` of several (without repeats, at most :data:`MAX_BELIEFS`)."""
-    unique = tuple(dict.fromkeys(states))[:MAX_BELIEFS]
-    return unique[0] if len(unique) == 1 else Beliefs(unique)
+    """One state, or the :class:`Beliefs` that follow the first of several (without repeats)."""
+    unique = tuple(dict.fromkeys(states))
+    if len(unique) == 1:
+        return unique[0]
+    return Beliefs(unique[0], tuple((other, 0) for other in unique[1:MAX_BELIEFS + 1]))
 
 
 def primary(state: BalancingState | Beliefs) -> BalancingState:
     """The state that stands for ``state``'s beliefs (``state`` itself when it is one)."""
-    return state.states[0] if isinstance(state, Beliefs) else state
+    return state.primary if isinstance(state, Beliefs) else state
+
+
+def every_state(state: BalancingState | Beliefs) -> tuple[BalancingState, ...]:
+    """Every state ``state`` believes in, each brought up to date (the followed one first)."""
+    if not isinstance(state, Beliefs):
+        return (state,)
+    return tuple(dict.fromkeys((state.primary, *_caught_up(state.behind, state.history))))
 
 
 def hides_a_choice(command: BalancingCommand) -> bool:
@@ -190,19 +206,37 @@ def hides_a_choice(command: BalancingCommand) -> bool:
     return getattr(command, "tx", None) is not None
 
 
+def _spread(state: BalancingState | Beliefs) -> tuple[BalancingState, ...]:
+    """A verdict's state and the alternatives it just opened (none of them behind yet)."""
+    return (state.primary, *(s for s, _ in state.behind)) if isinstance(state, Beliefs) else (state,)
+
+
+def _caught_up(behind: tuple[tuple[BalancingState, int], ...],
+               history: tuple[tuple[BalancingCommand, BalancingOutcome], ...]) -> list[BalancingState]:
+    """The states left behind, each taken through the steps of ``history`` it missed (branching where a step
+    allows several, dropping those a step refutes)."""
+    survivors: list[BalancingState] = []
+    for state, start in behind:
+        current = [state]
+        for command, observed in history[start:]:
+            current = [s for c in current for verdict in (judge(c, command, observed, Mode.PERMISSIVE),)
+                       if verdict.accepted for s in _spread(verdict.state)]
+        survivors.extend(current)
+    return list(dict.fromkeys(survivors))
+
+
 def _judge_beliefs(beliefs: Beliefs, command: BalancingCommand, observed: BalancingOutcome,
                    mode: Mode) -> Verdict:
-    """Judge ``observed`` from each believed state; the states that allow it are the new beliefs."""
-    first = apply_recording(beliefs.states[0], command, STRICT)
-    following: list[BalancingState] = []
-    choices: tuple[ChoicePoint, ...] | None = None
-    distinct: set[BalancingOutcome] = set()
-    for state in beliefs.states:
-        verdict = judge(state, command, observed, mode)
-        distinct.add(verdict.expected)
-        if verdict.accepted:
-            following.extend(verdict.state.states if isinstance(verdict.state, Beliefs) else (verdict.state,))
-            choices = verdict.choices if choices is None else choices
-    if choices is None:
-        return Verdict(False, first[0], first[1], max(len(distinct), 1), first[2])
-    return Verdict(True, believe(tuple(following)), first[1], max(len(distinct), 1), choices)
+    """Judge ``observed`` from the followed state; only if it cannot explain it, from the others as well."""
+    verdict = judge(beliefs.primary, command, observed, mode)
+    history = (*beliefs.history, (command, observed))
+    if verdict.accepted:
+        opened = _spread(verdict.state)
+        behind = (*beliefs.behind, *((other, len(history)) for other in opened[1:]))[:MAX_BELIEFS]
+        followed = Beliefs(opened[0], behind, history) if behind else opened[0]
+        return Verdict(True, followed, verdict.expected, verdict.allowed, verdict.choices)
+    survivors = _caught_up(beliefs.behind, history)
+    if not survivors:
+        return verdict
+    followed_state = believe(tuple(survivors[:MAX_BELIEFS + 1]))
+    return Verdict(True, followed_state, verdict.expected, verdict.allowed, ())

@@ -100,10 +100,9 @@ def allowed_here(lockstep: Lockstep, command: Any) -> list[Outcome]:
     """
     if lockstep.domain.name != "balancing":  # the only domain whose rules allow several outcomes
         return [lockstep.outcomes[-1]]
-    from brokerspec.spec.balancing import Beliefs, allowed_outcomes
+    from brokerspec.spec.balancing import allowed_outcomes, every_state
 
-    followed = lockstep.followed["sut"]
-    states = followed.states if isinstance(followed, Beliefs) else (followed,)
+    states = every_state(lockstep.followed["sut"])
     return list(dict.fromkeys(outcome for state in states for _, outcome in allowed_outcomes(state, command)))
 
 
