@@ -49,7 +49,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from brokerspec.spec import BalancingOptions, Outcome
 from brokerspec.spec.balancing import (
@@ -138,26 +138,15 @@ class ConsumerSteps:
     spent: dict[int, int]
     """Spec message ID -> the deliveries rollbacks have spent of it."""
 
-    def real(self, name: str) -> str:
-        raise NotImplementedError
-
-    def step_events(self, primary: Primary = Primary(), landings: tuple[Instance, ...] = ()) -> tuple[Any, ...]:
-        raise NotImplementedError
-
-    def _quietly(self, command: str, **fields: Any) -> None:
-        raise NotImplementedError
-
-    def is_session(self, name: str) -> bool:
-        raise NotImplementedError
-
-    def consumer_session(self, name: str, node: str, real: str) -> None:
-        raise NotImplementedError
-
-    def close_rollback(self, name: str, start: Start, purge: bool, others: bool) -> Start:
-        raise NotImplementedError
-
-    def mark_rollback_only(self, name: str) -> None:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # the adapter's own, declared for the type checker only
+        def real(self, name: str) -> str: ...
+        def step_events(self, primary: Primary = Primary(),
+                        landings: tuple[Instance, ...] = ()) -> tuple[Any, ...]: ...
+        def _quietly(self, command: str, **fields: Any) -> None: ...
+        def is_session(self, name: str) -> bool: ...
+        def consumer_session(self, name: str, node: str, real: str) -> None: ...
+        def close_rollback(self, name: str, start: Start, purge: bool, others: bool) -> Start: ...
+        def mark_rollback_only(self, name: str) -> None: ...
 
     def holding(self, deliveries: Sequence[Mapping[str, Any]]) -> dict[QueueKey, int]:
         """:func:`holding` for the case now: what the cluster's queues should count as delivering."""

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from brokerspec.spec import Outcome
 from brokerspec.spec.balancing import Commit, Done, Failed, Refusal, Refused, Resend, Rollback
@@ -125,18 +125,12 @@ class SessionSteps(ConsumerSteps):
     tx: dict[str, TxSession]
     """The spec's sessions by name."""
 
-    def settled_step(self) -> tuple[Snapshot, list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
-        raise NotImplementedError
-
-    def account(self, snapshot: Snapshot, deliveries: list[dict[str, Any]], primary: Primary,
-                landings: tuple[Instance, ...], records: dict[str, list[dict[str, Any]]]) -> tuple[Any, ...]:
-        raise NotImplementedError
-
-    def queue_serials(self) -> dict[QueueKey, int]:
-        raise NotImplementedError
-
-    def peers(self) -> dict[str, str]:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # the adapter's own, declared for the type checker only
+        def settled_step(self) -> tuple[Snapshot, list[dict[str, Any]], dict[str, list[dict[str, Any]]]]: ...
+        def account(self, snapshot: Snapshot, deliveries: list[dict[str, Any]], primary: Primary,
+                    landings: tuple[Instance, ...], records: dict[str, list[dict[str, Any]]]) -> tuple[Any, ...]: ...
+        def queue_serials(self) -> dict[QueueKey, int]: ...
+        def peers(self) -> dict[str, str]: ...
 
     def is_session(self, name: str) -> bool:
         return name in self.tx

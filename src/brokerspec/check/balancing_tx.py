@@ -40,18 +40,11 @@ class TransactionRules:
 
     excluded: Any
     lockstep: Any
-
-    def run(self, command: object) -> None:  # pragma: no cover - the machine's own
-        raise NotImplementedError
-
-    def node(self, pick: int) -> str:  # pragma: no cover - the machine's own
-        raise NotImplementedError
-
-    def fresh_consumer(self) -> str | None:  # pragma: no cover - the machine's own
-        raise NotImplementedError
-
-    def waiting_queue(self, pick: int) -> tuple[str, str]:  # pragma: no cover - the machine's own
-        raise NotImplementedError
+    if TYPE_CHECKING:  # the machine's own, declared for the type checker only
+        def run(self, command: object) -> None: ...
+        def node(self, pick: int) -> str: ...
+        def fresh_consumer(self) -> str | None: ...
+        def waiting_queue(self, pick: int) -> tuple[str, str]: ...
 
     def transacting(self) -> bool:
         """Whether this run draws transactions: it must be able to end them."""
