@@ -134,7 +134,7 @@ from brokerspec.spec.duplicates import (
 from brokerspec.spec.outcome import Outcome
 
 from .auto_create import auto_create_queue
-from .cache import IdCache, SlotLog
+from .cache import IdCache, SlotLog, record_at_cursor
 from .prepared import prepare_transaction, reattach_ids, restore_prepared
 from .records import OpenTransaction, WaitingQueue
 from .store import PreparedIds, SqliteStore
@@ -270,22 +270,9 @@ class FastDuplicatesBroker:
     def _record(self, cache: IdCache, key: bytes, owner: str) -> None:
         """Write ``key`` at the cursor, evicting what the slot held; ``owner`` marks a pending instant add.
 
-        See DUP-RING-FIFO.
-
-        The order is Artemis's ``addToCacheInMemory``: the index points the key
-        at the cursor first, then the evicted key leaves the index, even when
-        it is the same key or a newer slot still holds it.
+        See DUP-RING-FIFO and :func:`.cache.record_at_cursor`.
         """
-        size = cache.size
-        if size <= 0:  # equivalent mutants: sizes are never negative
-            return
-        position = cache.position
-        index = cache.index
-        index[key] = position
-        evicted = cache.write(position, key, owner)
-        if evicted is not None:
-            index.pop(evicted, None)
-        cache.position = 0 if position == size - 1 else position + 1  # equivalent mutants (Eq_GtE): the cursor never passes size - 1
+        record_at_cursor(cache, key, owner)
 
     def _forget(self, cache: IdCache, key: bytes) -> None:
         """Drop ``key`` from the index and leave a hole where it was last written; the cursor stays (DUP-DELETE-ID)."""

@@ -164,3 +164,23 @@ class IdCache:
         if stamps != sorted(stamps):
             found.append("write stamps out of cursor order, so the store would reload IDs out of order")
         return found
+
+
+def record_at_cursor(cache: IdCache, key: bytes, owner: str) -> None:
+    """Write ``key`` at the cursor of ``cache``, evicting what the slot held (DUP-RING-FIFO).
+
+    The order is Artemis's ``addToCacheInMemory``: the index points the key
+    at the cursor first, then the evicted key leaves the index, even when
+    it is the same key or a newer slot still holds it. ``owner`` marks a
+    pending instant add; a cache of size 0 records nothing.
+    """
+    size = cache.size
+    if size <= 0:  # equivalent mutants: sizes are never negative
+        return
+    position = cache.position
+    index = cache.index
+    index[key] = position
+    evicted = cache.write(position, key, owner)
+    if evicted is not None:
+        index.pop(evicted, None)
+    cache.position = 0 if position == size - 1 else position + 1  # equivalent mutants (Eq_GtE): the cursor never passes size - 1
