@@ -96,26 +96,37 @@ class Trace:
 
 def dump_trace(trace: Trace) -> str:
     """The trace as JSON-lines text."""
-    header: dict[str, Any] = {
-        "v": SCHEMA_VERSION, "type": "header", "domain": trace.domain, "profile": trace.profile.name,
-        "overrides": dict(trace.profile.overrides),
-    }
-    if trace.note:
-        header["note"] = trace.note
+    header = header_record(trace.domain, trace.profile, trace.note)
     if trace.sides is not None:
         header[DIFF_HEADER_FIELD] = {"from": _side_record(trace.sides[0]), "to": _side_record(trace.sides[1])}
     lines = [json.dumps(header, ensure_ascii=False)]
     for number, step in enumerate(trace.steps, start=1):
-        record: dict[str, Any] = {
-            "v": SCHEMA_VERSION, "type": "step", "step": number, "op": step.command.op,
-            "args": encode_command(step.command),
-        }
-        if step.outcome is not None:
-            record["outcome"] = encode_outcome(step.outcome)
+        record = step_record(number, step.command, step.outcome)
         if step.to_outcome is not None:
             record[DIFF_STEP_FIELD] = encode_outcome(step.to_outcome)
         lines.append(json.dumps(record, ensure_ascii=False))
     return "\n".join(lines) + "\n"
+
+
+def header_record(domain: str, profile: Profile, note: str = "") -> dict[str, Any]:
+    """A trace's header line as a JSON object (for writers that write a step at a time)."""
+    header: dict[str, Any] = {
+        "v": SCHEMA_VERSION, "type": "header", "domain": domain, "profile": profile.name,
+        "overrides": dict(profile.overrides),
+    }
+    if note:
+        header["note"] = note
+    return header
+
+
+def step_record(number: int, command: Any, outcome: Outcome | None) -> dict[str, Any]:
+    """Step ``number`` of a trace as a JSON object."""
+    record: dict[str, Any] = {
+        "v": SCHEMA_VERSION, "type": "step", "step": number, "op": command.op, "args": encode_command(command),
+    }
+    if outcome is not None:
+        record["outcome"] = encode_outcome(outcome)
+    return record
 
 
 def _side_record(side: DiffSide) -> dict[str, Any]:
