@@ -1,0 +1,1 @@
+"""A runnable STOMP 1.2 broker over the brokerspec semantics."""
