@@ -57,6 +57,7 @@ from brokerspec.spec import PROFILES, BrokerspecError, Profile, get_profile
 
 from .artemis.cli import add_command as add_artemis_command
 from .artemis.cli import run as run_artemis_command
+from .broker.cli import add_broker_command, run_broker_command
 from .audit.cli import add_commands as add_audit_commands
 from .audit.cli import run_audit_command, run_generate
 from .check.domains import DOMAINS, Domain, SubjectFactory
@@ -140,6 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_audit_commands(commands, parse_setting)
     add_conform_commands(commands, parse_setting, parse_duration)
     add_artemis_command(commands)
+    add_broker_command(commands, parse_setting)
     return parser
 
 
@@ -261,6 +263,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_conform_command(args)
         if args.command == "artemis":
             return run_artemis_command(args)
+        if args.command == "broker":
+            return run_broker_command(args)
         return run_profiles()
     except BrokerspecError as error:  # TraceError among them
         print(f"brokerspec: error: {clean(error)}", file=sys.stderr)
