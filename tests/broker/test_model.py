@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from brokerspec.broker.model import Model, Transaction
-from brokerspec.broker.queues import Entry, Subscription
+from brokerspec.broker.queues import Entry, Subscription, queue_key
 from brokerspec.spec import get_profile
 from brokerspec.spec.addressing import QueueCreated, Rejected, RoutingType
 
@@ -45,8 +45,8 @@ def test_anycast_sends_take_turns_over_the_addresses_anycast_queues() -> None:
     model.create_address("orders", frozenset({ANYCAST}))
     for name in ("q1", "q2"):
         assert isinstance(model.create_queue("orders", name, ANYCAST), QueueCreated)
-    placed = [model.send("orders", ANYCAST, (), b"m", False).queues for _ in range(4)]
-    assert placed == [("orders::q1",), ("orders::q2",), ("orders::q1",), ("orders::q2",)]
+    placed = [model.send("orders", ANYCAST, (), b"m", False).reached for _ in range(4)]
+    assert placed == [[("orders", "q1")], [("orders", "q2")], [("orders", "q1")], [("orders", "q2")]]
 
 
 def test_multicast_send_copies_to_every_queue_and_an_fqqn_send_to_one() -> None:
@@ -54,9 +54,9 @@ def test_multicast_send_copies_to_every_queue_and_an_fqqn_send_to_one() -> None:
     model.create_address("news", frozenset({MULTICAST}))
     for name in ("a", "b"):
         model.create_queue("news", name, MULTICAST)
-    assert model.send("news", MULTICAST, (), b"m", False).queues == ("news::a", "news::b")
-    assert model.send("news::b", None, (), b"m", False).queues == ("news::b",)
-    assert [len(model.queues[q].waiting) for q in ("news::a", "news::b")] == [1, 2]
+    assert model.send("news", MULTICAST, (), b"m", False).reached == [("news", "a"), ("news", "b")]
+    assert model.send("news::b", None, (), b"m", False).reached == [("news", "b")]
+    assert [len(model.queues[queue_key("news", q)].waiting) for q in ("a", "b")] == [1, 2]
 
 
 def test_a_refused_send_names_the_reason() -> None:
@@ -102,7 +102,7 @@ def test_an_unsubscribe_gives_back_what_was_held_in_arrival_order() -> None:
     assert model.ack(held, 2, False, None)
     assert not model.ack(held, 2, False, None)
     model.unsubscribe(held)
-    queue = model.queues["q::q"]
+    queue = model.queues[queue_key("q", "q")]
     assert [(e.message.body, e.deliveries) for e in queue.waiting] == [(b"1", 1), (b"3", 1)]
 
 
@@ -123,16 +123,16 @@ def test_a_duplicate_outside_a_transaction_is_dropped_and_inside_one_dooms_it() 
     model = make()
     model.create_address("q", frozenset({ANYCAST}))
     model.create_queue("q", "q", ANYCAST)
-    assert model.send("q", ANYCAST, dup("a"), b"1", False).queues == ("q::q",)
+    assert model.send("q", ANYCAST, dup("a"), b"1", False).reached == [("q", "q")]
     second = model.send("q", ANYCAST, dup("a"), b"2", False)
     assert second.duplicate and second.queues == ()
     tx = Transaction("t")
-    assert model.send("q", ANYCAST, dup("b"), b"3", False, tx).queues == ("q::q",)
-    assert model.send("q", ANYCAST, dup("b"), b"4", False, tx).queues == ("q::q",)  # DUP-SAME-ID-IN-TX
+    assert model.send("q", ANYCAST, dup("b"), b"3", False, tx).reached == [("q", "q")]
+    assert model.send("q", ANYCAST, dup("b"), b"4", False, tx).reached == [("q", "q")]  # DUP-SAME-ID-IN-TX
     assert not model.ids.is_duplicate("q", model_key("b"))  # DUP-TX-HELD: not visible before the commit
     assert model.send("q", ANYCAST, dup("a"), b"5", False, tx).duplicate
     assert model.commit(tx) is not None
-    assert [e.message.body for e in model.queues["q::q"].waiting] == [b"1"]
+    assert [e.message.body for e in model.queues[queue_key("q", "q")].waiting] == [b"1"]
     assert not model.ids.is_duplicate("q", model_key("b"))
 
 
@@ -149,9 +149,9 @@ def test_a_commit_lands_sends_in_order_and_records_their_ids() -> None:
     tx = Transaction("t")
     model.send("q", ANYCAST, dup("x"), b"1", False, tx)
     model.send("q", ANYCAST, (), b"2", False, tx)
-    assert not model.queues["q::q"].waiting
+    assert not model.queues[queue_key("q", "q")].waiting
     assert model.commit(tx) is None
-    assert [e.message.body for e in model.queues["q::q"].waiting] == [b"1", b"2"]
+    assert [e.message.body for e in model.queues[queue_key("q", "q")].waiting] == [b"1", b"2"]
     assert model.ids.ids("q") == [model_key("x")]
 
 
@@ -167,7 +167,7 @@ def test_an_abort_gives_back_acknowledged_messages_and_forgets_sends() -> None:
     assert model.ack(held, 1, False, tx)
     model.send("q", ANYCAST, dup("z"), b"2", False, tx)
     model.abort(tx)
-    assert [e.message.body for e in model.queues["q::q"].waiting] == [b"1"]
+    assert [e.message.body for e in model.queues[queue_key("q", "q")].waiting] == [b"1"]
     assert model.ids.ids("q") == []
 
 
@@ -177,10 +177,10 @@ def test_a_queue_deleted_before_the_commit_gets_nothing() -> None:
     model.create_queue("q", "q", ANYCAST)
     model.create_queue("q", "other", ANYCAST)
     tx = Transaction("t")
-    assert model.send("q::q", None, (), b"1", False, tx).queues == ("q::q",)
+    assert model.send("q::q", None, (), b"1", False, tx).reached == [("q", "q")]
     model.delete_queue("q::q")
     assert model.commit(tx) is None
-    assert "q::q" not in model.queues and not model.queues["q::other"].waiting
+    assert queue_key("q", "q") not in model.queues and not model.queues[queue_key("q", "other")].waiting
 
 
 @pytest.mark.parametrize("crash", [False, True])
@@ -196,12 +196,12 @@ def test_a_restart_keeps_durable_committed_messages_and_ids_only(tmp_path: Path,
     assert isinstance(consumed, Subscription)
     deliver_all(model)  # delivered, not acknowledged: still stored
     model.restart(crash=crash)
-    assert [e.message.body for e in model.queues["q::q"].waiting] == [b"durable"]
+    assert [e.message.body for e in model.queues[queue_key("q", "q")].waiting] == [b"durable"]
     assert model.ids.ids("q") == [model_key("kept")]
     assert model.send("q", ANYCAST, dup("kept"), b"again", True).duplicate
     model.close()
     reopened = make(tmp_path)
-    assert [e.message.body for e in reopened.queues["q::q"].waiting] == [b"durable"]
+    assert [e.message.body for e in reopened.queues[queue_key("q", "q")].waiting] == [b"durable"]
     assert reopened.store.orphan_bodies() == []
 
 
@@ -214,7 +214,7 @@ def test_the_last_queue_going_forgets_the_address_cache(tmp_path: Path) -> None:
     model.create_queue("q", "q", ANYCAST)
     assert not model.send("q", ANYCAST, dup("a"), b"2", True).duplicate
     model.restart()
-    assert [e.message.body for e in model.queues["q::q"].waiting] == [b"2"]
+    assert [e.message.body for e in model.queues[queue_key("q", "q")].waiting] == [b"2"]
 
 
 def test_reload_keeps_the_newest_ids_when_the_cache_shrank(tmp_path: Path) -> None:

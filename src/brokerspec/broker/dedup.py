@@ -105,15 +105,26 @@ class IdCaches:
         """Fill the caches from the stored IDs, oldest first, keeping the newest when there are too many.
 
         See DUP-RESTART-RELOAD (ARTEMIS-332). Returns how many IDs did not fit.
-        The store is rewritten to hold exactly what was loaded.
+        The store is rewritten to hold exactly what was loaded. With a cache
+        size of 0 nothing is loaded and nothing deleted: the stored IDs stay,
+        dormant, for a later start with a cache (``NoOpDuplicateIDCache.load``;
+        they get negative slots, which forgetting an address leaves alone).
         """
         self.caches.clear()
         self.log = SlotLog()
+        total = sum(len(keys) for keys in stored.values())
+        if self.size <= 0:
+            if self.persist:
+                self.store.drop_all_ids()
+                for (bridge, address), keys in stored.items():
+                    for index, key in enumerate(keys):
+                        self.store.put_id(bridge, address, -1 - index, index - len(keys), key)
+            return total
         dropped = 0
         if self.persist:
             self.store.drop_all_ids()
         for (bridge, address), keys in sorted(stored.items()):
-            if bridge or self.size <= 0:
+            if bridge:
                 dropped += len(keys)
                 continue
             excess = max(0, len(keys) - self.size)
@@ -123,10 +134,13 @@ class IdCaches:
         self.flush()
         return dropped
 
-    def ids(self, address: str) -> list[bytes]:
-        """The address's IDs, oldest first (what a restart would reload)."""
+    def ids(self, address: str, slots: bool = False) -> list[bytes]:
+        """The address's IDs, oldest first: those its duplicate check finds, or (``slots``) every ID a slot
+        holds, which includes an ID whose newer slot was overwritten (the check no longer finds it)."""
         cache = self.caches.get(address)
         if cache is None:
             return []
-        used = [slot for slot in range(cache.filled) if cache.slots[slot] is not None]
-        return [key for slot in sorted(used, key=lambda s: cache.stamps[s]) if (key := cache.slots[slot]) is not None]
+        used = sorted((slot for slot in range(cache.filled) if cache.slots[slot] is not None),
+                      key=lambda s: cache.stamps[s])
+        held = [(slot, key) for slot in used if (key := cache.slots[slot]) is not None]
+        return [key for slot, key in held if slots or cache.index.get(key) == slot]

@@ -63,6 +63,7 @@ class Connection(asyncio.Protocol):
         self.last_out = time.monotonic()
         self.session = Session(server.model, name, self.write, self.ready,
                                ServerProtocol("brokerspec", server.heartbeat))
+        self.session.settle = server.pump
         self.beats: asyncio.TimerHandle | None = None
 
     # -- asyncio callbacks -----------------------------------------------------------------------

@@ -35,20 +35,25 @@ waits to the subscriptions that are ready.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from brokerspec.impl.addressing import FastBroker
-from brokerspec.spec import Outcome, Profile
+from brokerspec.spec import Outcome, Profile, ReturnOrder
 from brokerspec.spec.addressing import (
-    AddressCreated, AddressDeleted, Attached, Consume, CreateAddress, CreateQueue, DeleteAddress, DeleteQueue,
-    QueueCreated, QueueDeleted, Rejected, Routed, RoutingType, Send,
+    AddressCreated, AddressDeleted, Attached, Consume, CreateAddress, CreateQueue, DeleteAddress, DeleteQueue, Lookup,
+    QueryAddress, QueueCreated, QueueDeleted, Rejected, Routed, RoutingType, Send, SetAddressSettings, SetPrefix,
 )
 
 from .dedup import DUPLICATE_ID_HEADER, IdCaches, compute_key
-from .queues import Entry, Message, Queue, Sink, Subscription
+from .queues import Entry, Message, Queue, Sink, Subscription, queue_key
 from .record import Recorder
 from .store import BrokerStore, open_store
+
+
+TAGGED_SENDS = 10_000
+"""How many tagged sends' results the model remembers (the oldest go first)."""
 
 
 @dataclass
@@ -60,7 +65,7 @@ class PendingSend:
     key: bytes | None
 
 
-@dataclass
+@dataclass(eq=False)
 class Transaction:
     """A STOMP transaction: its sends and acknowledgements, and why it must roll back, if it must."""
 
@@ -72,12 +77,27 @@ class Transaction:
 
 @dataclass(frozen=True)
 class SendResult:
-    """What became of a send: the queues it reached, or why it reached none."""
+    """What became of a send: the queues it reached (their keys, :func:`.queues.queue_key`), or why it reached none."""
 
     queues: tuple[str, ...] = ()
     duplicate: bool = False
     refused: Outcome | None = None
     """The name model's refusal (a :class:`Rejected`), when it refused."""
+    address: str = ""
+    rollback_only: bool = False
+    """Whether the send's transaction is rollback-only now."""
+
+    @property
+    def reached(self) -> list[tuple[str, str]]:
+        """The queues reached as (address, name) pairs."""
+        return [(address, name) for address, name in map(json.loads, self.queues)]
+
+    @property
+    def status(self) -> str:
+        """Artemis's routing status for a send that did not fail: OK, NO_BINDINGS or DUPLICATED_ID."""
+        if self.duplicate:
+            return "DUPLICATED_ID"
+        return "OK" if self.queues else "NO_BINDINGS"
 
 
 class Model:
@@ -95,6 +115,13 @@ class Model:
         self.next_message = 1
         self.next_seq = 1
         self.dirty: set[Queue] = set()
+        self._rollback_in_arrival_order = profile.duplicates.return_order is ReturnOrder.ARRIVAL
+        self._close_in_arrival_order = profile.balancing.close_return_order is ReturnOrder.ARRIVAL
+        self.open_transactions: set[Transaction] = set()
+        """Every transaction begun and not yet ended (their held IDs go when their address forgets its cache)."""
+        self.tagged: dict[str, SendResult] = {}
+        """The last :data:`TAGGED_SENDS` sends that carried a ``_BS_TAG`` header, by tag: what each became
+        (the management operation ``getRouting`` reads it, as Artemis's probe plugin records a routing context)."""
         self._load()
 
     # -- start and restart ---------------------------------------------------------------
@@ -107,9 +134,11 @@ class Model:
             self._decide(CreateAddress(name, frozenset(RoutingType(t) for t in types)))
         for binding in image.bindings:
             self._decide(CreateQueue(binding.address, binding.queue, RoutingType(binding.routing_type)))
-            self.queues[binding.fqqn] = Queue(binding.fqqn, binding.address, binding.queue, binding.routing_type)
-        for fqqn, pairs in image.state.messages.items():
-            queue = self.queues.get(fqqn)
+            made = Queue(f"{binding.address}::{binding.queue}", binding.address, binding.queue,
+                         binding.routing_type)
+            self.queues[made.key] = made
+        for key, pairs in image.state.messages.items():
+            queue = self.queues.get(key)
             for seq, number in pairs:
                 stored = image.bodies.get(number)
                 if queue is None or stored is None:
@@ -142,27 +171,49 @@ class Model:
 
     # -- the name model -------------------------------------------------------------------
 
-    def _decide(self, command: CreateAddress | CreateQueue | DeleteAddress | DeleteQueue | Send | Consume) -> Outcome:
+    def _decide(self, command: CreateAddress | CreateQueue | DeleteAddress | DeleteQueue | Send | Consume | Lookup
+                | QueryAddress | SetPrefix | SetAddressSettings) -> Outcome:
         outcome = self.names.execute(command)
         if self.recorder.active:
             self.recorder.decision(command, outcome)
         return outcome
 
-    def _made(self, created_address: str | None, created_queue: str | None, routing_type: RoutingType) -> None:
-        """Store and model what the name model auto-created."""
+    def _made(self, created_address: str | None, created_queue: tuple[str, str] | None,
+              routing_type: RoutingType) -> None:
+        """Store and model what the name model auto-created: an address, a queue (address, name)."""
         if created_address is not None:
             self.store.put_address(created_address, (routing_type.value,))
-        if created_queue is not None and created_queue not in self.queues:
-            address, _, name = created_queue.partition("::")
-            queue_type = self._routing_type_of(address, name, routing_type)
-            self.queues[created_queue] = Queue(created_queue, address, name, queue_type)
-            self.store.put_binding(created_queue, address, name, queue_type)
+        if created_queue is not None and queue_key(*created_queue) not in self.queues:
+            address, name = created_queue
+            queue = Queue(f"{address}::{name}", address, name, self._routing_type_of(address, name, routing_type))
+            self.queues[queue.key] = queue
+            self.store.put_binding(queue.key, address, name, queue.routing_type)
 
     def _routing_type_of(self, address: str, name: str, fallback: RoutingType) -> str:
         for queue in self.names.snapshot().queues.values():
             if queue.address == address and queue.name == name:
                 return queue.routing_type.value
         return fallback.value
+
+    def lookup(self, name: str) -> Outcome:
+        """What a client name resolves to (ADDR-LOOKUP-*): a queue, none, or several."""
+        return self._decide(Lookup(name))
+
+    def query_address(self, name: str) -> Outcome:
+        """Whether an address exists, its routing types and queues (ADDR-QUERY-ADDRESS)."""
+        return self._decide(QueryAddress(name))
+
+    def configure(self, command: SetPrefix | SetAddressSettings) -> Outcome:
+        """An acceptor prefix or an address setting (ADDR-CONFIG-PREFIX, ADDR-CONFIG-SETTINGS), until the next
+        restart: like Artemis's ``broker.xml`` settings, they are configuration, not stored state."""
+        return self._decide(command)
+
+    def remember(self, tag: str, result: SendResult) -> None:
+        """Keep what a tagged send became, for ``getRouting``."""
+        tagged = self.tagged
+        tagged[tag] = result
+        if len(tagged) > TAGGED_SENDS:
+            del tagged[next(iter(tagged))]
 
     def create_address(self, name: str, routing_types: frozenset[RoutingType]) -> Outcome:
         """Management: make an address (ADDR-ADDRESS-CREATE)."""
@@ -176,9 +227,9 @@ class Model:
         """Management: make a queue on an address (ADDR-QUEUE-CREATE)."""
         outcome = self._decide(CreateQueue(address, name, routing_type))
         if isinstance(outcome, QueueCreated):
-            fqqn = f"{outcome.address}::{outcome.queue}"
-            self.queues[fqqn] = Queue(fqqn, outcome.address, outcome.queue, routing_type.value)
-            self.store.put_binding(fqqn, outcome.address, outcome.queue, routing_type.value)
+            queue = Queue(f"{outcome.address}::{outcome.queue}", outcome.address, outcome.queue, routing_type.value)
+            self.queues[queue.key] = queue
+            self.store.put_binding(queue.key, outcome.address, outcome.queue, routing_type.value)
             self.store.commit()
         return outcome
 
@@ -189,10 +240,9 @@ class Model:
         """
         outcome = self._decide(DeleteQueue(name))
         if isinstance(outcome, QueueDeleted):
-            self._drop_queue(f"{outcome.address}::{outcome.queue}")
+            self._drop_queue(queue_key(outcome.address, outcome.queue))
             if not any(q.address == outcome.address for q in self.queues.values()):
-                if self.ids.forget_address(outcome.address):
-                    self.recorder.note("DUP-FORGET-ON-LAST-QUEUE", f"address {outcome.address}: ID cache forgotten")
+                self._forget_ids(outcome.address)
             if outcome.address not in self.names.snapshot().addresses:
                 self.store.delete_address(outcome.address)
             self.store.commit()
@@ -203,14 +253,26 @@ class Model:
         outcome = self._decide(DeleteAddress(name, force))
         if isinstance(outcome, AddressDeleted):
             for fqqn in outcome.removed_queues:
-                self._drop_queue(fqqn)
-            self.ids.forget_address(outcome.address)
+                self._drop_queue(queue_key(outcome.address, fqqn[len(outcome.address) + 2:]))
+            self._forget_ids(outcome.address)
             self.store.delete_address(outcome.address)
             self.store.commit()
         return outcome
 
-    def _drop_queue(self, fqqn: str) -> None:
-        queue = self.queues.pop(fqqn, None)
+    def _forget_ids(self, address: str) -> None:
+        """The address has no queue left: its cache goes, and so do the IDs open transactions hold for it,
+        which would otherwise enter a cache made later (DUP-FORGET-ON-LAST-QUEUE, DUP-FORGET-IN-FLIGHT)."""
+        forgot = self.ids.forget_address(address)
+        for tx in self.open_transactions:
+            for pending in tx.sends:
+                if pending.message.address == address and pending.key is not None:
+                    pending.key = None
+                    forgot = True
+        if forgot:
+            self.recorder.note("DUP-FORGET-ON-LAST-QUEUE", f"address {address}: ID cache forgotten")
+
+    def _drop_queue(self, key: str) -> None:
+        queue = self.queues.pop(key, None)
         if queue is None:
             return
         for entry in list(queue.entries()):
@@ -218,7 +280,7 @@ class Model:
         for subscription in queue.subscriptions:
             subscription.queue = None
             subscription.held.clear()
-        self.store.delete_binding(fqqn)
+        self.store.delete_binding(key)
         self.dirty.discard(queue)
 
     # -- sending --------------------------------------------------------------------------
@@ -231,21 +293,24 @@ class Model:
             return SendResult(refused=outcome)
         if not isinstance(outcome, Routed):  # pragma: no cover - a send is routed or rejected
             raise TypeError(f"send decided {outcome!r}")
-        self._made(outcome.created_address, outcome.created_queue, routing_type or RoutingType.MULTICAST)
         address = outcome.address
+        on_address = len(address) + 2  # every queue a send names is on its address: "address::" + name
+        created = None if outcome.created_queue is None else (address, outcome.created_queue[on_address:])
+        self._made(outcome.created_address, created, routing_type or RoutingType.MULTICAST)
         value = next((v for k, v in headers if k == DUPLICATE_ID_HEADER), None)
         key = compute_key(value) if value is not None else None
         if key is not None and self.ids.is_duplicate(address, key):
             if tx is None:
                 self.recorder.note("DUP-NONTX-DUPLICATE", f"send to {address}: duplicate ID {value!r} dropped")
                 self.store.commit()
-                return SendResult(duplicate=True)
+                return SendResult(duplicate=True, address=address)
             if tx.doom is None:
                 tx.doom = f"duplicate ID {value!r} on address {address}"
             self.recorder.note("DUP-TX-DUPLICATE", f"transaction {tx.name}: duplicate ID {value!r}, rollback-only")
             self.store.commit()
-            return SendResult(duplicate=True)
-        targets = outcome.copies + self._anycast_turn(address, outcome.anycast_candidates)
+            return SendResult(duplicate=True, address=address, rollback_only=True)
+        targets = tuple(queue_key(address, fqqn[on_address:])
+                        for fqqn in outcome.copies + self._anycast_turn(address, outcome.anycast_candidates))
         message = Message(self.next_message, address, headers, body, durable)
         self.next_message += 1
         self.store.set_next_message(self.next_message)
@@ -254,13 +319,13 @@ class Model:
             self.recorder.note("LB-TX-SEND", f"transaction {tx.name}: message {message.number} routed to "
                                f"{list(targets)}, lands at the commit")
             self.store.commit()
-            return SendResult(queues=targets)
+            return SendResult(queues=targets, address=address, rollback_only=tx.doom is not None)
         self._land(message, targets)
         if key is not None:
             self.ids.record(address, key)
             self.recorder.note("DUP-NONTX-VISIBILITY", f"send to {address}: ID {value!r} recorded")
         self.store.commit()
-        return SendResult(queues=targets)
+        return SendResult(queues=targets, address=address)
 
     def _anycast_turn(self, address: str, candidates: tuple[str, ...]) -> tuple[str, ...]:
         """One of ``candidates``, in turns per address (LB-ROUND-ROBIN)."""
@@ -272,7 +337,7 @@ class Model:
 
     def _land(self, message: Message, targets: tuple[str, ...]) -> None:
         """Put ``message`` into each live target queue, durably when it is persistent."""
-        landed = [self.queues[fqqn] for fqqn in targets if fqqn in self.queues]
+        landed = [self.queues[key] for key in targets if key in self.queues]
         if message.durable and landed:
             self.store.put_body(message.number, message.address, message.headers, message.body)
         for queue in landed:
@@ -280,7 +345,7 @@ class Model:
             self.next_seq += 1
             self._enqueue(queue, message, seq)
             if message.durable:
-                self.store.add_message(queue.fqqn, message.number, seq)
+                self.store.add_message(queue.key, message.number, seq)
 
     def _enqueue(self, queue: Queue, message: Message, seq: int) -> None:
         message.refs += 1
@@ -292,7 +357,7 @@ class Model:
         message = entry.message
         message.refs -= 1
         if message.durable:
-            self.store.remove_message(entry.queue.fqqn, message.number)
+            self.store.remove_message(entry.queue.key, message.number)
             if message.refs == 0:
                 self.store.delete_body(message.number)
 
@@ -306,9 +371,10 @@ class Model:
             return outcome
         if not isinstance(outcome, Attached):  # pragma: no cover - a consume attaches or is rejected
             raise TypeError(f"consume decided {outcome!r}")
-        self._made(outcome.created_address, outcome.created_queue, routing_type or RoutingType.MULTICAST)
+        created = None if outcome.created_queue is None else (outcome.address, outcome.queue)
+        self._made(outcome.created_address, created, routing_type or RoutingType.MULTICAST)
         self.store.commit()
-        queue = self.queues[f"{outcome.address}::{outcome.queue}"]
+        queue = self.queues[queue_key(outcome.address, outcome.queue)]
         subscription = Subscription(key, queue, auto_ack, sink)
         queue.subscriptions.append(subscription)
         self.dirty.add(queue)
@@ -324,7 +390,7 @@ class Model:
         subscription.held.clear()
         subscription.queue = None
         if held:
-            queue.give_back(held)
+            queue.give_back(held, self._close_in_arrival_order)
             self.dirty.add(queue)
             self.recorder.note("LB-CLOSE-RETURNS", f"{len(held)} unacknowledged messages back to {queue.fqqn}")
 
@@ -368,11 +434,17 @@ class Model:
         entry = subscription.held.pop(number, None)
         if entry is None:
             return False
-        entry.queue.give_back([entry])
+        entry.queue.give_back([entry], self._close_in_arrival_order)
         self.dirty.add(entry.queue)
         return True
 
     # -- transactions ---------------------------------------------------------------------
+
+    def begin(self, name: str) -> Transaction:
+        """A new transaction, known to the model until it commits or rolls back."""
+        tx = Transaction(name)
+        self.open_transactions.add(tx)
+        return tx
 
     def commit(self, tx: Transaction) -> str | None:
         """Commit: sends land in order and their IDs enter the caches; acknowledgements take effect.
@@ -390,6 +462,7 @@ class Model:
                 self.ids.record(pending.message.address, pending.key)
         for _, entry in tx.acks:
             self._release(entry)
+        self.open_transactions.discard(tx)
         self.store.commit()
         self.recorder.note("DUP-TX-HELD", f"transaction {tx.name}: {len(tx.sends)} sends landed, "
                            f"{sum(p.key is not None for p in tx.sends)} IDs recorded")
@@ -397,9 +470,13 @@ class Model:
 
     def abort(self, tx: Transaction) -> None:
         """Roll back: the sends are forgotten, acknowledged messages go back to their queues (LB-TX-ROLLBACK)."""
+        taken: dict[Queue, list[Entry]] = {}
         for _, entry in tx.acks:
-            if entry.queue.fqqn in self.queues:
-                entry.queue.give_back([entry])
-                self.dirty.add(entry.queue)
+            if self.queues.get(entry.queue.key) is entry.queue:  # not a queue deleted (and made again) since
+                taken.setdefault(entry.queue, []).append(entry)
+        for queue, entries in taken.items():
+            queue.give_back(entries, self._rollback_in_arrival_order)
+            self.dirty.add(queue)
         tx.sends.clear()
         tx.acks.clear()
+        self.open_transactions.discard(tx)

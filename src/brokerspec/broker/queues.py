@@ -12,8 +12,11 @@ queue's consumers; Artemis ``QueueImpl.deliver``). A subscription that
 acknowledges automatically takes a message for good at delivery; one that
 acknowledges by hand holds it until ``ACK``, and a message it gives back
 (``NACK``, an unsubscribe, a lost connection, an aborted acknowledgement)
-returns to the head of the queue in arrival order with its delivery
-counted (``QueueImpl.cancel`` adds it at the head; LB-CLOSE-RETURNS).
+returns with its delivery counted, either to the head of the queue in the
+order taken (2.11: ``QueueImpl.addHead``) or to its place in arrival order
+(2.32.0 on, ARTEMIS-4517), as the profile says (LB-CLOSE-RETURNS,
+DUP-TX-HELD; options ``balancing.close_return_order`` and
+``duplicates.return_order``).
 
 Nothing here touches the store or decides routing: :mod:`.model` does.
 """
@@ -22,8 +25,19 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator
+import json
 from dataclasses import dataclass, field
 from typing import Protocol
+
+
+def queue_key(address: str, name: str) -> str:
+    """A queue's identity: its address and name as JSON. The FQQN ``address::name`` is not one: the queues
+    (``a:``, ``r``) and (``a``, ``:r``) both read ``a:::r``.
+
+    >>> queue_key("a:", "r") != queue_key("a", ":r")
+    True
+    """
+    return json.dumps([address, name])
 
 
 @dataclass(eq=False)
@@ -96,6 +110,11 @@ class Queue:
     subscriptions: list[Subscription] = field(default_factory=list)
     cursor: int = 0
 
+    @property
+    def key(self) -> str:
+        """The queue's identity (:func:`queue_key`)."""
+        return queue_key(self.address, self.name)
+
     def next_ready(self) -> Subscription | None:
         """The next subscription in turn that is ready, moving the turn past it; None if none is ready."""
         subscriptions = self.subscriptions
@@ -108,9 +127,15 @@ class Queue:
                 return subscription
         return None
 
-    def give_back(self, entries: list[Entry]) -> None:
-        """Put ``entries`` back at the head, in arrival order, each with a delivery spent."""
-        for entry in sorted(entries, key=lambda e: e.seq, reverse=True):
+    def give_back(self, entries: list[Entry], arrival: bool) -> None:
+        """Put ``entries`` (in the order taken) back: at the head in that order, or each in its place in
+        arrival order (``arrival``; ARTEMIS-4517, 2.32.0 on: ``QueueImpl.addSorted``)."""
+        if arrival:
+            merged = sorted((*self.waiting, *entries), key=lambda e: e.seq)
+            self.waiting.clear()
+            self.waiting.extend(merged)
+            return
+        for entry in reversed(entries):
             self.waiting.appendleft(entry)
 
     def detach(self, subscription: Subscription) -> None:

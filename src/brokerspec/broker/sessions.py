@@ -40,10 +40,12 @@ after the frame's work is in the store.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 from brokerspec.spec.addressing import Rejected, RoutingType
 
+from ..codec import encode_outcome
 from .frames import Frame
 from .management import MANAGEMENT_ADDRESS, handle_management
 from .model import Model, Transaction
@@ -52,18 +54,31 @@ from .queues import Entry, Subscription
 
 RESERVED_HEADERS = frozenset({"destination", "transaction", "receipt", "content-length", "persistent",
                               "destination-type"})
+TAG_HEADER = "_BS_TAG"
+"""A SEND header under which the broker remembers what the send became (management ``getRouting``)."""
+REASON_HEADER = "brokerspec-reason"
+"""The ERROR frame header holding the name model's refusal as the JSON of a trace outcome."""
 """SEND headers the broker acts on rather than passing along with the message."""
 
 ROUTING_TYPES = {"ANYCAST": RoutingType.ANYCAST, "MULTICAST": RoutingType.MULTICAST}
 
 
 class Refused(Exception):
-    """A frame the session refuses: the ERROR frame's message and detail."""
+    """A frame the session refuses: the ERROR frame's message and detail, and the name model's refusal if it
+    was one (the ERROR frame then carries it as JSON in a ``brokerspec-reason`` header, for programs)."""
 
-    def __init__(self, message: str, detail: str = "") -> None:
+    def __init__(self, message: str, detail: str = "", rejected: Rejected | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.detail = detail
+        self.rejected = rejected
+
+    def error_frame(self, command: str, receipt: str | None) -> Frame:
+        """The ERROR frame that reports this refusal of a ``command`` frame."""
+        frame = error_frame(self.message, f"{command}: {self.detail}", receipt)
+        if self.rejected is not None:
+            frame = frame.with_header(REASON_HEADER, json.dumps(encode_outcome(self.rejected)))
+        return frame
 
 
 def routing_type(frame: Frame, header: str) -> RoutingType | None:
@@ -95,6 +110,9 @@ class Session:
         self.ready = ready
         """Whether the client's connection can take another message now (the I/O layer knows)."""
         self.protocol = protocol
+        self.settle: Callable[[], None] = lambda: None
+        """Hands out what waits (the I/O layer's pump), called before a receipt is written: a client that
+        subscribed with a receipt has every message that was waiting before the receipt arrives."""
         self.connect: Connect | None = None
         self.subscriptions: dict[str, Subscription] = {}
         self.transactions: dict[str, Transaction] = {}
@@ -118,10 +136,11 @@ class Session:
             self.close()
             return
         except Refused as refused:
-            self.write(error_frame(refused.message, f"{frame.command}: {refused.detail}", receipt))
+            self.write(refused.error_frame(frame.command, receipt))
             self.close()
             return
         if receipt is not None:
+            self.settle()  # deliveries the frame made possible go out before its receipt
             self.write(receipt_frame(receipt))
         if frame.command == "DISCONNECT":
             self.close()
@@ -144,8 +163,11 @@ class Session:
         headers = _user_headers(frame)
         result = self.model.send(destination, routing_type(frame, "destination-type"), headers, frame.body,
                                  frame.header("persistent") == "true", tx)
+        tag = frame.header(TAG_HEADER)
+        if tag is not None:
+            self.model.remember(tag, result)
         if isinstance(result.refused, Rejected):
-            raise Refused("send refused", f"{destination!r}: {describe_refusal(result.refused)}")
+            raise Refused("send refused", f"{destination!r}: {describe_refusal(result.refused)}", result.refused)
 
     def _on_subscribe(self, frame: Frame) -> None:
         key = frame.header("id") or ""
@@ -156,7 +178,7 @@ class Session:
         found = self.model.subscribe(destination, routing_type(frame, "subscription-type"), key, ack == "auto",
                                      self)
         if isinstance(found, Rejected):
-            raise Refused("subscribe refused", f"{destination!r}: {describe_refusal(found)}")
+            raise Refused("subscribe refused", f"{destination!r}: {describe_refusal(found)}", found)
         found.cumulative = ack == "client"
         self.subscriptions[key] = found
 
@@ -189,7 +211,7 @@ class Session:
         name = frame.header("transaction") or ""
         if name in self.transactions:
             raise Refused("transaction exists", f"transaction {name!r} is already open on this connection")
-        self.transactions[name] = Transaction(name)
+        self.transactions[name] = self.model.begin(name)
 
     def _on_commit(self, frame: Frame) -> None:
         tx = self._transaction(frame)
@@ -226,7 +248,7 @@ class Session:
         if self.closed:
             return
         self.closed = True
-        for tx in self.transactions.values():
+        for tx in list(self.transactions.values()):
             self.model.abort(tx)
         self.transactions.clear()
         for subscription in self.subscriptions.values():

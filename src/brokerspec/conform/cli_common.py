@@ -28,7 +28,11 @@ class ConformUsageError(BrokerspecError):
 
 
 def make_sut(text: str, timeout: float) -> Sut:
-    """``inproc:LAYER``, ``artemis[:VERSION]`` or a command line, as a SUT."""
+    """``inproc:LAYER``, ``artemis[:VERSION]``, ``brokerspec-broker`` or a command line, as a SUT."""
+    if text == "brokerspec-broker":
+        from ..stomp.sut import BrokerProcessSut
+
+        return BrokerProcessSut(timeout=max(timeout, 10.0))
     if text == "artemis" or text.startswith("artemis:"):
         from ..artemis.releases import DEFAULT_RELEASE, RELEASES
         from ..artemis.sut import ArtemisSut

@@ -1,0 +1,1 @@
+"""brokerspec's STOMP adapter: any spec operation as STOMP frames and management requests to brokerspec's broker."""
