@@ -125,3 +125,30 @@ def test_a_scenario_ends_when_every_operation_is_left_out() -> None:
     _fresh()
     run_scenarios(with_excluded(Recorder, {"push", "tick"}), max_examples=5, run_seed=2, shrink=False)
     assert Recorder.log and all(calls == [calls[0]] and calls[0][0] == "start" for calls in Recorder.log)
+
+
+def test_scenarios_begun_after_the_deadline_take_no_step() -> None:
+    import time
+
+    _fresh()
+    run_scenarios(with_excluded(Recorder, {"tick"}), max_examples=30, run_seed=5, shrink=False,
+                  deadline=time.monotonic() - 1)
+    assert Recorder.log == []  # no scenario made a machine
+    _fresh()
+    run_scenarios(with_excluded(Recorder, {"tick"}), max_examples=30, run_seed=5, shrink=False,
+                  deadline=time.monotonic() + 60)
+    assert len(Recorder.log) == 30
+
+
+def test_a_failure_found_before_the_deadline_is_still_shrunk_after_it() -> None:
+    import time
+
+    class Slow(Recorder):
+        def __init__(self) -> None:
+            super().__init__()
+            time.sleep(0.002)
+
+    _fresh()
+    with pytest.raises(AssertionError, match="tick.3. after a push"):
+        run_scenarios(Slow, max_examples=200, run_seed=1, deadline=time.monotonic() + 0.5)
+    assert Recorder.log[-1] == [("start", 1), ("push", "a"), ("tick", 3)]

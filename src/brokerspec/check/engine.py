@@ -31,11 +31,13 @@ simpler values, then :mod:`.minimal` cuts the script to 1-minimal.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis.errors import UnsatisfiedAssumption
 from hypothesis import strategies as st
 
 from .draws import Draw
@@ -145,13 +147,17 @@ def _rule_for(byte: int, steps: tuple[RuleSpec, ...], chosen: list[bool], instan
     return None
 
 
-def run_scenarios(machine: type, max_examples: int, run_seed: int | None = None, shrink: bool = True) -> None:
+def run_scenarios(machine: type, max_examples: int, run_seed: int | None = None, shrink: bool = True,
+                  deadline: float | None = None) -> None:
     """Run up to ``max_examples`` scenarios of ``machine`` (a class as :mod:`this module <.engine>` describes).
 
     Whatever a scenario raises ends the run, shrunk by Hypothesis unless ``shrink`` is False, and is raised
     here. The machine may have ``excluded`` (a set of operation names) and ``draws_any(ops)``; every scenario
-    ends with its ``teardown()``.
+    ends with its ``teardown()``. Once ``time.monotonic()`` passes ``deadline``, the scenarios not yet begun
+    take no step (Hypothesis's own count of examples cannot be cut short otherwise), unless one has failed:
+    then every replay of the shrink runs in full. The scenarios begun before it are drawn as without it.
     """
+    failed = False
     initial, steps = rules_of(machine)
     start_width = sum(spec.width for spec in initial)
     step_width = 1 + max(spec.width for spec in steps)
@@ -163,6 +169,9 @@ def run_scenarios(machine: type, max_examples: int, run_seed: int | None = None,
            script=st.lists(st.binary(min_size=GROUP * step_width, max_size=GROUP * step_width),
                            min_size=MIN_STEPS // GROUP, max_size=MAX_STEPS // GROUP))
     def scenario(start: bytes, swarm: bytes, script: list[bytes]) -> None:
+        nonlocal failed
+        if deadline is not None and not failed and time.monotonic() >= deadline:
+            return
         instance = machine()
         try:
             offset = 0
@@ -181,6 +190,11 @@ def run_scenarios(machine: type, max_examples: int, run_seed: int | None = None,
                     if drawn is None:
                         return  # every rule's operations are left out: nothing to draw
                     drawn.call(instance, group, at + 1)
+        except UnsatisfiedAssumption:
+            raise  # a discarded scenario (hypothesis.reject) is not a failure
+        except BaseException:
+            failed = True
+            raise
         finally:
             instance.teardown()
 

@@ -36,6 +36,10 @@ from .machine import RunStats, make_machine
 from .minimal import lockstep_replay, one_minimal
 
 BATCH_EXAMPLES = 25
+DEADLINE_GRACE = 5.0
+DEADLINE_GRACE_SHARE = 0.25
+"""A budgeted run's batches stop beginning scenarios this long past the budget: the larger of the seconds and
+the share of the budget (a fast subject's batch ends well inside it; a slow one's would not)."""
 
 
 @dataclass(frozen=True)
@@ -56,13 +60,14 @@ class CheckResult:
 def run_machine(profile: Profile, subjects: Mapping[str, SubjectFactory], max_examples: int,
                 run_seed: int | None = None, stats: RunStats | None = None,
                 domain: Domain = ADDRESSING, permissive: bool = False, shrink: bool = True,
-                excluded: AbstractSet[str] | None = None, wide: bool = False, window: int = 1) -> Divergence | None:
+                excluded: AbstractSet[str] | None = None, wide: bool = False, window: int = 1,
+                deadline: float | None = None) -> Divergence | None:
     """Run the state machine of ``domain`` once; return the divergence (shrunk unless ``shrink`` is False), or
     None if none was found. ``excluded``: operations left out; ``wide``: the domain's wide alphabet; ``window``:
     deferred comparison of a single batching subject (see :func:`.machine.make_machine`)."""
     machine = make_machine(profile, subjects, stats, domain, permissive, excluded, wide, window)
     try:
-        run_scenarios(machine, max_examples, run_seed, shrink)
+        run_scenarios(machine, max_examples, run_seed, shrink, deadline)
     except DivergenceError as error:
         return error.divergence
     except Flaky as error:  # pragma: no cover - the spec and layers are deterministic
@@ -86,11 +91,14 @@ def check_for(profile: Profile, subjects: Mapping[str, SubjectFactory], seconds:
     started = time.monotonic()
     batch = 0
     divergence: Divergence | None = None
+    # A batch of a slow subject (a real broker, seconds a scenario) could outlast the budget many times over:
+    # past the budget and a grace, the scenarios a batch has not begun take no step.
+    deadline = started + seconds + max(DEADLINE_GRACE, DEADLINE_GRACE_SHARE * seconds)
     while divergence is None and (batch == 0 or time.monotonic() - started < seconds):
         batch_seed = None if run_seed is None else run_seed + batch
         steps_before = stats.steps
         divergence = run_machine(profile, subjects, BATCH_EXAMPLES, batch_seed, stats, domain, permissive,
-                                 excluded=excluded, wide=batch % 2 == 1, window=window)
+                                 excluded=excluded, wide=batch % 2 == 1, window=window, deadline=deadline)
         batch += 1
         if on_batch is not None:
             on_batch(stats)
