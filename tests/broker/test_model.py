@@ -226,3 +226,27 @@ def test_reload_keeps_the_newest_ids_when_the_cache_shrank(tmp_path: Path) -> No
     model.close()
     smaller = Model(get_profile("artemis-latest", (("duplicates.id_cache_size", "2"),)), tmp_path / "s.db")
     assert smaller.ids.ids("q") == [model_key("c"), model_key("d")]
+
+
+def test_two_queues_whose_fqqn_strings_coincide_stay_apart() -> None:
+    """(``a:``, ``r``) and (``a``, ``:r``) are both written ``a:::r``; the model must not take one for the other."""
+    model = make()
+    model.create_address("a:", frozenset({ANYCAST}))
+    model.create_queue("a:", "r", ANYCAST)
+    attached = model.subscribe("a:::r", ANYCAST, "s", True, Client())
+    assert isinstance(attached, Subscription) and attached.queue is not None
+    assert (attached.queue.address, attached.queue.name) == ("a", ":r")
+    assert queue_key("a:", "r") in model.queues and not model.queues[queue_key("a:", "r")].subscriptions
+
+
+def test_message_numbers_are_never_given_twice_across_a_restart(tmp_path: Path) -> None:
+    model = make(tmp_path)
+    model.create_address("q", frozenset({ANYCAST}))
+    model.create_queue("q", "q", ANYCAST)
+    for _ in range(3):
+        model.send("q", ANYCAST, (), b"not durable", False)
+    before = {e.message.number for e in model.queues[queue_key("q", "q")].waiting}
+    model.restart(crash=True)
+    model.send("q", ANYCAST, (), b"after", False)
+    after = {e.message.number for e in model.queues[queue_key("q", "q")].waiting}
+    assert len(before) == 3 and len(after) == 1 and not before & after

@@ -11,6 +11,7 @@ from depth import scaled
 from brokerspec.broker.frames import CLIENT_COMMANDS, SERVER_COMMANDS, Frame, FrameReader, encode
 from brokerspec.broker.protocol import (
     ACK_MODES,
+    MAY_BE_EMPTY,
     REQUIRED_HEADERS,
     SUPPORTED_VERSIONS,
     TRANSITIONS,
@@ -231,12 +232,19 @@ def test_a_frame_missing_a_required_header_is_refused_naming_it(command: str, na
 
 
 @pytest.mark.parametrize("command, name",
-                         [case for case in MISSING if case[1] != "host"] + [("CONNECT", "accept-version")])
+                         [case for case in MISSING if case[1] not in MAY_BE_EMPTY] + [("CONNECT", "accept-version")])
 def test_a_required_header_may_not_be_empty(command: str, name: str) -> None:
     frame = VALID[command]
     frame = Frame(command, ((name, ""),) + frame.headers, frame.body)
     protocol = ServerProtocol() if command in ("CONNECT", "STOMP") else in_state(State.OPEN)
     assert refused(protocol, frame).message == f"empty header {name}"
+
+
+@pytest.mark.parametrize("command", ["SEND", "SUBSCRIBE"])
+def test_an_empty_destination_is_left_to_the_name_model(command: str) -> None:
+    frame = VALID[command]
+    frame = Frame(command, tuple((k, "" if k == "destination" else v) for k, v in frame.headers), frame.body)
+    assert in_state(State.OPEN).receive(frame) == frame
 
 
 @pytest.mark.parametrize("ack", [*ACK_MODES, None])

@@ -79,6 +79,32 @@ async def serve(model: Model, host: str, port: int, heartbeat: tuple[int, int],
     await server.serve_until(stop)
 
 
+def main(argv: list[str] | None = None) -> int:
+    """``python -m brokerspec.broker [options]``: the options of ``brokerspec broker``; errors as that prints them."""
+    from ..clitools import parse_setting
+
+    parser = argparse.ArgumentParser(prog="python -m brokerspec.broker")
+    add_broker_command(_Single(parser), parse_setting)
+    try:
+        return run_broker_command(parser.parse_args(argv))
+    except BrokerspecError as error:
+        print(f"brokerspec broker: error: {error}", file=sys.stderr)
+        return 2
+
+
+class _Single:
+    """Stands for the subcommand list, so that ``add_broker_command`` fills one parser."""
+
+    def __init__(self, parser: argparse.ArgumentParser) -> None:
+        self.parser = parser
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        del name
+        if "description" in kwargs:
+            self.parser.description = kwargs["description"]
+        return self.parser
+
+
 def run_broker_command(args: argparse.Namespace) -> int:
     """``brokerspec broker``: 0 after a clean stop."""
     if not 0 <= args.port <= 65535:

@@ -11,43 +11,54 @@ set and, as its body, a JSON array holding the result or the error text
 (Artemis ``ManagementHelper``, ``ManagementServiceImpl.handleMessage``; the
 "Management" chapter of the Artemis manual). This broker takes the same
 messages for the operations its spec has, so a client that manages Artemis
-this way manages it too:
+this way manages it too. Artemis's own operations (parameters in order):
 
-=====================  ==================================================  =====================
-operation              parameters                                          spec command
-=====================  ==================================================  =====================
-``createAddress``      name, routing types (``"ANYCAST,MULTICAST"``)       ``create_address``
-``deleteAddress``      name, force (optional, default false)               ``delete_address``
-``createQueue``        address, routing type, name, further ones ignored   ``create_queue``
-``destroyQueue``       name, further ones ignored                          ``delete_queue``
-``getAddressNames``    none                                                (a query)
-``getQueueNames``      none                                                (a query)
-``listDuplicateIds``   address, slots (optional: every slot's ID, not      ``query_id``
-                       only those the duplicate check finds)
-``lookup``             name                                                ``lookup``
-``queryAddress``       name                                                ``query_address``
-``getRouting``         the ``_BS_TAG`` header value of an earlier send     (what the send became)
-``getQueues``          none                                                (a query)
-``setPrefix``          the command's arguments as a JSON object            ``set_prefix``
-``setAddressSettings`` the command's arguments as a JSON object            ``set_address_settings``
-=====================  ==================================================  =====================
+``createAddress``
+    name, routing types (``"ANYCAST,MULTICAST"``): the spec's ``create_address``.
+``deleteAddress``
+    name, force (optional, default false): ``delete_address``.
+``createQueue``
+    address, routing type, name (further ones ignored): ``create_queue``.
+``destroyQueue``
+    name (further ones ignored): ``delete_queue``.
+``getAddressNames``, ``getQueueNames``
+    no parameters: the names, sorted.
 
-The last seven are brokerspec's own (the last two are ``broker.xml``
-settings in Artemis: an acceptor's prefixes, an ``address-setting``; here
-they last until the broker restarts): Artemis answers the same questions
-through its core client (``queueQuery``, ``addressQuery``) or, for where a
-message went and which IDs a cache holds, only to a broker plugin.
-``getRouting`` gives the routing status Artemis's ``PostOfficeImpl.route``
-returns (``OK``, ``NO_BINDINGS``, ``DUPLICATED_ID``), the queues reached
-and whether the send's transaction is now rollback-only. Query answers are
-outcomes in the JSON of a trace (``docs/trace-format.md``), and a refusal's
-reply carries the refusal the same way in a ``brokerspec-reason`` header.
+brokerspec's own, for what Artemis answers through its core client
+(``queueQuery``, ``addressQuery``), in ``broker.xml``, or only to a broker
+plugin (where a message went, what a cache holds):
+
+``lookup``, ``queryAddress``
+    name: the spec's ``lookup`` and ``query_address``, answered as the JSON
+    of a trace outcome (``docs/trace-format.md``).
+``getRouting``
+    the ``_BS_TAG`` header value of an earlier send: the routing status
+    Artemis's ``PostOfficeImpl.route`` returns (``OK``, ``NO_BINDINGS``,
+    ``DUPLICATED_ID``), the address, the queues reached as (address, name)
+    pairs, and whether the send's transaction is now rollback-only.
+``getQueues``
+    no parameters: every queue's address, name, routing type, consumer
+    count and waiting messages (a list: two queues may share an FQQN string).
+``listDuplicateIds``
+    address, slots (optional): the IDs the address's duplicate check finds
+    (``query_id``), oldest first; with slots, every ID a slot holds.
+``listStoredDuplicateIds``
+    address: the IDs the store holds for it, oldest first, dormant ones too
+    (what the next start reloads).
+``setPrefix``, ``setAddressSettings``
+    the spec command's arguments as a JSON object: ``set_prefix`` and
+    ``set_address_settings`` (an acceptor's prefixes and an
+    ``address-setting`` in Artemis); they last until the broker restarts.
 
 A refused operation replies with ``_AMQ_OperationSucceeded: false`` and the
-spec's reason (``address_exists: address='orders'`` ...); a malformed
+spec's reason (``address_exists: address='orders'`` ...), and carries the
+refusal as a trace outcome's JSON in a ``brokerspec-reason`` header; a malformed
 request (unknown operation, wrong parameters, a body that is not a JSON
 array) likewise, naming what is wrong. A request without ``reply-to`` is
-carried out and nothing is replied.
+carried out and nothing is replied. A reply goes straight into the queue
+its ``reply-to`` names exactly (``address::queue``, or the queue named like
+its address), so no acceptor prefix or address setting can divert it; a
+``reply-to`` that names no queue is routed like any send.
 """
 
 from __future__ import annotations
@@ -160,6 +171,8 @@ OPERATIONS: dict[str, Callable[[Model, list[Any]], Any]] = {
     "getQueueNames": lambda m, p: _queue_names(m),
     "listDuplicateIds": lambda m, p: [key.decode("utf-16-le", "surrogatepass")
                                       for key in m.ids.ids(_text(p, 0, "address"), _flag(p, 1, "slots"))],
+    "listStoredDuplicateIds": lambda m, p: [key.decode("utf-16-le", "surrogatepass") for _, key in
+                                            m.store.read_ids().get((False, _text(p, 0, "address")), [])],
     "lookup": lambda m, p: _answer(m.lookup(_text(p, 0, "name"))),
     "queryAddress": lambda m, p: _answer(m.query_address(_text(p, 0, "name"))),
     "getRouting": lambda m, p: _routing(m, _text(p, 0, "tag")),
@@ -199,4 +212,6 @@ def handle_management(model: Model, frame: Frame) -> None:
                                             ("content-type", "application/json"))
     if rejected is not None:
         headers += ((REASON_HEADER, json.dumps(encode_outcome(rejected))),)
-    model.send(reply_to, None, headers, json.dumps([result]).encode("utf-8"), False)
+    body = json.dumps([result]).encode("utf-8")
+    if not model.deliver_reply(reply_to, headers, body):
+        model.send(reply_to, None, headers, body, False)

@@ -52,6 +52,8 @@ from .record import Recorder
 from .store import BrokerStore, open_store
 
 
+ID_BATCH = 1000
+"""Message numbers reserved in the store at a time."""
 TAGGED_SENDS = 10_000
 """How many tagged sends' results the model remembers (the oldest go first)."""
 
@@ -113,6 +115,8 @@ class Model:
         self.queues: dict[str, Queue] = {}
         self.turns: dict[str, int] = {}
         self.next_message = 1
+        self.reserved = 1
+        """Message numbers below this are reserved in the store; the next start begins here."""
         self.next_seq = 1
         self.dirty: set[Queue] = set()
         self._rollback_in_arrival_order = profile.duplicates.return_order is ReturnOrder.ARRIVAL
@@ -129,7 +133,7 @@ class Model:
     def _load(self) -> None:
         """Rebuild everything from the store: names, queues, durable messages, IDs (DUP-RESTART-RELOAD)."""
         image = self.store.load_image()
-        self.next_message = image.state.next_message
+        self.next_message = self.reserved = image.state.next_message
         for name, types in sorted(image.addresses.items()):
             self._decide(CreateAddress(name, frozenset(RoutingType(t) for t in types)))
         for binding in image.bindings:
@@ -311,9 +315,7 @@ class Model:
             return SendResult(duplicate=True, address=address, rollback_only=True)
         targets = tuple(queue_key(address, fqqn[on_address:])
                         for fqqn in outcome.copies + self._anycast_turn(address, outcome.anycast_candidates))
-        message = Message(self.next_message, address, headers, body, durable)
-        self.next_message += 1
-        self.store.set_next_message(self.next_message)
+        message = Message(self._number(), address, headers, body, durable)
         if tx is not None:
             tx.sends.append(PendingSend(message, targets, key))
             self.recorder.note("LB-TX-SEND", f"transaction {tx.name}: message {message.number} routed to "
@@ -326,6 +328,31 @@ class Model:
             self.recorder.note("DUP-NONTX-VISIBILITY", f"send to {address}: ID {value!r} recorded")
         self.store.commit()
         return SendResult(queues=targets, address=address)
+
+    def deliver_reply(self, reply_to: str, headers: tuple[tuple[str, str], ...], body: bytes) -> bool:
+        """Put a management reply straight into the queue ``reply_to`` names exactly (``address::queue``, or
+        a queue named like its address), past prefixes, settings and routing, none of which a case can then
+        turn against the reply; False when there is no such queue."""
+        address, separator, name = reply_to.partition("::")
+        queue = self.queues.get(queue_key(address, name if separator else address))
+        if queue is None:
+            return False
+        message = Message(self._number(), address, headers, body, False)
+        seq = self.next_seq
+        self.next_seq += 1
+        self._enqueue(queue, message, seq)
+        return True
+
+    def _number(self) -> int:
+        """The next message number. Numbers are reserved in the store a batch at a time, so that none is
+        given twice across restarts without a store write per message (Artemis's ``BatchingIDGenerator``
+        stores a checkpoint every ``ID_BATCH`` IDs the same way)."""
+        number = self.next_message
+        self.next_message += 1
+        if number >= self.reserved:
+            self.reserved = number + ID_BATCH
+            self.store.set_next_message(self.reserved)
+        return number
 
     def _anycast_turn(self, address: str, candidates: tuple[str, ...]) -> tuple[str, ...]:
         """One of ``candidates``, in turns per address (LB-ROUND-ROBIN)."""

@@ -92,8 +92,9 @@ ACK_MODES = ("auto", "client", "client-individual")
 SUPPORTED_VERSIONS = ("1.2",)
 BODY_COMMANDS = frozenset({"SEND", "MESSAGE", "ERROR"})
 """The frames that may have a body ("Body")."""
-MAY_BE_EMPTY = frozenset({"host"})
-"""Required headers whose value may be empty: the default virtual host has no name."""
+MAY_BE_EMPTY = frozenset({"host", "destination"})
+"""Required headers whose value may be empty: the default virtual host has no name, and an empty destination
+is a name the broker's name model refuses with its own reason (an invalid name), not a malformed frame."""
 
 _HEARTBEAT = re.compile(r" *([0-9]{1,9}) *, *([0-9]{1,9}) *")
 

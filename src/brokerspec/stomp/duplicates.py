@@ -29,12 +29,17 @@ spec operation         over STOMP, and what the outcome is read from
 ``rollback``           ``ABORT``
 ``query_id``           management ``listDuplicateIds``
 ``restart``, ``crash``  the broker process stopped by SIGTERM (its connections go, rolling back their
-                       transactions) or killed by SIGKILL, and started again on its store
+                       transactions) or killed by SIGKILL, and started again on its store;
+                       ``dropped_ids`` counts, per address, the stored IDs before (management
+                       ``listStoredDuplicateIds``) that are not in the cache after
 =====================  =============================================================================
 
-Not expressible over STOMP: XA (``prepare``), a bridge ID, an ID that is not
-a String (STOMP headers are text; a ``SimpleString`` or ``byte[]`` or
-``Long`` property cannot be sent), ``reject_duplicates=false``,
+IDs: a String or SimpleString ID is sent as its text, a ``byte[]`` one as
+the text with those UTF-16LE bytes (the same cache key, DUP-ID-KEY).
+
+Not expressible over STOMP: XA (``prepare``), a bridge ID, a ``Long`` ID
+(its send fails on the broker, which no text header does), a ``byte[]`` ID
+no text has, ``reject_duplicates=false``,
 ``address_full``, an auto-creating send, ``delete_id`` and
 ``set_id_cache_size``.
 """
@@ -47,7 +52,8 @@ from typing import Any
 
 from brokerspec.spec import Outcome, Profile
 from brokerspec.spec.duplicates import (
-    Begin, Commit, CommitFailed, Committed, Crash, CreateQueue, DeleteId, DeleteQueue, DoomReason, Done, IdKind,
+    Begin, Commit, CommitFailed, Committed, Crash, CreateQueue, DeleteId, DeleteQueue, DoomReason, Done, DuplicateId,
+    IdKind,
     IdQueried, NoTransaction, Prepare, QueryId, QueueDeleted, QueueExists, QueueNotFound, Receive, Received, Restart,
     Restarted, Rollback, RolledBack, RoutingStatus, Send, Sent, SetIdCacheSize, TransactionOpen,
 )
@@ -63,6 +69,32 @@ class Session:
     client: WireClient | None = None
     transaction: str | None = None
     numbers: list[int] = field(default_factory=list)
+
+
+def header_text(duplicate_id: DuplicateId) -> str:
+    """The ``_AMQ_DUPL_ID`` header text whose cache key is ``duplicate_id``'s (DUP-ID-KEY), or NotExpressible.
+
+    A STOMP header is text, which the broker keeps as a String property, whose key is its UTF-16LE bytes
+    (Artemis turns STOMP headers into String properties, held as SimpleStrings: the same key). So a String
+    or SimpleString ID is sent as it is, and a ``byte[]`` ID as the text whose UTF-16LE bytes it is, when
+    there is one. A Long cannot be sent: its send fails on the broker (ID_NOT_BYTES), which no text does.
+
+    >>> header_text(DuplicateId(IdKind.BYTES, "5800"))
+    'X'
+    """
+    if duplicate_id.kind in (IdKind.STRING, IdKind.SIMPLE_STRING):
+        return duplicate_id.value
+    if duplicate_id.kind is IdKind.BYTES:
+        raw = bytes.fromhex(duplicate_id.value)
+        try:
+            text = raw.decode("utf-16-le") if len(raw) % 2 == 0 else None
+        except UnicodeDecodeError:
+            text = None
+        if text is not None:
+            return text
+        raise NotExpressible(f"the byte[] ID {duplicate_id.value}: no text has those UTF-16LE bytes")
+    raise NotExpressible(f"a {duplicate_id.kind.value} duplicate ID: STOMP headers are text, and a Long "
+                         "property fails the send (ID_NOT_BYTES), which no text does")
 
 
 class StompDuplicates:
@@ -171,15 +203,13 @@ class StompDuplicates:
             raise NotExpressible("a send that fails after the duplicate check: no address can be made full")
         if command.auto_create:
             raise NotExpressible("an auto-creating send: the duplicates adapter makes every queue itself")
-        if command.duplicate_id is not None and command.duplicate_id.kind is not IdKind.STRING:
-            raise NotExpressible(f"a {command.duplicate_id.kind.value} duplicate ID: STOMP headers are text, so "
-                                 "the broker sees a String")
+        text = None if command.duplicate_id is None else header_text(command.duplicate_id)
         session = self.sessions.setdefault(command.session, Session())
         self.addresses.add(command.address)
         tag = new_tag(self)
         headers = {"_BS_TAG": tag, "persistent": "true", "destination-type": "MULTICAST"}
-        if command.duplicate_id is not None:
-            headers["_AMQ_DUPL_ID"] = command.duplicate_id.value
+        if text is not None:
+            headers["_AMQ_DUPL_ID"] = text
         if session.transaction is not None:
             headers["transaction"] = session.transaction
         try:
@@ -248,19 +278,22 @@ class StompDuplicates:
     def query_id(self, command: QueryId) -> Outcome:
         if command.bridge_id is not None:
             raise NotExpressible("a bridge ID: only a cluster bridge sets _AMQ_BRIDGE_DUP")
-        if command.duplicate_id is None or command.duplicate_id.kind is not IdKind.STRING:
-            raise NotExpressible("an ID that is not a String: STOMP headers are text")
+        if command.duplicate_id is None:
+            raise NotExpressible("a query without an ID")
+        if command.duplicate_id.kind is IdKind.LONG:
+            return IdQueried(False)  # a Long never converts to a key (DUP-ID-KEY), so no cache holds it
+        text = header_text(command.duplicate_id)
         ok, ids = self.manage("listDuplicateIds", command.address)
         if not ok:
             raise UnexpectedRefusal(f"listDuplicateIds failed: {ids}")
-        return IdQueried(command.duplicate_id.value in ids)
+        return IdQueried(text in ids)
 
     def restart(self, command: Restart | Crash) -> Outcome:
         crash = isinstance(command, Crash)
         size = command.id_cache_size if isinstance(command, Restart) else None
         open_transactions = sum(s.transaction is not None for s in self.sessions.values())
         addresses = sorted(self.addresses | {info["address"] for info in self.queues().values()})
-        before = {address: self.manage("listDuplicateIds", address, True)[1] for address in addresses}
+        before = {address: self.manage("listStoredDuplicateIds", address)[1] for address in addresses}
         self.close()
         self.restart_broker(crash, size)
         self.sessions.clear()

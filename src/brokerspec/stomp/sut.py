@@ -54,7 +54,7 @@ class BrokerProcess:
     def start(self, profile: Profile, extra: tuple[tuple[str, str], ...] = ()) -> None:
         """Start on the store in ``folder`` under ``profile`` with ``extra`` options set; wait until it listens."""
         settings = [item for dotted, value in (*profile.overrides, *extra) for item in ("--set", f"{dotted}={value}")]
-        command = [sys.executable, "-m", "brokerspec.cli", "broker", "--port", "0", "--data", str(self.folder),
+        command = [sys.executable, "-m", "brokerspec.broker", "--port", "0", "--data", str(self.folder),
                    "--profile", profile.name, *settings]
         log = (self.folder.parent / "broker.log").open("ab")
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, start_new_session=True)
