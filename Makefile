@@ -110,6 +110,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/replay_bench.py
 	$(BIN)/python benchmarks/check_bench.py --examples 100 --rounds 3 --shrink
 	$(BIN)/python benchmarks/pipe_bench.py
+	$(BIN)/python benchmarks/broker_bench.py
 	$(BIN)/python benchmarks/memory_bench.py --sizes $(BENCH_SIZES)
 	$(BIN)/python benchmarks/audit_bench.py --sizes $(BENCH_SIZES) --before
 
