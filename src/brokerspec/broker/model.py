@@ -11,14 +11,14 @@ spec says:
   broker's profile decides every name question: what a destination resolves
   to (FQQN ``address::queue``, prefixes, ambiguity), which queues a send
   reaches, which queue a subscription attaches to, and what either
-  auto-creates (the ADDR-* rules, ``docs/address-resolution.md``). The model
+  auto-creates (the ADDR-* rules, ``docs/addressing.md``; :mod:`.admin`). The model
   creates a :class:`~.queues.Queue` for every queue the name model reports.
 * **Routing.** A send goes to every queue of ``copies`` and to one of
   ``anycast_candidates``, taken round robin per address (seed ``003``: one
   routing name, turns kept per name; LB-ROUND-ROBIN).
 * **Duplicate detection** (:mod:`.dedup`): the ``_AMQ_DUPL_ID`` header,
   checked after the routing decision and before anything is delivered.
-* **Transactions** (:class:`Transaction`): a transacted send is routed at
+* **Transactions** (:mod:`.transactions`): a transacted send is routed at
   the send and lands at the commit (LB-TX-SEND, LB-TX-COMMIT; a queue
   deleted meanwhile gets nothing); its ID waits for the commit (DUP-TX-HELD);
   an acknowledgement in a transaction takes effect at the commit and an
@@ -36,45 +36,23 @@ waits to the subscriptions that are ready.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from brokerspec.impl.addressing import FastBroker
 from brokerspec.spec import Outcome, Profile, ReturnOrder
-from brokerspec.spec.addressing import (
-    AddressCreated, AddressDeleted, Attached, Consume, CreateAddress, CreateQueue, DeleteAddress, DeleteQueue, Lookup,
-    QueryAddress, QueueCreated, QueueDeleted, Rejected, Routed, RoutingType, Send, SetAddressSettings, SetPrefix,
-)
+from brokerspec.spec.addressing import Attached, Consume, CreateAddress, CreateQueue, Rejected, Routed, RoutingType, Send
 
+from .admin import NameAdmin
 from .dedup import DUPLICATE_ID_HEADER, IdCaches, compute_key
 from .queues import Entry, Message, Queue, Sink, Subscription, queue_key
 from .record import Recorder
 from .store import BrokerStore, open_store
+from .transactions import PendingSend, Transaction, TransactionWork
 
 
 ID_BATCH = 1000
 """Message numbers reserved in the store at a time."""
-TAGGED_SENDS = 10_000
-"""How many tagged sends' results the model remembers (the oldest go first)."""
-
-
-@dataclass
-class PendingSend:
-    """A transacted send, routed, waiting for the commit."""
-
-    message: Message
-    targets: tuple[str, ...]
-    key: bytes | None
-
-
-@dataclass(eq=False)
-class Transaction:
-    """A STOMP transaction: its sends and acknowledgements, and why it must roll back, if it must."""
-
-    name: str
-    sends: list[PendingSend] = field(default_factory=list)
-    acks: list[tuple[Subscription, Entry]] = field(default_factory=list)
-    doom: str | None = None
 
 
 @dataclass(frozen=True)
@@ -102,8 +80,9 @@ class SendResult:
         return "OK" if self.queues else "NO_BINDINGS"
 
 
-class Model:
-    """One broker's addresses, queues, messages, ID caches and store."""
+class Model(NameAdmin, TransactionWork):
+    """One broker's addresses, queues, messages, ID caches and store (names: :class:`~.admin.NameAdmin`,
+    transactions: :class:`~.transactions.TransactionWork`)."""
 
     def __init__(self, profile: Profile, path: Path | None = None, recorder: Recorder | None = None) -> None:
         self.profile = profile
@@ -125,7 +104,8 @@ class Model:
         """Every transaction begun and not yet ended (their held IDs go when their address forgets its cache)."""
         self.tagged: dict[str, SendResult] = {}
         """The last :data:`TAGGED_SENDS` sends that carried a ``_BS_TAG`` header, by tag: what each became
-        (the management operation ``getRouting`` reads it, as Artemis's probe plugin records a routing context)."""
+        (the management operation ``getRouting`` reads it, as Artemis's probe plugin records a routing context;
+        at most :data:`~.admin.TAGGED_SENDS`)."""
         self._load()
 
     # -- start and restart ---------------------------------------------------------------
@@ -172,120 +152,6 @@ class Model:
         """Close the store (everything committed stays)."""
         self.store.close()
         self.recorder.close()
-
-    # -- the name model -------------------------------------------------------------------
-
-    def _decide(self, command: CreateAddress | CreateQueue | DeleteAddress | DeleteQueue | Send | Consume | Lookup
-                | QueryAddress | SetPrefix | SetAddressSettings) -> Outcome:
-        outcome = self.names.execute(command)
-        if self.recorder.active:
-            self.recorder.decision(command, outcome)
-        return outcome
-
-    def _made(self, created_address: str | None, created_queue: tuple[str, str] | None,
-              routing_type: RoutingType) -> None:
-        """Store and model what the name model auto-created: an address, a queue (address, name)."""
-        if created_address is not None:
-            self.store.put_address(created_address, (routing_type.value,))
-        if created_queue is not None and queue_key(*created_queue) not in self.queues:
-            address, name = created_queue
-            queue = Queue(f"{address}::{name}", address, name, self._routing_type_of(address, name, routing_type))
-            self.queues[queue.key] = queue
-            self.store.put_binding(queue.key, address, name, queue.routing_type)
-
-    def _routing_type_of(self, address: str, name: str, fallback: RoutingType) -> str:
-        for queue in self.names.snapshot().queues.values():
-            if queue.address == address and queue.name == name:
-                return queue.routing_type.value
-        return fallback.value
-
-    def lookup(self, name: str) -> Outcome:
-        """What a client name resolves to (ADDR-LOOKUP-*): a queue, none, or several."""
-        return self._decide(Lookup(name))
-
-    def query_address(self, name: str) -> Outcome:
-        """Whether an address exists, its routing types and queues (ADDR-QUERY-ADDRESS)."""
-        return self._decide(QueryAddress(name))
-
-    def configure(self, command: SetPrefix | SetAddressSettings) -> Outcome:
-        """An acceptor prefix or an address setting (ADDR-CONFIG-PREFIX, ADDR-CONFIG-SETTINGS), until the next
-        restart: like Artemis's ``broker.xml`` settings, they are configuration, not stored state."""
-        return self._decide(command)
-
-    def remember(self, tag: str, result: SendResult) -> None:
-        """Keep what a tagged send became, for ``getRouting``."""
-        tagged = self.tagged
-        tagged[tag] = result
-        if len(tagged) > TAGGED_SENDS:
-            del tagged[next(iter(tagged))]
-
-    def create_address(self, name: str, routing_types: frozenset[RoutingType]) -> Outcome:
-        """Management: make an address (ADDR-ADDRESS-CREATE)."""
-        outcome = self._decide(CreateAddress(name, routing_types))
-        if isinstance(outcome, AddressCreated):
-            self.store.put_address(name, tuple(sorted(t.value for t in routing_types)))
-            self.store.commit()
-        return outcome
-
-    def create_queue(self, address: str, name: str, routing_type: RoutingType) -> Outcome:
-        """Management: make a queue on an address (ADDR-QUEUE-CREATE)."""
-        outcome = self._decide(CreateQueue(address, name, routing_type))
-        if isinstance(outcome, QueueCreated):
-            queue = Queue(f"{outcome.address}::{outcome.queue}", outcome.address, outcome.queue, routing_type.value)
-            self.queues[queue.key] = queue
-            self.store.put_binding(queue.key, outcome.address, outcome.queue, routing_type.value)
-            self.store.commit()
-        return outcome
-
-    def delete_queue(self, name: str) -> Outcome:
-        """Management: delete a queue with its messages; its subscriptions are left with nothing to take.
-
-        The address's last queue going forgets its ID cache (DUP-FORGET-ON-LAST-QUEUE).
-        """
-        outcome = self._decide(DeleteQueue(name))
-        if isinstance(outcome, QueueDeleted):
-            self._drop_queue(queue_key(outcome.address, outcome.queue))
-            if not any(q.address == outcome.address for q in self.queues.values()):
-                self._forget_ids(outcome.address)
-            if outcome.address not in self.names.snapshot().addresses:
-                self.store.delete_address(outcome.address)
-            self.store.commit()
-        return outcome
-
-    def delete_address(self, name: str, force: bool) -> Outcome:
-        """Management: delete an address (with its queues when ``force``)."""
-        outcome = self._decide(DeleteAddress(name, force))
-        if isinstance(outcome, AddressDeleted):
-            for fqqn in outcome.removed_queues:
-                self._drop_queue(queue_key(outcome.address, fqqn[len(outcome.address) + 2:]))
-            self._forget_ids(outcome.address)
-            self.store.delete_address(outcome.address)
-            self.store.commit()
-        return outcome
-
-    def _forget_ids(self, address: str) -> None:
-        """The address has no queue left: its cache goes, and so do the IDs open transactions hold for it,
-        which would otherwise enter a cache made later (DUP-FORGET-ON-LAST-QUEUE, DUP-FORGET-IN-FLIGHT)."""
-        forgot = self.ids.forget_address(address)
-        for tx in self.open_transactions:
-            for pending in tx.sends:
-                if pending.message.address == address and pending.key is not None:
-                    pending.key = None
-                    forgot = True
-        if forgot:
-            self.recorder.note("DUP-FORGET-ON-LAST-QUEUE", f"address {address}: ID cache forgotten")
-
-    def _drop_queue(self, key: str) -> None:
-        queue = self.queues.pop(key, None)
-        if queue is None:
-            return
-        for entry in list(queue.entries()):
-            self._release(entry)
-        for subscription in queue.subscriptions:
-            subscription.queue = None
-            subscription.held.clear()
-        self.store.delete_binding(key)
-        self.dirty.discard(queue)
 
     # -- sending --------------------------------------------------------------------------
 
@@ -464,46 +330,3 @@ class Model:
         entry.queue.give_back([entry], self._close_in_arrival_order)
         self.dirty.add(entry.queue)
         return True
-
-    # -- transactions ---------------------------------------------------------------------
-
-    def begin(self, name: str) -> Transaction:
-        """A new transaction, known to the model until it commits or rolls back."""
-        tx = Transaction(name)
-        self.open_transactions.add(tx)
-        return tx
-
-    def commit(self, tx: Transaction) -> str | None:
-        """Commit: sends land in order and their IDs enter the caches; acknowledgements take effect.
-
-        A rollback-only transaction rolls back instead and the reason is
-        returned (DUP-COMMIT-ROLLBACK-ONLY).
-        """
-        if tx.doom is not None:
-            self.abort(tx)
-            self.recorder.note("DUP-COMMIT-ROLLBACK-ONLY", f"transaction {tx.name}: commit failed, rolled back")
-            return tx.doom
-        for pending in tx.sends:
-            self._land(pending.message, pending.targets)
-            if pending.key is not None:
-                self.ids.record(pending.message.address, pending.key)
-        for _, entry in tx.acks:
-            self._release(entry)
-        self.open_transactions.discard(tx)
-        self.store.commit()
-        self.recorder.note("DUP-TX-HELD", f"transaction {tx.name}: {len(tx.sends)} sends landed, "
-                           f"{sum(p.key is not None for p in tx.sends)} IDs recorded")
-        return None
-
-    def abort(self, tx: Transaction) -> None:
-        """Roll back: the sends are forgotten, acknowledged messages go back to their queues (LB-TX-ROLLBACK)."""
-        taken: dict[Queue, list[Entry]] = {}
-        for _, entry in tx.acks:
-            if self.queues.get(entry.queue.key) is entry.queue:  # not a queue deleted (and made again) since
-                taken.setdefault(entry.queue, []).append(entry)
-        for queue, entries in taken.items():
-            queue.give_back(entries, self._rollback_in_arrival_order)
-            self.dirty.add(queue)
-        tx.sends.clear()
-        tx.acks.clear()
-        self.open_transactions.discard(tx)

@@ -48,7 +48,8 @@ from brokerspec.spec.addressing import Rejected, RoutingType
 from ..codec import encode_outcome
 from .frames import Frame
 from .management import MANAGEMENT_ADDRESS, handle_management
-from .model import Model, Transaction
+from .model import Model
+from .transactions import Transaction
 from .protocol import Connect, ProtocolError, ServerProtocol, error_frame, message_frame, receipt_frame
 from .queues import Entry, Subscription
 
