@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from brokerspec.broker.model import Model, Transaction
+from brokerspec.broker.model import Model
+from brokerspec.broker.transactions import Transaction
 from brokerspec.broker.queues import Entry, Subscription, queue_key
 from brokerspec.spec import get_profile
 from brokerspec.spec.addressing import QueueCreated, Rejected, RoutingType
@@ -250,3 +251,36 @@ def test_message_numbers_are_never_given_twice_across_a_restart(tmp_path: Path) 
     model.send("q", ANYCAST, (), b"after", False)
     after = {e.message.number for e in model.queues[queue_key("q", "q")].waiting}
     assert len(before) == 3 and len(after) == 1 and not before & after
+
+
+class CommitsLate(Model):
+    """Planted bug: a COMMIT answers before its writes are durable (they wait for the next operation's commit)."""
+
+    def commit(self, tx: Transaction) -> str | None:
+        durable = self.store.commit
+        self.store.commit = lambda: None  # type: ignore[method-assign]
+        try:
+            return super().commit(tx)
+        finally:
+            self.store.commit = durable  # type: ignore[method-assign]
+
+
+def lost_at_a_crash(model_type: type[Model], path: Path) -> list[bytes]:
+    """The bodies of a committed transaction that a crash right after the commit loses."""
+    model = model_type(get_profile("artemis-latest"), path)
+    model.create_address("q", frozenset({ANYCAST}))
+    model.create_queue("q", "q", ANYCAST)
+    tx = model.begin("t")
+    for body in (b"1", b"2"):
+        model.send("q", ANYCAST, dup(body.decode()), body, True, tx)
+    assert model.commit(tx) is None
+    model.store.close()  # the process dies: whatever SQLite did not commit is gone
+    reopened = Model(get_profile("artemis-latest"), path)
+    kept = {e.message.body for e in reopened.queues[queue_key("q", "q")].waiting}
+    reopened.close()
+    return [body for body in (b"1", b"2") if body not in kept]
+
+
+def test_a_committed_transaction_survives_a_crash_and_the_check_catches_one_that_does_not(tmp_path: Path) -> None:
+    assert lost_at_a_crash(Model, tmp_path / "good.db") == []
+    assert lost_at_a_crash(CommitsLate, tmp_path / "planted.db") == [b"1", b"2"]
