@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 
 def render_table(title: str, headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -15,3 +16,18 @@ def render_table(title: str, headers: Sequence[str], rows: Sequence[Sequence[str
 
     rule = "-" * len(line(headers))
     return "\n".join([title, rule, line(headers), rule, *(line(row) for row in rows), rule])
+
+
+def filesystem_of(path: Path) -> str:
+    """The type of the file system ``path`` is on, from /proc/mounts (``unknown`` elsewhere)."""
+    try:
+        mounts = [line.split() for line in Path("/proc/mounts").read_text().splitlines()]
+    except OSError:
+        return "unknown"
+    resolved = str(path.resolve())
+    best = ("", "unknown")
+    for fields in mounts:
+        if len(fields) >= 3 and (resolved == fields[1] or resolved.startswith(fields[1].rstrip("/") + "/")):
+            if len(fields[1]) >= len(best[0]):
+                best = (fields[1], fields[2])
+    return best[1]

@@ -66,7 +66,7 @@ from typing import Any
 import stomp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_tables import render_table  # noqa: E402
+from bench_tables import filesystem_of, render_table  # noqa: E402
 
 BODY = "x" * 1024
 WARMUP = 200
@@ -295,21 +295,6 @@ def _ms(value: float) -> str:
 
 def cells(values: tuple[float, ...]) -> list[str]:
     return [_rate(values[0]), _ms(values[1]), _ms(values[2]), _rate(values[3])]
-
-
-def filesystem_of(path: Path) -> str:
-    """The type of the file system ``path`` is on, from /proc/mounts (``unknown`` elsewhere)."""
-    try:
-        mounts = [line.split() for line in Path("/proc/mounts").read_text().splitlines()]
-    except OSError:
-        return "unknown"
-    resolved = str(path.resolve())
-    best = ("", "unknown")
-    for fields in mounts:
-        if len(fields) >= 3 and (resolved == fields[1] or resolved.startswith(fields[1].rstrip("/") + "/")):
-            if len(fields[1]) >= len(best[0]):
-                best = (fields[1], fields[2])
-    return best[1]
 
 
 def sync_latency(folder: Path, count: int = 100) -> tuple[float, float]:

@@ -105,7 +105,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # so that the other be
 from addressing_bench import gc_paused, machine_info  # noqa: E402
 from store_choice import Figure, run_sqlite_default  # noqa: E402
 from store_choice import timed as timed_commits  # noqa: E402
-from bench_tables import render_table  # noqa: E402
+from bench_tables import filesystem_of, render_table  # noqa: E402
 from brokerspec.impl.duplicates import FastDuplicatesBroker, IdCache, SlotLog  # noqa: E402
 from brokerspec.impl.duplicates.samples import ring_seams  # noqa: E402
 from brokerspec.reference.duplicates import DuplicateIDCache, ReferenceDuplicatesBroker, StorageManager  # noqa: E402
@@ -484,21 +484,6 @@ def measure_memory(size: int, id_bytes: int) -> dict[str, tuple[int, int]]:
 
 def _verdict(ratio: float) -> str:
     return "met" if ratio >= TARGET else "MISSED"
-
-
-def filesystem_of(path: Path) -> str:
-    """The type of the file system ``path`` is on, from /proc/mounts (``unknown`` elsewhere)."""
-    try:
-        mounts = [line.split() for line in Path("/proc/mounts").read_text().splitlines()]
-    except OSError:
-        return "unknown"
-    resolved = str(path.resolve())
-    best = ("", "unknown")
-    for fields in mounts:
-        if len(fields) >= 3 and (resolved == fields[1] or resolved.startswith(fields[1].rstrip("/") + "/")):
-            if len(fields[1]) >= len(best[0]):
-                best = (fields[1], fields[2])
-    return best[1]
 
 
 # -- persisted commits -------------------------------------------------------------------------------------
