@@ -284,3 +284,19 @@ def lost_at_a_crash(model_type: type[Model], path: Path) -> list[bytes]:
 def test_a_committed_transaction_survives_a_crash_and_the_check_catches_one_that_does_not(tmp_path: Path) -> None:
     assert lost_at_a_crash(Model, tmp_path / "good.db") == []
     assert lost_at_a_crash(CommitsLate, tmp_path / "planted.db") == [b"1", b"2"]
+
+
+def test_a_copy_taken_after_a_restart_leaves_the_other_queues_copy_whole(tmp_path: Path) -> None:
+    """Found by fuzzing over the wire: after a crash each queue's copy was reloaded as a message of its own, so
+    taking one copy deleted the body the other still needed, and the next restart lost that copy."""
+    model = make(tmp_path)
+    model.create_address("a", frozenset({MULTICAST}))
+    for name in ("q2", "q3"):
+        model.create_queue("a", name, MULTICAST)
+    model.send("a", MULTICAST, (), b"both", True)
+    model.restart(crash=True)
+    taken = model.subscribe("a::q2", None, "s", True, Client())
+    assert isinstance(taken, Subscription)
+    assert deliver_all(model) == [("s", b"both")]
+    model.restart(crash=True)
+    assert [e.message.body for e in model.queues[queue_key("a", "q3")].waiting] == [b"both"]

@@ -121,13 +121,16 @@ class Model(NameAdmin, TransactionWork):
             made = Queue(f"{binding.address}::{binding.queue}", binding.address, binding.queue,
                          binding.routing_type)
             self.queues[made.key] = made
+        loaded: dict[int, Message] = {}  # one message however many queues hold it: its body goes with the last
         for key, pairs in image.state.messages.items():
             queue = self.queues.get(key)
             for seq, number in pairs:
                 stored = image.bodies.get(number)
                 if queue is None or stored is None:
                     continue
-                message = Message(number, stored.address, stored.headers, stored.body, True)
+                message = loaded.get(number)
+                if message is None:
+                    message = loaded[number] = Message(number, stored.address, stored.headers, stored.body, True)
                 self._enqueue(queue, message, seq)
                 self.next_seq = max(self.next_seq, seq + 1)
         self.ids.reload(image.state.ids)
