@@ -25,31 +25,20 @@ from brokerspec.spec.addressing import (
     QueryAddress, QueueCreated, QueueDeleted, RoutingType, Send, SetAddressSettings, SetPrefix,
 )
 
-from .dedup import IdCaches
-from .queues import Entry, Queue, queue_key
-from .record import Recorder
-from .store import BrokerStore
+from .queues import Queue, queue_key
+
+from .transactions import ModelParts
 
 if TYPE_CHECKING:
     from .model import SendResult
-    from .transactions import Transaction
 
 
-class NameAdmin:
+class NameAdmin(ModelParts):
     """Names, queues and administration of a :class:`~.model.Model` (a mixin: the model holds the state)."""
 
     profile: Profile
     names: FastBroker
-    recorder: Recorder
-    store: BrokerStore
-    ids: IdCaches
-    queues: dict[str, Queue]
-    dirty: set[Queue]
-    open_transactions: set[Transaction]
     tagged: dict[str, SendResult]
-
-    if TYPE_CHECKING:
-        def _release(self, entry: Entry) -> None: ...
 
     def _decide(self, command: CreateAddress | CreateQueue | DeleteAddress | DeleteQueue | Send | Consume | Lookup
                 | QueryAddress | SetPrefix | SetAddressSettings) -> Outcome:

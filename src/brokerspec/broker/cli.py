@@ -18,6 +18,7 @@ import asyncio
 import logging
 import re
 import signal
+import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -114,10 +115,21 @@ def run_broker_command(args: argparse.Namespace) -> int:
                         format="%(asctime)s %(name)s %(message)s")
     path = None
     if args.data is not None:
-        args.data.mkdir(parents=True, exist_ok=True)
+        try:
+            args.data.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise BrokerUsageError(f"--data {args.data}: cannot make the store's folder: "
+                                   f"{error.strerror or error}") from None
         path = args.data / STORE_FILE
-    recorder = Recorder(profile, args.trace, args.explain)
-    model = Model(profile, path, recorder)
+    try:
+        recorder = Recorder(profile, args.trace, args.explain)
+    except OSError as error:
+        raise BrokerUsageError(f"--trace {args.trace}: cannot write it: {error.strerror or error}") from None
+    try:
+        model = Model(profile, path, recorder)
+    except (sqlite3.Error, ValueError) as error:
+        recorder.close()
+        raise BrokerUsageError(f"--data {args.data}: {path} is not a store this broker reads: {error}") from None
     store = str(path) if path is not None else "in memory"
 
     def announce(port: int) -> None:

@@ -115,11 +115,16 @@ def _types(text: str) -> frozenset[RoutingType]:
         raise BadRequest(f"routing types must be ANYCAST and/or MULTICAST, not {text!r}") from None
 
 
+def describe_refusal(outcome: Rejected) -> str:
+    """A rejection as text: the reason's kind and its fields (``address_exists: address='orders'``)."""
+    reason = outcome.reason
+    fields = ", ".join(f"{k}={v!r}" for k, v in vars(reason).items())
+    return f"{reason.kind}: {fields}"
+
+
 def _outcome(outcome: Outcome) -> Any:
     if isinstance(outcome, Rejected):
-        reason = outcome.reason
-        fields = ", ".join(f"{k}={v!r}" for k, v in vars(reason).items())
-        raise BadRequest(f"{reason.kind}: {fields}", outcome)
+        raise BadRequest(describe_refusal(outcome), outcome)
     return None
 
 

@@ -103,7 +103,7 @@ class Model(NameAdmin, TransactionWork):
         self.open_transactions: set[Transaction] = set()
         """Every transaction begun and not yet ended (their held IDs go when their address forgets its cache)."""
         self.tagged: dict[str, SendResult] = {}
-        """The last :data:`TAGGED_SENDS` sends that carried a ``_BS_TAG`` header, by tag: what each became
+        """The last sends that carried a ``_BS_TAG`` header, by tag: what each became
         (the management operation ``getRouting`` reads it, as Artemis's probe plugin records a routing context;
         at most :data:`~.admin.TAGGED_SENDS`)."""
         self._load()

@@ -47,7 +47,7 @@ from brokerspec.spec.addressing import Rejected, RoutingType
 
 from ..codec import encode_outcome
 from .frames import Frame
-from .management import MANAGEMENT_ADDRESS, handle_management
+from .management import MANAGEMENT_ADDRESS, REASON_HEADER, describe_refusal, handle_management
 from .model import Model
 from .transactions import Transaction
 from .protocol import Connect, ProtocolError, ServerProtocol, error_frame, message_frame, receipt_frame
@@ -57,8 +57,6 @@ RESERVED_HEADERS = frozenset({"destination", "transaction", "receipt", "content-
                               "destination-type"})
 TAG_HEADER = "_BS_TAG"
 """A SEND header under which the broker remembers what the send became (management ``getRouting``)."""
-REASON_HEADER = "brokerspec-reason"
-"""The ERROR frame header holding the name model's refusal as the JSON of a trace outcome."""
 """SEND headers the broker acts on rather than passing along with the message."""
 
 ROUTING_TYPES = {"ANYCAST": RoutingType.ANYCAST, "MULTICAST": RoutingType.MULTICAST}
@@ -91,13 +89,6 @@ def routing_type(frame: Frame, header: str) -> RoutingType | None:
     if found is None:
         raise Refused(f"bad {header}", f"{header} must be ANYCAST or MULTICAST, not {value!r}")
     return found
-
-
-def describe_refusal(outcome: Rejected) -> str:
-    """A rejection as text: the reason's kind and its fields."""
-    reason = outcome.reason
-    fields = ", ".join(f"{k}={v!r}" for k, v in vars(reason).items())
-    return f"{reason.kind}: {fields}"
 
 
 class Session:

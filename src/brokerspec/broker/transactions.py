@@ -51,8 +51,9 @@ class Transaction:
     doom: str | None = None
 
 
-class TransactionWork:
-    """Transactions of a :class:`~.model.Model` (a mixin: the model holds the state)."""
+class ModelParts:
+    """What the model's mixins (:class:`TransactionWork`, :class:`~.admin.NameAdmin`) use of the state
+    :class:`~.model.Model` holds, declared once for the type checker."""
 
     recorder: Recorder
     store: BrokerStore
@@ -60,12 +61,18 @@ class TransactionWork:
     queues: dict[str, Queue]
     dirty: set[Queue]
     open_transactions: set[Transaction]
+
+    if TYPE_CHECKING:
+        def _release(self, entry: Entry) -> None: ...
+
+
+class TransactionWork(ModelParts):
+    """Transactions of a :class:`~.model.Model` (a mixin: the model holds the state)."""
+
     _rollback_in_arrival_order: bool
 
     if TYPE_CHECKING:
         def _land(self, message: Message, targets: tuple[str, ...]) -> None: ...
-
-        def _release(self, entry: Entry) -> None: ...
 
     def begin(self, name: str) -> Transaction:
         """A new transaction, known to the model until it commits or rolls back."""

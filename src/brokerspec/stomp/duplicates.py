@@ -159,20 +159,20 @@ class StompDuplicates:
     # -- operations -------------------------------------------------------------------------------
 
     def create_queue(self, command: CreateQueue) -> Outcome:
+        """``queue_exists`` is the broker's refusal, read from its reason; the address is made only for a new name."""
         queues = self.queues()
-        if command.queue in queues:
-            ok, result = self.manage("createQueue", command.address, "MULTICAST", command.queue)
-            if ok:
-                raise UnexpectedRefusal(f"createQueue made a second queue {command.queue!r}")
-            return QueueExists(command.queue)
-        if not any(info["address"] == command.address for info in queues.values()):
+        if command.queue not in queues and not any(info["address"] == command.address for info in queues.values()):
             self.manage("createAddress", command.address, "MULTICAST")
-        ok, result = self.manage("createQueue", command.address, "MULTICAST", command.queue)
-        if not ok:
-            if "queue_exists" in str(result):
-                return QueueExists(command.queue)
-            raise UnexpectedRefusal(f"createQueue failed: {result}")
-        return Done()
+        if self.admin.closed:
+            self.admin = self.connect()
+        ok, result, reason = self.admin.manage("createQueue", command.address, "MULTICAST", command.queue)
+        if ok:
+            if command.queue in queues:
+                raise UnexpectedRefusal(f"createQueue made a second queue {command.queue!r}")
+            return Done()
+        if reason is not None and reason.get("reason", {}).get("type") == "queue_exists":
+            return QueueExists(command.queue)
+        raise UnexpectedRefusal(f"createQueue failed: {result}")
 
     def delete_queue(self, command: DeleteQueue) -> Outcome:
         queues = self.queues()
