@@ -127,8 +127,12 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_NOTHING_CHECKED
     budget = f"{args.budget:g} s"
     but = f"; not checked: {', '.join(left_out)}" if left_out else ""
-    console.print(f"no difference found within the budget ({budget}, "
-                  f"{sum(r.examples for r in report.results)} scenarios){but}", markup=False)
+    scenarios = sum(r.examples for r in report.results)
+    discarded = sum(report.unsupported.values())
+    cut = f", {discarded} of them cut short at a step the SUT cannot do" if discarded else ""
+    judged = sum(r.judged for r in report.runs)
+    console.print(f"no difference found within the budget ({budget}, {scenarios} scenarios{cut}; "
+                  f"{judged} steps judged){but}", markup=False)
     return EXIT_PASS
 
 
