@@ -54,12 +54,15 @@ bridges start), in the order the consumers present now arrived.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from ..frozen import FrozenMap
 from .model import (
     Bridge,
     BridgeConfig,
+    Connector,
     Consumer,
     Registration,
     Role,
@@ -208,15 +211,38 @@ def client_registration(consumer: Consumer) -> Registration:
 def compute_demand(state: TopologyState) -> tuple[Registration, ...]:
     """Every registration of the settled network, sorted by (broker, destination, key).
 
+    Destinations never meet: a registration is offered only to bridges, a
+    demand subscription has its remote registration's destination, and a
+    conduit merge, a duplicate suppression and a bar each concern one
+    destination. So the demand is the union of each destination's, computed
+    from the bridges and that destination's consumers in the order they
+    arrived (rule TOPO-NC-ORDER ranks consumers only against others of their
+    destination); a settled network is one whose connectors or one
+    destination's consumers changed, so the others' demand is kept.
+    """
+    by_destination: dict[str, list[Consumer]] = {}
+    for consumer in state.consumers.values():
+        by_destination.setdefault(consumer.destination, []).append(consumer)
+    found = [registration for consumers in by_destination.values()
+             for registration in destination_demand(state.connectors, tuple(consumers))]
+    return tuple(sorted(found, key=lambda r: (r.broker, r.destination, r.key)))
+
+
+@functools.lru_cache(maxsize=256)
+def destination_demand(connectors: FrozenMap[tuple[str, str], Connector],
+                       consumers: tuple[Consumer, ...]) -> tuple[Registration, ...]:
+    """The registrations the ``consumers`` of one destination cause over ``connectors``, kept for the last few.
+
     One consumer at a time, in the order they arrived, breadth first from
     each; each level's new registrations are offered to every bridge into
     their broker. A
     suppression that must replace a settled subscription bars it and
     starts again (the barred set only grows, so this ends).
     """
+    network = TopologyState(connectors=connectors)
     barred: set[Ident] = set()
     while True:
-        result = _propagate(state, barred)
+        result = _propagate(network, consumers, barred)
         if isinstance(result, tuple):
             return result
         barred.add(result.ident)
@@ -229,14 +255,16 @@ class _Bar:
     ident: Ident
 
 
-def _propagate(state: TopologyState, barred: set[Ident]) -> tuple[Registration, ...] | _Bar:
-    """One breadth-first pass over the advisories; the registrations, or the one to bar and start again without."""
+def _propagate(state: TopologyState, consumers: tuple[Consumer, ...],
+               barred: set[Ident]) -> tuple[Registration, ...] | _Bar:
+    """One breadth-first pass over the advisories of ``consumers`` over the connectors of ``state``; the
+    registrations, or the one to bar and start again without."""
     into: dict[str, list[Bridge]] = {}
     for bridge in get_bridges(state):
         into.setdefault(bridge.remote, []).append(bridge)
     building: dict[Ident, _Building] = {}
     settled: dict[Ident, Registration] = {}
-    for rank, consumer in enumerate(state.consumers.values()):
+    for rank, consumer in enumerate(consumers):
         frontier = [client_registration(consumer)]
         while frontier:
             for reg in frontier:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from brokerspec.reference.topologies import (
@@ -63,6 +63,7 @@ from brokerspec.spec.topologies import (
     matches_wildcard,
     retail_commands,
 )
+from brokerspec.spec.topologies.demand import destination_demand
 from depth import scaled
 from topology_cases import QUEUE as Q
 from topology_cases import TOPIC as T
@@ -392,6 +393,23 @@ def test_reference_agrees_with_the_spec_step_by_step(commands: list[TopologyComm
                                        "dispatch", "waiting", "next_message")
                      if getattr(snapshot, name) != getattr(state, name)]
             raise AssertionError(f"step {number} {command}: snapshots differ in {parts}")
+
+
+MERGED = BridgeConfig(consumer_ttl=3, message_ttl=3, suppress_duplicate_topics=False)
+
+
+@settings(max_examples=scaled(100, 1000), deadline=None)
+@given(scripts())
+@example(brokers("a", "b", "c") + [Connect("a", "b", False, MERGED), Connect("b", "c", False, MERGED),
+                                   Subscribe("c1", "b", T), Subscribe("c2", "c", T)])  # one conduit, two brokers
+def test_demand_per_destination_is_one_pass_over_every_consumer(commands: list[TopologyCommand]) -> None:
+    """The spec derives demand destination by destination (and keeps each); one breadth-first pass over every
+    consumer of every destination at once, in arrival order, must settle into the very same registrations."""
+    state = initial_state()
+    for command in commands:
+        state, _ = apply(state, command)
+        whole = destination_demand.__wrapped__(state.connectors, tuple(state.consumers.values()))
+        assert state.demand == whole, f"after {command}"
 
 
 def test_registration_rendering_matches_the_spec_for_a_conduit_subscription() -> None:
