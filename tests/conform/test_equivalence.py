@@ -49,8 +49,12 @@ from brokerspec.conform.mutation import (
 )
 from brokerspec.planted.registry import all_planted
 
-SAMPLE_SCRIPTS = 8
+SAMPLE_SCRIPTS = 6
 """Scripts per alphabet and profile in the fast tier's sample check (the deep tier uses the default, 100)."""
+
+FAST_EVERY = 12
+"""The fast tier's sample: each file's first declared line and every twelfth (``--equivalents sample`` takes every
+sixth, ``make mutation`` checks them all)."""
 
 
 def _mutant(operator: str, line: int = 2, file: str = "impl/x.py") -> Mutant:
@@ -187,10 +191,10 @@ def test_the_sampled_declarations_hold() -> None:
     suite, in default or strict mode (a declaration is only needed for a survivor)."""
     whole = plan()
     sources = {name: text for name, (text, _) in whole.sources.items()}
-    lines = sample_of([d for name, text in sources.items() for d in file_declarations(name, text)])
+    lines = sample_of([d for name, text in sources.items() for d in file_declarations(name, text)], FAST_EVERY)
     covered = [m for m in whole.mutants if (m.file, m.line) in lines
                and (claim := declaration_for(m, sources[m.file])) is not None and claim.kind != IDENTITY_KIND]
-    assert len(covered) >= 40, "the sample covers every domain's declarations"
+    assert len(covered) >= 30, "the sample covers every domain's declarations"
     assert {m.domain for m in covered} == {"addressing", "duplicates", "balancing", "topologies"}
     settings = SuiteSettings(fuzz_examples=10, equivalence_scripts=SAMPLE_SCRIPTS)
 

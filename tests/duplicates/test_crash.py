@@ -103,7 +103,7 @@ def test_every_write_point_of_prepare_and_second_phase_keeps_all_or_nothing() ->
     seen: list[TrialResult] = []
     profiles = [get_profile("artemis-latest", (SMALL,)), get_profile("artemis-2.11", (SMALL,)),
                 get_profile("artemis-2.11", (SMALL, ("duplicates.persist_id_cache", "false")))]
-    report = run_write_point_trials(scaled(2, 8), seed=2026, profiles=profiles, on_trial=seen.append)
+    report = run_write_point_trials(scaled(1, 8), seed=2026, profiles=profiles, on_trial=seen.append)
     assert report.ok, report.summary()
     assert (report.lost, report.phantom, report.mismatches, report.errors) == (0, 0, 0, 0)
     assert report.trials == len(seen) > 50
