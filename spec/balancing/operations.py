@@ -255,6 +255,8 @@ def deliver(step: Step) -> None:
     where it makes a target acceptable (found fuzzing Artemis 2.40.0).
     """
     clock = step.state.clock
+    if not step.prompted and clock == step.start_clock:
+        return  # nothing was prompted and no delay ran out: no redistributor tries
     active = sorted((q.serial, q.redistributor, q) for q in step.state.queues.values()
                     if q.redistributor is not None and q.redistributor <= clock)
     for _, since, queue in active:
@@ -283,8 +285,10 @@ def record_types(step: Step, address: str) -> None:
     """Remember which nodes' bindings have taken the configured type because a queue of ``address`` is, or
     joined them as, a remote binding (LB-TYPE-ADOPTED)."""
     state = step.state
-    typed = {(node, each) for each in typed_addresses(state, address) for node in state.nodes
-             if any(q.node != node for q in get_bindings(state, each))}
+    typed = set()
+    for each in typed_addresses(state, address):
+        bindings = get_bindings(state, each)
+        typed |= {(node, each) for node in state.nodes if any(q.node != node for q in bindings)}
     if not typed <= state.typed:
         step.update(typed=state.typed | typed)
 
