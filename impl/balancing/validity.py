@@ -96,15 +96,19 @@ def _group_problems(broker: FastBalancingBroker) -> list[str]:
     if {a: [id(q) for q in qs] for a, qs in index.wild.items()} != \
             {a: [id(q) for q in qs] for a, qs in broker._by_address.items() if index.enabled and index.is_wild(a)}:
         found.append("the wildcard index does not list each wild address's queues in creation order")
+    groupings: dict[str, dict[str, list[QueueRecord]]] = {}  # every node groups an address's queues alike
     for node, groups in broker._groups.items():
         if set(groups) != listed:
             found.append(f"node {node} has groups for {sorted(groups)}, the cluster has queues or wildcard copies "
                          f"on {sorted(listed)}")
         for address, by_name in groups.items():
-            expected: dict[str, list[QueueRecord]] = {}
-            members = [*broker._by_address.get(address, ()), *index.copies_for(address)]
-            for queue in sorted(members, key=lambda queue: queue.serial):
-                expected.setdefault(queue.routing_name, []).append(queue)
+            if address not in groupings:
+                grouping: dict[str, list[QueueRecord]] = {}
+                members = [*broker._by_address.get(address, ()), *index.copies_for(address)]
+                for queue in sorted(members, key=lambda queue: queue.serial):
+                    grouping.setdefault(queue.routing_name, []).append(queue)
+                groupings[address] = grouping
+            expected = groupings[address]
             if set(by_name) != set(expected):
                 found.append(f"node {node} groups {address} as {sorted(by_name)}, not {sorted(expected)}")
             for routing_name, group in by_name.items():
