@@ -46,6 +46,7 @@ Targets (the issue's): local[2] at least 1.0x the single process at 5M and
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import shutil
@@ -59,7 +60,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from baseline import NoBaseline, baseline_package, run_with
 from brokerspec.audit.streams import AddressAuditor
+from readable import describe, make_readable
 
 SCHEMA = pa.schema([("v", pa.int32()), ("address", pa.string()), ("seq", pa.int64()), ("op", pa.string()),
                     ("duplicate_id", pa.string()), ("tx", pa.string()), ("observed", pa.string())])
@@ -116,13 +119,25 @@ def write_streams(path: Path, events: int, per_address: int, seed: int) -> None:
             writer.write_table(table, row_group_size=100_000)
 
 
-def write_histories(path: Path, events: int, seed: int) -> int:
-    """About ``events`` history lines as one JSON-lines file; returns the divergences planted in it."""
+def write_histories(path: Path, events: int, seed: int, before: Path | None = None) -> int:
+    """About ``events`` history lines as one JSON-lines file; returns the divergences planted in it.
+
+    With ``before`` (the older code's package) the histories are first made ones it reads alike
+    (:mod:`readable`), so that both sides audit the same lines.
+    """
     from brokerspec.audit.generate import generate_histories
     from brokerspec.spec import get_profile
 
     base = max(1, min(500, events // 41))
     lines, faults = generate_histories(get_profile("artemis-latest"), base, max(1, base // 25), seed, 40)
+    if before is not None:
+        texts = [json.dumps(line) for line in lines]
+        path.write_text("\n".join(texts) + "\n", encoding="utf-8")
+        dropped = make_readable(path, before)
+        if dropped:
+            print(describe(dropped, "the histories"), flush=True)
+        lines = [json.loads(text) for text in path.read_text(encoding="utf-8").splitlines()]
+        faults = [fault for fault in faults if fault.history not in dropped]
     copies = max(1, round(events / len(lines)))
     with path.open("w", encoding="utf-8") as handle:
         for copy in range(copies):
@@ -210,8 +225,10 @@ def check_same(name: str, figures: dict[str, Any], reference: dict[str, Any]) ->
         raise SystemExit(f"error: {name} found {mine}, the single process {theirs}")
 
 
-def make_input(kind: str, size: int, folder: Path, per_address: int) -> tuple[Path, int | None]:
-    """Write one input of ``kind``; its path and (histories) the divergences planted in it."""
+def make_input(kind: str, size: int, folder: Path, per_address: int,
+               before: Path | None = None) -> tuple[Path, int | None]:
+    """Write one input of ``kind``; its path and (histories) the divergences planted in it (``before``: see
+    :func:`write_histories`)."""
     started = time.perf_counter()
     folder.mkdir(parents=True)
     if kind == "streams":
@@ -219,7 +236,7 @@ def make_input(kind: str, size: int, folder: Path, per_address: int) -> tuple[Pa
         write_streams(source, size, per_address, size)
     else:
         source = folder / "histories.jsonl"
-        planted = write_histories(source, size, 1)
+        planted = write_histories(source, size, 1, before)
     print(f"{kind}, {size:,} events: one {source.suffix[1:]} file of {source.stat().st_size / 1e6:,.0f} MB, "
           f"made in {time.perf_counter() - started:.1f}s", flush=True)
     return source, planted
@@ -228,9 +245,19 @@ def make_input(kind: str, size: int, folder: Path, per_address: int) -> tuple[Pa
 def bench_size(size: int, kinds: list[str], scratch: Path, args: argparse.Namespace,
                summary: list[tuple[str, int, str, float]]) -> None:
     """Every way of auditing the inputs of one size: one child process (and Spark session) per way."""
-    from baseline import NoBaseline, baseline_package, run_with
+    with contextlib.ExitStack() as stack:
+        before: Path | None = None
+        if args.before:
+            try:
+                before = stack.enter_context(baseline_package())
+            except NoBaseline as error:
+                print(f"before: unavailable ({error})")
+        _bench_size(size, kinds, scratch, args, summary, before)
 
-    inputs = [make_input(kind, size, scratch / kind / "in", args.per_address) for kind in kinds]
+
+def _bench_size(size: int, kinds: list[str], scratch: Path, args: argparse.Namespace,
+                summary: list[tuple[str, int, str, float]], before: Path | None) -> None:
+    inputs = [make_input(kind, size, scratch / kind / "in", args.per_address, before) for kind in kinds]
 
     def jobs(way: str) -> list[list[str]]:
         return [[str(source), str(scratch / kind / way)] for kind, (source, _) in zip(kinds, inputs)]
@@ -245,14 +272,8 @@ def bench_size(size: int, kinds: list[str], scratch: Path, args: argparse.Namesp
                                                                    "rounds": args.rounds,
                                                                    "partitions": args.partitions})
     if args.before:
-        try:
-            with baseline_package() as path:
-                ways["before"] = run_with(path, "audit_bench", "measure", {
-                    "engine": "spark", "jobs": jobs("before"), "rounds": args.rounds,
-                    "partitions": args.partitions})
-        except NoBaseline as error:
-            print(f"before: unavailable ({error})")
-            ways["before"] = None
+        ways["before"] = None if before is None else run_with(before, "audit_bench", "measure", {
+            "engine": "spark", "jobs": jobs("before"), "rounds": args.rounds, "partitions": args.partitions})
     if args.standalone:
         from brokerspec.audit.cluster import start_standalone
 

@@ -52,6 +52,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from baseline import NoBaseline, baseline_package, run_with  # noqa: E402
 from bench_tables import render_table  # noqa: E402
+from readable import describe, make_readable  # noqa: E402
 
 PROFILE = "artemis-latest"
 CATALOGUE_DOMAINS = ("balancing", "topologies")
@@ -126,70 +127,6 @@ def write_corpus(folder: Path, histories: int, steps: int, groups: int, seed: in
         (folder / "histories" / f"{domain}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     generate(folder / "streams", "streams", groups, 200, seed)
     return folder
-
-
-def unreadable_histories(folder: str) -> dict[str, list[str]]:
-    """Per history file, the histories with a step this side's codec cannot decode, the first error first.
-
-    Run with the code before the throughput work, which predates some commands and fields (a queue's
-    ``enabled``, an auto-creating send, the demand query): both sides are then timed on the histories it
-    reads (:func:`keep_histories`), so their verdicts can be compared.
-    """
-    from brokerspec import jsonin
-    from brokerspec.codec import decode_command, decode_outcome
-
-    found: dict[str, list[str]] = {}
-    for path in sorted(Path(folder, "histories").glob("*.jsonl")):
-        bad: dict[str, str] = {}
-        for text in path.read_text(encoding="utf-8").splitlines():
-            record = jsonin.loads(text)
-            if record["type"] != "step" or record["history"] in bad:
-                continue
-            try:
-                decode_command(record["op"], record["args"], domain=path.stem)
-                if "outcome" in record:
-                    decode_outcome(record["outcome"], domain=path.stem)
-            except Exception as error:
-                bad[record["history"]] = f"{type(error).__name__}: {error}"
-        if bad:
-            found[path.stem] = [next(iter(bad.values())), *bad]
-    return found
-
-
-def drop_default_arguments(folder: Path) -> None:
-    """Rewrite every step line without the arguments that hold their field's default value.
-
-    Both sides decode a missing argument as its default, and the code before the throughput work does not
-    know the fields added since (a queue's ``enabled``, a send's ``auto_create``...), which every line
-    otherwise carries.
-    """
-    import dataclasses
-
-    from brokerspec.codec import decode_command
-
-    for path in sorted((folder / "histories").glob("*.jsonl")):
-        lines = []
-        for text in path.read_text(encoding="utf-8").splitlines():
-            record = json.loads(text)
-            if record["type"] == "step":
-                command = decode_command(record["op"], record["args"], domain=path.stem)
-                defaults = {f.name: f.default for f in dataclasses.fields(command)
-                            if f.default is not dataclasses.MISSING}
-                record["args"] = {name: value for name, value in record["args"].items()
-                                  if name not in defaults or getattr(command, name) != defaults[name]}
-                text = json.dumps(record)
-            lines.append(text)
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-
-def keep_histories(folder: Path, unreadable: dict[str, list[str]]) -> None:
-    """Rewrite each history file of the corpus without the histories ``unreadable`` names."""
-    for domain, (_, *histories) in unreadable.items():
-        path = folder / "histories" / f"{domain}.jsonl"
-        dropped = set(histories)
-        kept = [text for text in path.read_text(encoding="utf-8").splitlines()
-                if json.loads(text)["history"] not in dropped]
-        path.write_text("\n".join(kept) + "\n", encoding="utf-8")
 
 
 # --- the timing function (runs in a child, before or after) -------------------------------
@@ -414,12 +351,10 @@ def main(argv: list[str] | None = None) -> int:
             if args.no_before:
                 raise NoBaseline("--no-before was given")
             with baseline_package() as package:
-                drop_default_arguments(folder)
-                unread = run_with(package, "replay_bench", "unreadable_histories", arguments)
-                for domain, (error, *histories) in unread.items():
-                    print(f"both sides replay {domain} without the {len(histories):,} histories the code before "
-                          f"the throughput work cannot read ({error})")
-                keep_histories(folder, unread)
+                for path in sorted((folder / "histories").glob("*.jsonl")):
+                    dropped = make_readable(path, package)
+                    if dropped:
+                        print(describe(dropped, path.stem))
                 for _ in range(args.rounds):
                     before_rounds.append(run_with(package, "replay_bench", "measure", arguments))
                     after_rounds.append(run_with(None, "replay_bench", "measure", arguments))

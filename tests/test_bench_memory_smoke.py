@@ -28,3 +28,16 @@ def test_a_small_run_measures_generate_and_the_audit(tmp_path: Path, capsys: pyt
     assert audited["engine"] == "one process" and all(row["before"] is None for row in figures["rows"])
     printed = capsys.readouterr().out
     assert "audit streams jsonl | " in printed and "| n/a" in printed  # no before: n/a, never a made-up figure
+
+
+def test_a_histories_audit_is_right_only_with_exactly_its_planted_faults(tmp_path: Path) -> None:
+    """Each side audits the histories its own generate wrote: right when it finds exactly the faults planted there,
+    with every row checked."""
+    bench = load_bench()
+    (tmp_path / "faults.jsonl").write_text('{"history": "h2", "step": 4}\n{"history": "h1", "step": 9}\n')
+    found = [["h1", 9], ["h2", 4]]
+    right = {"divergences": found, "quarantined": 0, "checked": 50, "rows": 50}
+    assert bench.finds_its_faults(right, tmp_path)
+    assert not bench.finds_its_faults({**right, "divergences": [["h1", 9]]}, tmp_path), "a fault missed"
+    assert not bench.finds_its_faults({**right, "divergences": [*found, ["h3", 1]]}, tmp_path)
+    assert not bench.finds_its_faults({**right, "quarantined": 1, "checked": 49}, tmp_path), "a row quarantined"

@@ -41,8 +41,6 @@ def test_figures_differing_in_a_verdict_make_the_run_fail(monkeypatch: pytest.Mo
     calls: list[Any] = []
 
     def fake_run_with(path: Any, module: str, function: str, arguments: dict[str, Any]) -> Any:
-        if function == "unreadable_histories":  # this checkout reads every history of its own corpus
-            return getattr(bench, function)(**arguments)
         result = copy.deepcopy(figures(**arguments))
         if path is not None:  # the "before" side: one divergence fewer in one domain
             result["histories"]["addressing"]["verdicts"]["divergences"] -= 1
@@ -54,6 +52,7 @@ def test_figures_differing_in_a_verdict_make_the_run_fail(monkeypatch: pytest.Mo
         yield Path("before")
 
     monkeypatch.setattr(bench, "run_with", fake_run_with)
+    monkeypatch.setattr(bench, "make_readable", lambda path, package: {})  # the older code reads it all
     monkeypatch.setattr(bench, "baseline_package", fake_package)
     assert bench.main(["--quick", "--histories", "10", "--groups", "4", "--steps", "12"]) == 1
     captured = capsys.readouterr()
@@ -64,26 +63,22 @@ def test_figures_differing_in_a_verdict_make_the_run_fail(monkeypatch: pytest.Mo
 
 def test_both_sides_replay_a_corpus_the_older_code_reads(tmp_path: Path) -> None:
     """Arguments at their default are left out (both sides decode them as the default), and the histories the
-    older code still cannot read are dropped from the corpus, each named with the first error."""
-    bench = load_bench()
-    folder = tmp_path / "corpus"
-    (folder / "histories").mkdir(parents=True)
+    older code still cannot read are found, each with its first error, and dropped."""
+    readable = load_script("readable")
     head = {"v": 1, "type": "header", "domain": "balancing", "profile": "artemis-latest", "overrides": {}}
     step = {"v": 1, "type": "step", "step": 1, "op": "create_queue",
             "args": {"node": "n1", "address": "a", "queue": "q", "routing_type": "ANYCAST", "filter": None,
                      "enabled": True, "purge_on_no_consumers": True}}
-    lines = [json.dumps({**record, "history": name}) for name in ("h1", "h2") for record in (head, step)]
-    (folder / "histories" / "balancing.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    bench.drop_default_arguments(folder)
-    steps = [json.loads(text) for text in (folder / "histories" / "balancing.jsonl").read_text().splitlines()
-             if '"step": 1' in text]
+    lines = readable.without_defaults([json.dumps({**record, "history": name})
+                                       for name in ("h1", "h2") for record in (head, step)])
+    steps = [json.loads(text) for text in lines if '"step": 1' in text]
     assert [sorted(record["args"]) for record in steps] == [
         ["address", "node", "purge_on_no_consumers", "queue", "routing_type"]] * 2, "enabled=True is a default"
-    assert bench.unreadable_histories(str(folder)) == {}, "this checkout reads its own corpus"
-    with (folder / "histories" / "balancing.jsonl").open("a", encoding="utf-8") as out:
-        out.write(json.dumps({**head, "history": "h3"}) + "\n" + json.dumps({**step, "history": "h3", "op": "fly"}) + "\n")
-    (error, *names), = bench.unreadable_histories(str(folder)).values()
-    assert names == ["h3"] and "fly" in error
-    bench.keep_histories(folder, {"balancing": ["CodecError: planted", "h1"]})
-    left = {json.loads(text)["history"] for text in (folder / "histories" / "balancing.jsonl").read_text().splitlines()}
-    assert left == {"h2", "h3"}
+    path = tmp_path / "histories.jsonl"
+    lines += [json.dumps({**head, "history": "h3"}), json.dumps({**step, "history": "h3", "op": "fly"})]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    unreadable = readable.unreadable_histories(str(path))  # this checkout: only the unknown operation
+    assert list(unreadable) == ["h3"] and "fly" in unreadable["h3"]
+    left = {json.loads(text)["history"] for text in readable.keep_readable(lines, unreadable)}
+    assert left == {"h1", "h2"}
+    assert "without the 1 histories" in readable.describe(unreadable, "balancing")
