@@ -26,12 +26,14 @@ This module reads the broker's private fields; it belongs to the broker.
 
 from __future__ import annotations
 
+import sqlite3
 from typing import TYPE_CHECKING
 
 from brokerspec.spec.duplicates import STRANDED, CacheKind, CacheName, TxState
 
 if TYPE_CHECKING:
     from .broker import FastDuplicatesBroker
+    from .store import SqliteStore, StoredState
 
 
 def find_problems(broker: FastDuplicatesBroker) -> list[str]:
@@ -96,10 +98,37 @@ def _queue_problems(broker: FastDuplicatesBroker) -> list[str]:
     return found
 
 
+_READ: dict[int, tuple[sqlite3.Connection, int, StoredState, dict[tuple[bool, str], list[tuple[int, bytes]]]]] = {}
+"""The last committed content read from each store's connection, by the connection's identity (it is kept, so the
+identity is not reused), with SQLite's count of rows the connection had changed then."""
+
+
+def _read_store(store: SqliteStore) -> tuple[StoredState, dict[tuple[bool, str], list[tuple[int, bytes]]]]:
+    """What ``store`` holds: :meth:`~.store.SqliteStore.load` and its ID rows, read again only when it may differ.
+
+    ``total_changes`` counts every row the connection inserted, updated or deleted, rolled back or not, and
+    the connection is the store's only writer; so content read outside a transaction stays what the store
+    holds while the connection is the same and the count has not moved. Content read inside a transaction
+    may still be rolled back, so it is never kept.
+    """
+    conn = store._conn
+    kept = _READ.get(id(conn))
+    if kept is not None and kept[0] is conn and kept[1] == conn.total_changes:
+        return kept[2], kept[3]
+    count = conn.total_changes
+    stored, rows = store.load(), store.read_ids()
+    if conn.in_transaction:
+        _READ.pop(id(conn), None)
+    else:
+        _READ.clear()  # one store at a time in a check: keep only the newest
+        _READ[id(conn)] = (conn, count, stored, rows)
+    return stored, rows
+
+
 def _store_problems(broker: FastDuplicatesBroker) -> list[str]:
     found: list[str] = []
     store = broker._store
-    stored = store.load()
+    stored, rows = _read_store(store)
     if stored.next_message != broker._next_message:
         found.append(f"store counter {stored.next_message}, memory {broker._next_message}")
     if stored.global_size != broker._global_size:
@@ -121,7 +150,6 @@ def _store_problems(broker: FastDuplicatesBroker) -> list[str]:
                   if name in broker._queues and number in broker._queues[name].delivering)
     if sorted(stored.held) != held:
         found.append(f"store holds {sorted(stored.held)} for open transactions, memory {held}")
-    rows = store.read_ids()
     durable: dict[tuple[bool, str], list[tuple[int, bytes]]] = {}
     if broker._persist:
         for cache in (*broker._normal.values(), *broker._bridge.values()):

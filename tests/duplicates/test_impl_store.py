@@ -395,6 +395,23 @@ def test_check_valid_notices_broken_indexes_and_a_store_out_of_step() -> None:
             broker.check_valid()
 
 
+def test_check_valid_reads_the_store_again_once_it_may_have_changed() -> None:
+    """The self-check keeps what it read from the store while the store's connection changed no row; what it read
+    inside a store transaction is never kept, as the transaction may yet be rolled back."""
+    with FastDuplicatesBroker(LATEST) as broker:
+        broker.execute(Send("s1", "a1", X))
+        broker.check_valid()
+        broker._store.delete_id(False, "a1", 0)  # uncommitted, read back inside the store's transaction
+        with pytest.raises(InvariantBroken, match="store records"):
+            broker.check_valid()
+        broker._store.rollback()
+        broker.check_valid()  # the row is back: a kept read from inside the transaction would still miss it
+        broker._store.delete_id(False, "a1", 0)
+        broker._store.commit()
+        with pytest.raises(InvariantBroken, match="store records"):
+            broker.check_valid()
+
+
 def _corrupt_cache_name(broker: FastDuplicatesBroker) -> None:
     broker._normal["a2"] = broker._normal.pop("a1")
 
