@@ -99,17 +99,18 @@ def _queue_problems(broker: FastDuplicatesBroker) -> list[str]:
 
 
 _READ: dict[int, tuple[sqlite3.Connection, int, StoredState, dict[tuple[bool, str], list[tuple[int, bytes]]]]] = {}
-"""The last committed content read from each store's connection, by the connection's identity (it is kept, so the
+"""The last content read from an in-memory store, by its connection's identity (the connection is kept, so the
 identity is not reused), with SQLite's count of rows the connection had changed then."""
 
 
 def _read_store(store: SqliteStore) -> tuple[StoredState, dict[tuple[bool, str], list[tuple[int, bytes]]]]:
     """What ``store`` holds: :meth:`~.store.SqliteStore.load` and its ID rows, read again only when it may differ.
 
-    ``total_changes`` counts every row the connection inserted, updated or deleted, rolled back or not, and
-    the connection is the store's only writer; so content read outside a transaction stays what the store
-    holds while the connection is the same and the count has not moved. Content read inside a transaction
-    may still be rolled back, so it is never kept.
+    An in-memory store (the lockstep's) has one connection for life, its only reader and writer, and
+    ``total_changes`` counts every row it inserted, updated or deleted, rolled back or not; so content
+    read outside a transaction stays what the store holds while the count has not moved. Content read
+    inside a transaction may still be rolled back, so it is never kept; a store in a file is always read
+    (its connection is replaced at a restart, and keeping an old one open could hold the file's lock).
     """
     conn = store._conn
     kept = _READ.get(id(conn))
@@ -117,10 +118,8 @@ def _read_store(store: SqliteStore) -> tuple[StoredState, dict[tuple[bool, str],
         return kept[2], kept[3]
     count = conn.total_changes
     stored, rows = store.load(), store.read_ids()
-    if conn.in_transaction:
-        _READ.pop(id(conn), None)
-    else:
-        _READ.clear()  # one store at a time in a check: keep only the newest
+    _READ.clear()  # one store at a time in a check: keep only the newest
+    if store.path is None and not conn.in_transaction:
         _READ[id(conn)] = (conn, count, stored, rows)
     return stored, rows
 
