@@ -138,10 +138,14 @@ class StompDuplicates:
 
     # -- the broker -------------------------------------------------------------------------------
 
-    def manage(self, operation: str, *params: Any) -> tuple[bool, Any]:
+    def connected_admin(self) -> WireClient:
+        """The management connection, made again if the broker restarted since."""
         if self.admin.closed:
             self.admin = self.connect()
-        ok, result, _ = self.admin.manage(operation, *params)
+        return self.admin
+
+    def manage(self, operation: str, *params: Any) -> tuple[bool, Any]:
+        ok, result, _ = self.connected_admin().manage(operation, *params)
         return ok, result
 
     def queues(self) -> dict[str, dict[str, Any]]:
@@ -163,9 +167,7 @@ class StompDuplicates:
         queues = self.queues()
         if command.queue not in queues and not any(info["address"] == command.address for info in queues.values()):
             self.manage("createAddress", command.address, "MULTICAST")
-        if self.admin.closed:
-            self.admin = self.connect()
-        ok, result, reason = self.admin.manage("createQueue", command.address, "MULTICAST", command.queue)
+        ok, result, reason = self.connected_admin().manage("createQueue", command.address, "MULTICAST", command.queue)
         if ok:
             if command.queue in queues:
                 raise UnexpectedRefusal(f"createQueue made a second queue {command.queue!r}")
