@@ -374,6 +374,7 @@ def main(argv: list[str] | None = None) -> int:
     before = best_of(before_rounds) if before_rounds else None
     if args.json is not None:
         args.json.write_text(json.dumps({"before": before_rounds, "after": after_rounds}, indent=1), encoding="utf-8")
+    differ: list[str] = []
     if before is not None:
         was, now = verdicts(before), verdicts(after)
         differ = sorted(name for name in set(was) | set(now) if was.get(name) != now.get(name))
@@ -386,8 +387,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: no before figure, the verdicts differ (before {was[name][0]}, after {now[name][0]}): "
                   f"{RULES_CHANGED[name]}")
             del before["histories"][name]
-    print("verdicts: " + "; ".join(f"{name} {counts}" for name, (counts, _) in verdicts(after).items())
-          + (" (equal before and after)" if before is not None else ""))
+    agree = "" if before is None else " (equal before and after" + (
+        f", but in {', '.join(differ)})" if differ else ")")
+    print("verdicts: " + "; ".join(f"{name} {counts}" for name, (counts, _) in verdicts(after).items()) + agree)
     print()
     report(before, after, args.rounds)
     print(f"\nrun time: {time.perf_counter() - started:.1f} s")
