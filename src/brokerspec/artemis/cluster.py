@@ -36,12 +36,9 @@ from typing import Any
 
 from .broker import ArtemisBroker, BrokerFailed, find_free_port
 from .config import BrokerConfig, ClusterLink
-from .driver import CallFailed, Driver
+from .driver import Driver
 from .node import Node, ProbeLog
-from .outcomes import UnexpectedRefusal, new_tag
-
-PROBE_WAIT = 15.0
-"""Seconds to wait for a node's probe to write its 'state' answer."""
+from .outcomes import UnexpectedRefusal
 
 CLUSTER_SIZE = 3
 """Nodes n1..n3: the most nodes a load-balancing case uses."""
@@ -250,33 +247,14 @@ class ArtemisCluster:
         raise UnexpectedRefusal(f"the cluster did not settle within {SETTLE_TIMEOUT:g} s: {problem}")
 
     def ask_state(self, node: Node) -> list[dict[str, Any]]:
-        """The probe's ``state`` answer on ``node`` (a question message it answers and refuses)."""
-        tag = new_tag(self)
+        """The probe's ``state`` answer on ``node``; the probe's other records are kept for :meth:`events`."""
         session = f"{node.name}-probe"
         if session not in self.sessions:
             node.call("session", id=session)
             self.sessions.add(session)
-        try:
-            node.driver.call("send", session=session, address="$bs.probe",
-                             properties={"_BS_TAG": {"kind": "string", "value": tag},
-                                         "_BS_PROBE": {"kind": "string", "value": "state"}})
-        except CallFailed as failure:
-            if not failure.mentions("brokerspec probe answered"):
-                raise
-        answers: list[dict[str, Any]] = []
-        # The answer is written before the refusal, but the file may lag behind on a loaded machine: a fixed
-        # 2 s wait failed a CI run whose two cores were also running Spark, so wait up to PROBE_WAIT seconds.
-        deadline = time.monotonic() + PROBE_WAIT
-        while True:
-            records = node.probe.read()
-            answers.extend(e for e in records if e.get("tag") == tag and e.get("event") == "state")
-            self.records[node.name[len("cl-"):]].extend(e for e in records if e.get("event") != "state")
-            if answers or time.monotonic() > deadline:
-                break
-            time.sleep(0.05)
-        if len(answers) != 1:
-            raise UnexpectedRefusal(f"the probe of {node.name} did not answer 'state' ({len(answers)} answers)")
-        bindings: list[dict[str, Any]] = answers[0]["bindings"]
+        answer, records = node.ask(session, "state")
+        self.records[node.name[len("cl-"):]].extend(e for e in records if e.get("event") != "state")
+        bindings: list[dict[str, Any]] = answer["bindings"]
         return bindings
 
     def events(self, node: str) -> list[dict[str, Any]]:

@@ -311,29 +311,10 @@ class DuplicatesAdapter:
         return core
 
     def ask(self, core: str, question: str) -> dict[str, Any]:
-        """Ask the probe ``question`` through ``core``'s session; its answer.
-
-        A transacted core session sends without waiting for the broker (its
-        errors surface at the commit), so the question is followed by a
-        blocking round trip on the same session: once that returns, the broker
-        has handled every send the session made before, and the probe has
-        written about each. Everything the probe wrote is kept in
-        :attr:`seen` for the caller.
-        """
-        tag = new_tag(self)
-        try:
-            self.node.driver.call("send", session=core, address="$bs.probe",
-                                  properties={"_BS_TAG": {"kind": "string", "value": tag},
-                                              "_BS_PROBE": {"kind": "string", "value": question}})
-        except CallFailed as failure:
-            if not failure.mentions("brokerspec probe answered"):
-                raise
-        self.node.driver.call("sync", session=core)
-        self.seen = self.node.probe.read()
-        answers = [e for e in self.seen if e.get("tag") == tag and e["event"] == question]
-        if len(answers) != 1:
-            raise UnexpectedRefusal(f"the probe did not answer {question!r} ({len(answers)} answers)")
-        return answers[0]
+        """Ask the probe ``question`` through ``core``'s session (:meth:`.Node.ask`); its answer. Everything the
+        probe wrote meanwhile is kept in :attr:`seen` for the caller."""
+        answer, self.seen = self.node.ask(core, question)
+        return answer
 
     # --- operations ------------------------------------------------------------------------------
 

@@ -31,12 +31,19 @@ from typing import Any
 from .broker import ArtemisBroker, BrokerFailed
 from .config import BrokerConfig
 from .driver import CallFailed, Cause, Driver
+from .outcomes import UnexpectedRefusal, new_tag
 
 SYSTEM_PREFIXES = ("activemq.", "$sys.", "$bs.")
 """Names of the broker's own addresses and queues (management, notifications, MQTT sessions) and brokerspec's."""
 
 FQQN_SEPARATOR = "::"
 """What a queue query splits a name at (``CompositeAddress``)."""
+
+PROBE_ATTEMPTS = 5
+"""How often a question whose answer failed is asked (a queue browsed while a redistribution empties it)."""
+
+PROBE_WAIT = 5.0
+"""Seconds to read the probe's file for an answer the broker has already refused the question with."""
 
 RELOAD_SENTINEL = "brokerspec-reload"
 """The match of the sentinel address setting (a name without ``$``: 2.11 never matches a setting that starts with one)."""
@@ -102,6 +109,55 @@ class Node:
             message = result[0] if isinstance(result, list) and result else str(result)
             raise CallFailed(f"manage {operation}", (Cause("management", str(message), None),))
         return result[0] if isinstance(result, list) and len(result) == 1 else result
+
+    def ask(self, session: str, question: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """Ask the probe ``question`` (``tx``, ``caches``, ``state``) through ``session``: its answer, and every
+        record the probe wrote meanwhile (in order, the answers among them) for the caller.
+
+        The probe writes its answer, then refuses the question with an
+        ``ActiveMQException``. A transacted session sends without waiting for
+        the broker (its errors surface at the commit), so the question is
+        followed by a blocking round trip on the same session: once that
+        returns, the broker has handled every send the session made before,
+        and the probe has written about each.
+
+        The broker logs and swallows a plugin's exception of any other kind
+        (``ActiveMQServerImpl.callBrokerPlugins``) and lets the question go on
+        as a plain message. So the probe writes an answer that threw, such as
+        a queue browsed while a redistribution or a new consumer changes it,
+        with the exception under ``error``, and the question is asked again, up
+        to :data:`PROBE_ATTEMPTS` times. (Before, such a question went
+        unanswered, and the adapter waited for an answer that never came.)
+        """
+        records: list[dict[str, Any]] = []
+        error = ""
+        for attempt in range(PROBE_ATTEMPTS):
+            tag = new_tag(self)
+            try:
+                self.driver.call("send", session=session, address="$bs.probe",
+                                 properties={"_BS_TAG": {"kind": "string", "value": tag},
+                                             "_BS_PROBE": {"kind": "string", "value": question}})
+            except CallFailed as failure:
+                if not failure.mentions("brokerspec probe answered"):
+                    raise
+            self.driver.call("sync", session=session)
+            answers: list[dict[str, Any]] = []
+            deadline = time.monotonic() + PROBE_WAIT
+            while not answers and time.monotonic() <= deadline:
+                fresh = self.probe.read()
+                records.extend(fresh)
+                answers = [e for e in fresh if e.get("tag") == tag and e.get("event") == question]
+                if not answers:
+                    time.sleep(0.02)
+            if len(answers) != 1:
+                raise UnexpectedRefusal(f"the probe of {self.name} did not answer {question!r} "
+                                        f"({len(answers)} answers); the broker's log: {self.broker.log_tail()}")
+            if "error" not in answers[0]:
+                return answers[0], records
+            error = str(answers[0]["error"])
+            time.sleep(0.05 * (attempt + 1))
+        raise UnexpectedRefusal(f"the probe of {self.name} could not answer {question!r} in {PROBE_ATTEMPTS} "
+                                f"attempts: {error}")
 
     def addresses(self) -> set[str]:
         """The addresses the broker holds, its own left out.

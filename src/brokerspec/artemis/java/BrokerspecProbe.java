@@ -16,9 +16,10 @@
  *          transaction (ACTIVE, ROLLBACK_ONLY, ROLLEDBACK ...)
  *   error  a send that threw, with the exception's class
  *
- * Two questions can be asked of it, each by a message that carries the property _BS_PROBE and never
+ * Three questions can be asked of it, each by a message that carries the property _BS_PROBE and never
  * goes further (the plugin answers, then refuses the send with an ActiveMQException, which leaves the
- * session's transaction as it was):
+ * session's transaction as it was). An answer that failed (for instance a queue browsed while a
+ * redistribution empties it) carries the exception under "error" instead, and the adapter asks again:
  *
  *   tx      the state of the sending session's transaction, without ending it
  *   caches  every duplicate-ID cache of the post office, with its IDs in slot order (read through
@@ -74,7 +75,7 @@ public final class BrokerspecProbe implements ActiveMQServerPlugin {
    /** The property brokerspec puts on every message it sends; its value names the message. */
    public static final SimpleString TAG = SimpleString.toSimpleString("_BS_TAG");
 
-   /** The property of a question to the probe: "tx" or "caches". */
+   /** The property of a question to the probe: "tx", "caches" or "state". */
    public static final SimpleString QUESTION = SimpleString.toSimpleString("_BS_PROBE");
 
    private Writer out;
@@ -169,18 +170,39 @@ public final class BrokerspecProbe implements ActiveMQServerPlugin {
       if (question == null) {
          return;
       }
-      String tag = String.valueOf(tag(message));
-      if ("tx".equals(question.toString())) {
-         write("{\"event\":\"tx\",\"tag\":" + quote(tag) + ",\"tx\":"
-                  + (tx == null ? "null" : quote(tx.getState().name())) + "}");
-      } else if ("caches".equals(question.toString())) {
-         write("{\"event\":\"caches\",\"tag\":" + quote(tag) + ",\"caches\":" + caches(false) + ",\"live\":"
-                  + caches(true) + "}");
-      } else if ("state".equals(question.toString())) {
-         write("{\"event\":\"state\",\"tag\":" + quote(tag) + ",\"node_id\":" + quote(String.valueOf(server.getNodeID()))
-                  + ",\"bindings\":" + bindings() + "}");
+      String asked = question.toString();
+      String tag = quote(String.valueOf(tag(message)));
+      String answer;
+      try {
+         answer = answer(asked, tx);
+      } catch (RuntimeException e) {
+         // The broker logs and swallows a plugin's exception unless it is an ActiveMQException
+         // (ActiveMQServerImpl.callBrokerPlugins), and the question would then go on as a plain message,
+         // leaving no answer at all: a failed answer (a queue browsed while the cluster moves its messages)
+         // is written as one, for the adapter to ask again.
+         answer = ",\"error\":" + quote(String.valueOf(e));
       }
-      throw new ActiveMQException(ActiveMQExceptionType.GENERIC_EXCEPTION, "brokerspec probe answered " + question);
+      try {
+         write("{\"event\":" + quote(asked) + ",\"tag\":" + tag + answer + "}");
+      } catch (RuntimeException e) {
+         throw new ActiveMQException(ActiveMQExceptionType.GENERIC_EXCEPTION,
+                                     "brokerspec probe could not write its answer to " + asked + ": " + e);
+      }
+      throw new ActiveMQException(ActiveMQExceptionType.GENERIC_EXCEPTION, "brokerspec probe answered " + asked);
+   }
+
+   /** The fields of the answer to {@code question} after the event and the tag, each led by a comma. */
+   private String answer(String question, Transaction tx) {
+      switch (question) {
+         case "tx":
+            return ",\"tx\":" + (tx == null ? "null" : quote(tx.getState().name()));
+         case "caches":
+            return ",\"caches\":" + caches(false) + ",\"live\":" + caches(true);
+         case "state":
+            return ",\"node_id\":" + quote(String.valueOf(server.getNodeID())) + ",\"bindings\":" + bindings();
+         default:
+            return ",\"error\":" + quote("no such question");
+      }
    }
 
    /** Every cache's IDs in slot order; with {@code live}, only those its duplicate check finds, each once. */
