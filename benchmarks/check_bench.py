@@ -13,6 +13,14 @@ scenarios, shrinking off) with
   --sut inproc:impl``): behind the fuzzer's guard, outcomes only, load
   balancing judged permissively as ``fuzz`` does by default.
 
+and, where this checkout's domain has operations the code before lacks, a third run:
+
+* ``check, same ops``: ``check`` of this checkout with those operations left out (as ``fuzz
+  --exclude-op`` leaves them out: a rule that would draw one is not drawn, and the features they
+  carry, such as transacted or acknowledging consumers, go with them), against the before side's
+  ``check``. The ``check`` row compares the machinery and the semantics together; this one compares
+  the machinery on the kinds of step both sides draw. The operations left out are printed.
+
 Each figure is CPU seconds of the run alone (imports, process start and
 a warm-up of :data:`WARM_UP` scenarios left out), in a child process importing this checkout (*after*) or the
 commit before the throughput work (*before*, :mod:`baseline`), the two
@@ -46,6 +54,8 @@ from baseline import NoBaseline, baseline_package, run_with  # noqa: E402
 
 DOMAINS = ("addressing", "duplicates", "balancing", "topologies")
 MODES = ("check", "fuzz")
+SAME_OPS = "check, same ops"
+"""The run of ``check`` without the operations the code before lacks (after side only; see the introduction)."""
 WARM_UP = 5
 """Scenarios run, untimed, before the timed run (another seed): first-use costs (imports inside functions,
 Hypothesis's set-up, caches filled on first use) belong to a process's start, not to its steps per second."""
@@ -55,8 +65,16 @@ def _profile_name(domain: str) -> str:
     return "seed" if domain == "addressing" else "artemis-latest"
 
 
-def measure(domain: str, mode: str, examples: int, seed: int) -> dict[str, Any]:
-    """One timed run: steps, scenarios and CPU seconds (APIs present before and after the throughput work)."""
+def operations(domain: str) -> list[str]:
+    """The operations the importing checkout's ``domain`` has (``brokerspec.codec.COMMANDS``, before and after)."""
+    from brokerspec.codec import COMMANDS
+
+    return sorted(COMMANDS[domain])
+
+
+def measure(domain: str, mode: str, examples: int, seed: int, excluded: list[str] | None = None) -> dict[str, Any]:
+    """One timed run: steps, scenarios and CPU seconds (APIs present before and after the throughput work);
+    ``excluded`` operations are left out (this checkout only: the before side is always called without)."""
     from brokerspec.check.domains import get_domain
     from brokerspec.check.machine import RunStats
     from brokerspec.check.runner import run_machine
@@ -77,10 +95,11 @@ def measure(domain: str, mode: str, examples: int, seed: int) -> dict[str, Any]:
         make = getattr(fuzzing, "guarded_factory", subject_factory)  # what fuzz itself uses at each commit
         subjects = {"sut": make(guard, domain)}
         permissive = chosen.judge is not None
-    run_machine(profile, subjects, WARM_UP, seed + 1000, RunStats(), chosen, permissive, shrink=False)
+    left_out: dict[str, Any] = {"excluded": set(excluded)} if excluded else {}  # only ever given to this checkout
+    run_machine(profile, subjects, WARM_UP, seed + 1000, RunStats(), chosen, permissive, shrink=False, **left_out)
     stats = RunStats()
     started = time.process_time()
-    found = run_machine(profile, subjects, examples, seed, stats, chosen, permissive, shrink=False)
+    found = run_machine(profile, subjects, examples, seed, stats, chosen, permissive, shrink=False, **left_out)
     seconds = time.process_time() - started
     return {"steps": stats.steps, "examples": stats.examples, "seconds": seconds,
             "found": None if found is None else found.step}
@@ -156,18 +175,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             sides = {"before": before, "after": None}
         best: dict[tuple[str, str, str], float] = {}
         spread: dict[tuple[str, str, str], list[float]] = {}
+        newer = _newer_operations(sides, args.domains)
         for round_ in range(args.rounds):
             for domain in args.domains:
-                for mode in MODES:
-                    for side, path in sides.items():
-                        figure = run_with(path, "check_bench", "measure",
-                                          {"domain": domain, "mode": mode, "examples": args.examples,
-                                           "seed": args.seed + round_})
-                        rate = figure["steps"] / max(figure["seconds"], 1e-9)
-                        key = (domain, mode, side)
-                        spread.setdefault(key, []).append(rate)
-                        best[key] = max(best.get(key, 0.0), rate)
+                runs: list[tuple[str, str, Path | None, list[str] | None]] = [
+                    (mode, side, path, None) for mode in MODES for side, path in sides.items()]
+                if newer.get(domain):
+                    runs.append((SAME_OPS, "after", None, newer[domain]))
+                for mode, side, path, excluded in runs:
+                    figure = run_with(path, "check_bench", "measure",
+                                      {"domain": domain, "mode": "check" if mode == SAME_OPS else mode,
+                                       "examples": args.examples, "seed": args.seed + round_,
+                                       **({"excluded": excluded} if excluded else {})})
+                    rate = figure["steps"] / max(figure["seconds"], 1e-9)
+                    key = (domain, mode, side)
+                    spread.setdefault(key, []).append(rate)
+                    best[key] = max(best.get(key, 0.0), rate)
         _print_rates(args, sides, best, spread)
+        for domain, left_out in newer.items():
+            if left_out:
+                print(f"{SAME_OPS}, {domain}: left out {', '.join(left_out)} (operations the code before lacks)")
         if why_not:
             print(f"\nbefore: unavailable ({why_not})")
         if args.shrink:
@@ -184,10 +211,12 @@ def _print_rates(args: argparse.Namespace, sides: dict[str, Path | None], best: 
     """The steps-per-second table, printed as soon as the timing is done (the shrink table takes minutes)."""
     rows = []
     for domain in args.domains:
-        for mode in MODES:
+        for mode in (*MODES, SAME_OPS):
+            if (domain, mode, "after") not in best:
+                continue
             after = best[(domain, mode, "after")]
             if "before" in sides:
-                was = best[(domain, mode, "before")]
+                was = best[(domain, "check" if mode == SAME_OPS else mode, "before")]
                 before_cells = [f"{was:,.0f}", f"{after / was:.2f}x"]
             else:
                 before_cells = ["unavailable", "-"]
@@ -196,6 +225,15 @@ def _print_rates(args: argparse.Namespace, sides: dict[str, Path | None], best: 
     print(_table(f"Lockstep steps per CPU second ({args.examples} scenarios a run, best of {args.rounds} "
                  f"interleaved rounds, seeds {args.seed}..{args.seed + args.rounds - 1})",
                  ["domain", "run", "before", "after", "after median", "after/before"], rows), flush=True)
+
+
+def _newer_operations(sides: dict[str, Path | None], domains: Sequence[str]) -> dict[str, list[str]]:
+    """Per domain, the operations this checkout has and the code before lacks (none without a before side)."""
+    if "before" not in sides:
+        return {}
+    return {domain: sorted(set(run_with(None, "check_bench", "operations", {"domain": domain}))
+                           - set(run_with(sides["before"], "check_bench", "operations", {"domain": domain})))
+            for domain in domains}
 
 
 def _shrink_table(found: dict[str, list[dict[str, Any]]], examples: int) -> str:
