@@ -126,8 +126,7 @@ class Node:
         as a plain message. So the probe writes an answer that threw, such as
         a queue browsed while a redistribution or a new consumer changes it,
         with the exception under ``error``, and the question is asked again, up
-        to :data:`PROBE_ATTEMPTS` times. (Before, such a question went
-        unanswered, and the adapter waited for an answer that never came.)
+        to :data:`PROBE_ATTEMPTS` times.
         """
         records: list[dict[str, Any]] = []
         error = ""
