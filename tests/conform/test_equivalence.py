@@ -49,7 +49,7 @@ from brokerspec.conform.mutation import (
 )
 from brokerspec.planted.registry import all_planted
 
-SAMPLE_SCRIPTS = 6
+SAMPLE_SCRIPTS = 4
 """Scripts per alphabet and profile in the fast tier's sample check (the deep tier uses the default, 100)."""
 
 FAST_EVERY = 12
