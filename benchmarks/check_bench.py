@@ -72,9 +72,10 @@ def operations(domain: str) -> list[str]:
     return sorted(COMMANDS[domain])
 
 
-def measure(domain: str, mode: str, examples: int, seed: int, excluded: list[str] | None = None) -> dict[str, Any]:
+def measure(domain: str, mode: str, examples: int, seed: int, excluded: Sequence[str] = ()) -> dict[str, Any]:
     """One timed run: steps, scenarios and CPU seconds (APIs present before and after the throughput work);
-    ``excluded`` operations are left out (this checkout only: the before side is always called without)."""
+    ``excluded`` operations are left out (``run_machine`` takes them at both commits; only this checkout is
+    given any)."""
     from brokerspec.check.domains import get_domain
     from brokerspec.check.machine import RunStats
     from brokerspec.check.runner import run_machine
@@ -95,11 +96,12 @@ def measure(domain: str, mode: str, examples: int, seed: int, excluded: list[str
         make = getattr(fuzzing, "guarded_factory", subject_factory)  # what fuzz itself uses at each commit
         subjects = {"sut": make(guard, domain)}
         permissive = chosen.judge is not None
-    left_out: dict[str, Any] = {"excluded": set(excluded)} if excluded else {}  # only ever given to this checkout
-    run_machine(profile, subjects, WARM_UP, seed + 1000, RunStats(), chosen, permissive, shrink=False, **left_out)
+    left_out = set(excluded) or None
+    run_machine(profile, subjects, WARM_UP, seed + 1000, RunStats(), chosen, permissive, shrink=False,
+                excluded=left_out)
     stats = RunStats()
     started = time.process_time()
-    found = run_machine(profile, subjects, examples, seed, stats, chosen, permissive, shrink=False, **left_out)
+    found = run_machine(profile, subjects, examples, seed, stats, chosen, permissive, shrink=False, excluded=left_out)
     seconds = time.process_time() - started
     return {"steps": stats.steps, "examples": stats.examples, "seconds": seconds,
             "found": None if found is None else found.step}
@@ -178,15 +180,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         newer = _newer_operations(sides, args.domains)
         for round_ in range(args.rounds):
             for domain in args.domains:
-                runs: list[tuple[str, str, Path | None, list[str] | None]] = [
-                    (mode, side, path, None) for mode in MODES for side, path in sides.items()]
+                runs: list[tuple[str, str, Path | None, list[str]]] = [
+                    (mode, side, path, []) for mode in MODES for side, path in sides.items()]
                 if newer.get(domain):
                     runs.append((SAME_OPS, "after", None, newer[domain]))
                 for mode, side, path, excluded in runs:
                     figure = run_with(path, "check_bench", "measure",
                                       {"domain": domain, "mode": "check" if mode == SAME_OPS else mode,
                                        "examples": args.examples, "seed": args.seed + round_,
-                                       **({"excluded": excluded} if excluded else {})})
+                                       "excluded": excluded})
                     rate = figure["steps"] / max(figure["seconds"], 1e-9)
                     key = (domain, mode, side)
                     spread.setdefault(key, []).append(rate)
