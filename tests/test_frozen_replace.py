@@ -120,3 +120,38 @@ def test_only_a_class_whose_init_just_stores_its_fields_is_fillable() -> None:
     assert fillable(_KeywordLast), "a keyword-only field comes last in __init__, but it is still just stored"
     assert replace(_KeywordLast(1, note="n", other=2), other=3) == _KeywordLast(1, note="n", other=3)
     assert not fillable(_HandWrittenSameNames), "a hand-written __init__ is never filled, even with the same names"
+
+
+def _field_values(draw: st.DrawFn, cls: type[Any]) -> tuple[Any, ...]:
+    """A value for each field of ``cls`` in field order (types are not checked by the dataclass: any will do)."""
+    return tuple(draw(st.one_of(st.none(), st.integers(-3, 3), st.text(max_size=3), st.booleans()))
+                 for _ in dataclasses.fields(cls))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_a_made_value_is_the_one_its_class_builds(data: st.DataObject) -> None:
+    from brokerspec.spec import balancing
+    from brokerspec.spec.frozen import maker
+
+    classes = [balancing.BalancingState, balancing.QueueState, balancing.Consumer, balancing.Message,
+               balancing.Session, balancing.PendingSend, balancing.Forward, _Plain, _KeywordLast]
+    cls = data.draw(st.sampled_from(classes))
+    values = data.draw(st.composite(_field_values)(cls))
+    names = [f.name for f in dataclasses.fields(cls)]
+    expected = cls(**dict(zip(names, values)))
+    made: Any = maker(cls)(*values)
+    assert type(made) is cls and made == expected and vars(made) == vars(expected)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(made, names[0], 1)
+
+
+def test_a_maker_runs_a_class_s_checks_and_counts_the_values() -> None:
+    from brokerspec.spec.frozen import maker
+
+    assert maker(_Checked)(2) == _Checked(2)
+    with pytest.raises(InvalidCommand, match="negative"):
+        maker(_Checked)(-1)
+    assert maker(_KeywordLast)(1, "n", 2) == _KeywordLast(1, note="n", other=2), "field order, not __init__ order"
+    with pytest.raises(TypeError, match="_Plain takes 1 field values, got 2"):
+        maker(_Plain)(1, 2)

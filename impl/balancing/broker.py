@@ -79,7 +79,6 @@ from brokerspec.spec.balancing import (
     Close,
     Commit,
     Configure,
-    Consumer,
     CreateQueue,
     DeleteQueue,
     Delivered,
@@ -88,7 +87,6 @@ from brokerspec.spec.balancing import (
     Event,
     Failed,
     LbType,
-    Message,
     Pause,
     QueryQueue,
     QueueQueried,
@@ -113,7 +111,17 @@ from brokerspec.spec.balancing import (
 from .bridges import ClusterBridges, Crossing
 from .choice import CONNECTED, ELIGIBLE, LOCAL, PREFERRED, BindingChoice
 from .consumers import acknowledge, merge_returned, take_first_match
-from .records import Binding, ConsumerRecord, Group, QueueRecord, Waiting
+from .records import (
+    MAKE_CONSUMER,
+    MAKE_MESSAGE,
+    MAKE_QUEUE,
+    MAKE_STATE,
+    Binding,
+    ConsumerRecord,
+    Group,
+    QueueRecord,
+    Waiting,
+)
 from .sessions import SESSION_EXISTS, SessionRecord, TransactedSessions
 from .validity import find_problems
 from .wildcards import WildcardIndex
@@ -888,38 +896,46 @@ class FastBalancingBroker(BindingChoice, ClusterBridges, TransactedSessions):
     # -- observation ---------------------------------------------------------------------------------------
 
     def snapshot(self) -> BalancingState:
-        """The cluster as a spec state (the only place spec states, queues and messages are built)."""
-        queues = self._queues.values()
-        return BalancingState(
-            nodes=tuple(self._nodes),
-            options=self.profile.balancing,
-            queues=FrozenMap({
-                queue.key: QueueState(queue.node, queue.name, queue.address, queue.routing_type, queue.filter,
-                                      queue.serial, tuple(c.name for c in queue.consumers),
-                                      tuple(Message(*message) for message in queue.pending), queue.redistributor,
-                                      queue.unmatched, queue.enabled, queue.purge_on_no_consumers,
-                                      queue.configured_filter)
-                for queue in queues}),
-            consumers=FrozenMap({name: Consumer(name, c.queue.node, c.queue.name, c.filter, c.paused, c.pull,
-                                                c.manual_ack, tuple(Message(*message) for message in c.held),
-                                                c.transacted, tuple(Message(*message) for message in c.acked))
-                                 for name, c in self._consumers.items()}),
-            positions=FrozenMap({(node, group.address, group.routing_name): group.position
-                                 for node, groups in self._groups.items() for by_name in groups.values()
-                                 for group in by_name.values() if group.kept}),
-            consumer_positions=FrozenMap({queue.key: queue.consumer_position
-                                          for queue in queues if queue.consumer_position_kept}),
-            settings=FrozenMap(self._settings),
-            node_settings=FrozenMap(self._node_settings),
-            down_links=frozenset(self._down),
-            prefixes=FrozenMap(self._prefixes),
-            typed=frozenset(self._typed),
-            sessions=self._session_states(),
-            bridge_ids=self._bridge_id_states(),
-            forwarded=self._forwarded_states(),
-            clock=self._clock,
-            next_message=self._next_message,
-            next_serial=self._next_serial,
+        """The cluster as a spec state (the only place spec states, queues and messages are built).
+
+        It is built after every step of a lockstep check, so its values come from :func:`maker`'s functions and
+        an empty list becomes the shared empty tuple without a pass over it.
+        """
+        queues: dict[tuple[str, str], QueueState] = {}
+        consumer_positions: dict[tuple[str, str], int] = {}
+        for key, queue in self._queues.items():
+            queues[key] = MAKE_QUEUE(
+                queue.node, queue.name, queue.address, queue.routing_type, queue.filter, queue.serial,
+                tuple([c.name for c in queue.consumers]) if queue.consumers else (),
+                tuple([MAKE_MESSAGE(*message) for message in queue.pending]) if queue.pending else (),
+                queue.redistributor, queue.unmatched, queue.enabled, queue.purge_on_no_consumers,
+                queue.configured_filter)
+            if queue.consumer_position_kept:
+                consumer_positions[key] = queue.consumer_position
+        return MAKE_STATE(
+            tuple(self._nodes),
+            self.profile.balancing,
+            FrozenMap(queues),
+            FrozenMap({name: MAKE_CONSUMER(name, c.queue.node, c.queue.name, c.filter, c.paused, c.pull, c.manual_ack,
+                                       tuple([MAKE_MESSAGE(*message) for message in c.held]) if c.held else (),
+                                       c.transacted,
+                                       tuple([MAKE_MESSAGE(*message) for message in c.acked]) if c.acked else ())
+                       for name, c in self._consumers.items()}),
+            FrozenMap({(node, group.address, group.routing_name): group.position
+                       for node, groups in self._groups.items() for by_name in groups.values()
+                       for group in by_name.values() if group.kept}),
+            FrozenMap(consumer_positions),
+            FrozenMap(self._settings),
+            FrozenMap(self._node_settings),
+            frozenset(self._down),
+            frozenset(self._typed),
+            FrozenMap(self._prefixes),
+            self._session_states(),
+            self._bridge_id_states(),
+            self._forwarded_states(),
+            self._clock,
+            self._next_message,
+            self._next_serial,
         )
 
     def check_valid(self) -> None:

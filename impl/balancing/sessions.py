@@ -60,8 +60,6 @@ from brokerspec.spec.balancing import (
     Dropped,
     Event,
     Failed,
-    Message,
-    PendingSend,
     Refusal,
     Refused,
     Returned,
@@ -71,7 +69,7 @@ from brokerspec.spec.balancing import (
 )
 
 from .consumers import merge_returned
-from .records import ConsumerRecord, QueueRecord, Waiting
+from .records import MAKE_MESSAGE, MAKE_PENDING_SEND, MAKE_SESSION, ConsumerRecord, QueueRecord, Waiting
 
 NOT_TRANSACTED = Refused(Refusal.NOT_TRANSACTED)
 SESSION_NOT_FOUND = Refused(Refusal.SESSION_NOT_FOUND)
@@ -255,6 +253,6 @@ class TransactedSessions:
 
     def _session_states(self) -> FrozenMap[str, Session]:
         """The sessions as the spec's (for the broker's snapshot)."""
-        return FrozenMap({name: Session(session.node, tuple(
-            PendingSend(Message(*held.message), tuple(queue.key for queue in held.queues))
-            for held in session.sends), session.rollback_only) for name, session in self._sessions.items()})
+        return FrozenMap({name: MAKE_SESSION(session.node, tuple([
+            MAKE_PENDING_SEND(MAKE_MESSAGE(*held.message), tuple([queue.key for queue in held.queues]))
+            for held in session.sends]), session.rollback_only) for name, session in self._sessions.items()})

@@ -44,10 +44,14 @@ from typing import TYPE_CHECKING
 
 from brokerspec.spec.addressing.names import RoutingType
 from brokerspec.spec.balancing import Delivered, Dropped, Event, Message, Redistributed, Returned
+from brokerspec.spec.frozen import maker
 
 if TYPE_CHECKING:
     from .consumers import ServerConsumer
     from .queues import QueueImpl
+
+MAKE_MESSAGE = maker(Message)
+"""A spec ``Message`` from every field in field order (a lockstep check renders every message after each step)."""
 
 GROUP_ID = "group"
 """The group ID a grouped send carries; only its presence matters to redistribution (RD-GROUPED)."""
@@ -98,8 +102,8 @@ class CoreMessage:
         ``in_flight`` (held by a consumer, or acknowledged in a transaction not yet ended) also counts the
         delivery under way, which the spec leaves out.
         """
-        return Message(self.message_id, self.address, self.routing_type, self.color, self.group_id is not None,
-                       self.fqqn_queue, self.delivery_count - in_flight)
+        return MAKE_MESSAGE(self.message_id, self.address, self.routing_type, self.color, self.group_id is not None,
+                            self.fqqn_queue, self.delivery_count - in_flight)
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from collections.abc import Mapping
 from brokerspec.spec import BalancingOptions, FrozenMap
 from brokerspec.spec.addressing.names import RoutingType
 from brokerspec.spec.balancing import AddressBalancing, BalancingState, Consumer, QueueState
+from brokerspec.spec.frozen import maker
 
 from .cluster import ClusterConnection
 from .consumers import ServerConsumer
@@ -45,33 +46,48 @@ from .queues import QueueImpl
 from .sessions import ServerSession
 
 
+MAKE_STATE = maker(BalancingState)
+MAKE_QUEUE = maker(QueueState)
+MAKE_CONSUMER = maker(Consumer)
+"""The spec's values from every field in field order (:func:`~brokerspec.spec.frozen.maker`): a lockstep check
+renders the cluster after every step."""
+
+
 def render_queue(queue: QueueImpl) -> QueueState:
     """One queue as the spec writes it."""
-    return QueueState(
-        node=queue.node,
-        name=queue.name,
-        address=queue.address,
-        routing_type=queue.routing_type,
-        filter=None if queue.filter is None else queue.filter.filter_string,
-        serial=queue.id,
-        consumers=tuple(consumer.name for consumer in queue.consumers),
-        pending=tuple(message.to_spec() for message in queue.messages),
-        redistributor=None if queue.redistributor is None else queue.redistributor.active_at,
-        unmatched=queue.unmatched,
-        enabled=queue.enabled,
-        purge_on_no_consumers=queue.purge_on_no_consumers,
-        configured_filter=queue.configured_filter,
+    return MAKE_QUEUE(
+        queue.node,
+        queue.name,
+        queue.address,
+        queue.routing_type,
+        None if queue.filter is None else queue.filter.filter_string,
+        queue.id,  # serial
+        tuple([consumer.name for consumer in queue.consumers]) if queue.consumers else (),
+        tuple([message.to_spec() for message in queue.messages]) if queue.messages else (),  # pending
+        None if queue.redistributor is None else queue.redistributor.active_at,
+        queue.unmatched,
+        queue.enabled,
+        queue.purge_on_no_consumers,
+        queue.configured_filter,
     )
 
 
 def render_consumer(consumer: ServerConsumer) -> Consumer:
     """One consumer as the spec writes it; what it holds and what its transaction holds acknowledged are in
     flight (their delivery counts include the delivery under way)."""
-    return Consumer(consumer.name, consumer.queue.node, consumer.queue.name, consumer.get_filter_string(),
-                    paused=not consumer.started, pull=consumer.pull, manual_ack=consumer.manual_ack,
-                    held=tuple(message.to_spec(in_flight=True) for message in consumer.delivering_refs),
-                    transacted=consumer.session is not None,
-                    acked=tuple(message.to_spec(in_flight=True) for message in consumer.get_acked()))
+    held, acked = consumer.delivering_refs, consumer.get_acked()
+    return MAKE_CONSUMER(
+        consumer.name,
+        consumer.queue.node,
+        consumer.queue.name,
+        consumer.get_filter_string(),
+        not consumer.started,  # paused
+        consumer.pull,
+        consumer.manual_ack,
+        tuple([message.to_spec(in_flight=True) for message in held]) if held else (),
+        consumer.session is not None,  # transacted
+        tuple([message.to_spec(in_flight=True) for message in acked]) if acked else (),
+    )
 
 
 def render_state(options: BalancingOptions, cluster: ClusterConnection, consumers: Mapping[str, ServerConsumer],
@@ -82,40 +98,44 @@ def render_state(options: BalancingOptions, cluster: ClusterConnection, consumer
     queues: dict[tuple[str, str], QueueState] = {}
     consumer_positions: dict[tuple[str, str], int] = {}
     positions: dict[tuple[str, str, str], int] = {}
+    node_settings: dict[tuple[str, str], AddressBalancing] = {}
+    bridge_ids: dict[tuple[str, str], tuple[tuple[str, int], ...]] = {}
+    typed: set[tuple[str, str]] = set()
     for name, node in cluster.nodes.items():
         for queue in node.get_local_queues():
             queues[(name, queue.name)] = render_queue(queue)
             if queue.pos is not None:
                 consumer_positions[(name, queue.name)] = queue.pos
-        for address, bindings in node.post_office.mappings.items():
+        post_office = node.post_office
+        for address, bindings in post_office.mappings.items():
             for routing_name, position in bindings.routing_name_positions.items():
                 positions[(name, address, routing_name)] = position
+        for address, entry in node.address_settings.matches.items():
+            node_settings[(name, address)] = AddressBalancing(entry.load_balancing_type, entry.redistribution_delay,
+                                                              entry.auto_create_queues)
+        for address, cache in post_office.duplicate_id_caches.items():
+            bridge_ids[(name, address)] = tuple(cache.ids)
+        typed.update((name, address) for address in post_office.typed)
     settings = {
         address: AddressBalancing(entry.load_balancing_type, entry.redistribution_delay, entry.auto_create_queues)
         for address, entry in cluster.address_settings.matches.items()
     }
-    node_settings = {
-        (name, address): AddressBalancing(entry.load_balancing_type, entry.redistribution_delay, entry.auto_create_queues)
-        for name, node in cluster.nodes.items() for address, entry in node.address_settings.matches.items()
-    }
-    return BalancingState(
-        nodes=tuple(cluster.nodes),
-        options=options,
-        queues=FrozenMap(queues),
-        consumers=FrozenMap({name: render_consumer(c) for name, c in consumers.items()}),
-        positions=FrozenMap(positions),
-        consumer_positions=FrozenMap(consumer_positions),
-        settings=FrozenMap(settings),
-        node_settings=FrozenMap(node_settings),
-        down_links=cluster.get_down_links(),
-        prefixes=FrozenMap(prefixes or {}),
-        sessions=FrozenMap({name: session.to_spec() for name, session in (sessions or {}).items()}),
-        bridge_ids=FrozenMap({(name, address): tuple(cache.ids) for name, node in cluster.nodes.items()
-                              for address, cache in node.post_office.duplicate_id_caches.items()}),
-        forwarded=FrozenMap({key: forward for key, bridge in cluster.bridges.items()
-                             if (forward := bridge.to_spec()) is not None}),
-        typed=frozenset((name, address) for name, node in cluster.nodes.items() for address in node.post_office.typed),
-        clock=clock,
-        next_message=next_message,
-        next_serial=next_serial,
+    return MAKE_STATE(
+        tuple(cluster.nodes),
+        options,
+        FrozenMap(queues),
+        FrozenMap({name: render_consumer(c) for name, c in consumers.items()}),
+        FrozenMap(positions),
+        FrozenMap(consumer_positions),
+        FrozenMap(settings),
+        FrozenMap(node_settings),
+        cluster.get_down_links(),
+        frozenset(typed),
+        FrozenMap(prefixes or {}),
+        FrozenMap({name: session.to_spec() for name, session in (sessions or {}).items()}),
+        FrozenMap(bridge_ids),
+        FrozenMap({key: forward for key, bridge in cluster.bridges.items() if (forward := bridge.to_spec()) is not None}),
+        clock,
+        next_message,
+        next_serial,
     )
