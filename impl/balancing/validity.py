@@ -68,6 +68,16 @@ def find_problems(broker: FastBalancingBroker) -> list[str]:
     return found
 
 
+def _queue_place(queue: QueueRecord) -> str:
+    """How a problem names a queue (built only for a problem: the checks run after every step)."""
+    return f"queue {queue.name} on {queue.node}"
+
+
+def _group_place(node: str, address: str, routing_name: str) -> str:
+    """How a problem names a node's routing-name group."""
+    return f"group {routing_name} of {address} on {node}"
+
+
 def _queue_problems(broker: FastBalancingBroker, found: list[str]) -> None:
     nodes = broker._nodes
     node_set = set(nodes)
@@ -121,26 +131,25 @@ def _group_problems(broker: FastBalancingBroker, found: list[str]) -> None:
             if by_name.keys() != expected.keys():
                 found.append(f"node {node} groups {address} as {sorted(by_name)}, not {sorted(expected)}")
             for routing_name, group in by_name.items():
-                where = f"group {routing_name} of {address} on {node}"
                 if group.node != node or group.address != address or group.routing_name != routing_name:
-                    found.append(f"{where} is labelled {group.node}/{group.address}/{group.routing_name}")
+                    found.append(f"{_group_place(node, address, routing_name)} is labelled {group.node}/{group.address}/{group.routing_name}")
                 bindings = group.members
                 if not bindings:
-                    found.append(f"{where} is kept empty")
+                    found.append(f"{_group_place(node, address, routing_name)} is kept empty")
                 if [binding.queue for binding in bindings] != expected.get(routing_name, []):
-                    found.append(f"{where} holds {[b.queue.key for b in bindings]}, not the group's queues "
+                    found.append(f"{_group_place(node, address, routing_name)} holds {[b.queue.key for b in bindings]}, not the group's queues "
                                  "in creation order")
                 if group.position < 0 or (not group.kept and group.position != 0):
-                    found.append(f"{where} has position {group.position} (kept: {group.kept})")
+                    found.append(f"{_group_place(node, address, routing_name)} has position {group.position} (kept: {group.kept})")
                 for binding in bindings:
                     queue = binding.queue
                     if queue.bindings.get(node) is not binding:
-                        found.append(f"{where}: the binding of {queue.key} is not the one its queue files")
+                        found.append(f"{_group_place(node, address, routing_name)}: the binding of {queue.key} is not the one its queue files")
                     local = queue.node == node
                     if binding.local != local:
-                        found.append(f"{where}: the binding of {queue.key} says local={binding.local}")
+                        found.append(f"{_group_place(node, address, routing_name)}: the binding of {queue.key} says local={binding.local}")
                     if binding.connected != (local or (node, queue.node) not in down):
-                        found.append(f"{where}: the binding of {queue.key} says connected={binding.connected}")
+                        found.append(f"{_group_place(node, address, routing_name)}: the binding of {queue.key} says connected={binding.connected}")
 
 
 def _consumer_problems(broker: FastBalancingBroker, found: list[str]) -> None:
@@ -152,30 +161,29 @@ def _consumer_problems(broker: FastBalancingBroker, found: list[str]) -> None:
         if queues.get(queue.key) is not queue or consumer not in queue.consumers:
             found.append(f"consumer {name} is not listed by queue {queue.name} on {queue.node}")
     for queue in queues.values():
-        where = f"queue {queue.name} on {queue.node}"
         listed = queue.consumers
         if not listed:
             if queue.unfiltered or queue.by_filter:
-                found.append(f"{where} counts {queue.unfiltered} unfiltered and {queue.by_filter}, "
+                found.append(f"{_queue_place(queue)} counts {queue.unfiltered} unfiltered and {queue.by_filter}, "
                              f"its consumers' filters are []")
         else:
             names = [c.name for c in listed]
             if len(set(names)) != len(names):
-                found.append(f"{where} lists {names}")
+                found.append(f"{_queue_place(queue)} lists {names}")
             filters = []
             for consumer in listed:
                 if consumers.get(consumer.name) is not consumer or consumer.queue is not queue:
-                    found.append(f"{where} lists consumer {consumer.name} that is not its own")
+                    found.append(f"{_queue_place(queue)} lists consumer {consumer.name} that is not its own")
                 filters.append(consumer.filter)
             counts: dict[str, int] = {}
             for text in filters:
                 if text is not None:
                     counts[text] = counts.get(text, 0) + 1
             if queue.unfiltered != filters.count(None) or queue.by_filter != counts:
-                found.append(f"{where} counts {queue.unfiltered} unfiltered and {queue.by_filter}, "
+                found.append(f"{_queue_place(queue)} counts {queue.unfiltered} unfiltered and {queue.by_filter}, "
                              f"its consumers' filters are {filters}")
         if queue.consumer_position < 0 or (not queue.consumer_position_kept and queue.consumer_position != 0):
-            found.append(f"{where} has consumer position {queue.consumer_position}")
+            found.append(f"{_queue_place(queue)} has consumer position {queue.consumer_position}")
         waiting: set[int] | None = None
         for consumer in listed:
             if not consumer.held:
@@ -186,7 +194,7 @@ def _consumer_problems(broker: FastBalancingBroker, found: list[str]) -> None:
             if waiting is None:
                 waiting = {message.id for message in queue.pending}
             if len(set(held)) != len(held) or not waiting.isdisjoint(held):
-                found.append(f"consumer {consumer.name} holds {held}: a message twice, or one waiting in {where}")
+                found.append(f"consumer {consumer.name} holds {held}: a message twice, or one waiting in {_queue_place(queue)}")
             if max(held) >= next_message:
                 found.append(f"consumer {consumer.name} holds a message never issued: {held}")
 
@@ -199,18 +207,17 @@ def _message_problems(broker: FastBalancingBroker, found: list[str]) -> None:
             with_one.add(id(queue))
         if not queue.pending:
             continue
-        where = f"queue {queue.name} on {queue.node}"
         seen: set[int] = set()
         for message in queue.pending:
             if message.id >= next_message:
-                found.append(f"message {message.id} in {where} was never issued")
+                found.append(f"message {message.id} in {_queue_place(queue)} was never issued")
             if message.id in seen:
-                found.append(f"message {message.id} waits twice in {where}")
+                found.append(f"message {message.id} waits twice in {_queue_place(queue)}")
             seen.add(message.id)
             if message.address != queue.address and not index.binds(queue.address, message.address):
-                found.append(f"message {message.id} for {message.address} waits in {where} of {queue.address}")
+                found.append(f"message {message.id} for {message.address} waits in {_queue_place(queue)} of {queue.address}")
             if any(c.can_take(message.color) for c in queue.consumers):
-                found.append(f"message {message.id} waits in {where} beside a started consumer that matches it")
+                found.append(f"message {message.id} waits in {_queue_place(queue)} beside a started consumer that matches it")
     if {id(q) for q in broker._redistributors} != with_one:
         found.append("the set of queues with a redistributor is not the queues that have one")
 
