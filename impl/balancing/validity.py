@@ -48,7 +48,7 @@ from brokerspec.spec.balancing.bridges import BRIDGE_ID_CACHE_SIZE
 
 if TYPE_CHECKING:
     from .broker import FastBalancingBroker
-    from .records import QueueRecord
+    from .records import Binding, Group, QueueRecord
 
 
 def find_problems(broker: FastBalancingBroker) -> list[str]:
@@ -71,11 +71,6 @@ def find_problems(broker: FastBalancingBroker) -> list[str]:
 def _queue_place(queue: QueueRecord) -> str:
     """How a problem names a queue (built only for a problem: the checks run after every step)."""
     return f"queue {queue.name} on {queue.node}"
-
-
-def _group_place(node: str, address: str, routing_name: str) -> str:
-    """How a problem names a node's routing-name group."""
-    return f"group {routing_name} of {address} on {node}"
 
 
 def _queue_problems(broker: FastBalancingBroker, found: list[str]) -> None:
@@ -131,25 +126,45 @@ def _group_problems(broker: FastBalancingBroker, found: list[str]) -> None:
             if by_name.keys() != expected.keys():
                 found.append(f"node {node} groups {address} as {sorted(by_name)}, not {sorted(expected)}")
             for routing_name, group in by_name.items():
-                if group.node != node or group.address != address or group.routing_name != routing_name:
-                    found.append(f"{_group_place(node, address, routing_name)} is labelled {group.node}/{group.address}/{group.routing_name}")
                 bindings = group.members
-                if not bindings:
-                    found.append(f"{_group_place(node, address, routing_name)} is kept empty")
-                if [binding.queue for binding in bindings] != expected.get(routing_name, []):
-                    found.append(f"{_group_place(node, address, routing_name)} holds {[b.queue.key for b in bindings]}, not the group's queues "
-                                 "in creation order")
-                if group.position < 0 or (not group.kept and group.position != 0):
-                    found.append(f"{_group_place(node, address, routing_name)} has position {group.position} (kept: {group.kept})")
+                if group.node != node or group.address != address or group.routing_name != routing_name \
+                        or not bindings or [binding.queue for binding in bindings] != expected.get(routing_name, []) \
+                        or group.position < 0 or (not group.kept and group.position != 0):
+                    _group_label_problems(group, node, address, routing_name, expected, found)
                 for binding in bindings:
                     queue = binding.queue
-                    if queue.bindings.get(node) is not binding:
-                        found.append(f"{_group_place(node, address, routing_name)}: the binding of {queue.key} is not the one its queue files")
                     local = queue.node == node
-                    if binding.local != local:
-                        found.append(f"{_group_place(node, address, routing_name)}: the binding of {queue.key} says local={binding.local}")
-                    if binding.connected != (local or (node, queue.node) not in down):
-                        found.append(f"{_group_place(node, address, routing_name)}: the binding of {queue.key} says connected={binding.connected}")
+                    if queue.bindings.get(node) is not binding or binding.local != local \
+                            or binding.connected != (local or (node, queue.node) not in down):
+                        _binding_problems(binding, node, address, routing_name, down, found)
+
+
+def _group_label_problems(group: Group, node: str, address: str, routing_name: str,
+                          expected: dict[str, list[QueueRecord]], found: list[str]) -> None:
+    """What is wrong with a group other than its bindings' flags (the caller saw that something is)."""
+    where = f"group {routing_name} of {address} on {node}"
+    if (group.node, group.address, group.routing_name) != (node, address, routing_name):
+        found.append(f"{where} is labelled {group.node}/{group.address}/{group.routing_name}")
+    if not group.members:
+        found.append(f"{where} is kept empty")
+    if [binding.queue for binding in group.members] != expected.get(routing_name, []):
+        found.append(f"{where} holds {[b.queue.key for b in group.members]}, not the group's queues in creation order")
+    if group.position < 0 or (not group.kept and group.position != 0):
+        found.append(f"{where} has position {group.position} (kept: {group.kept})")
+
+
+def _binding_problems(binding: Binding, node: str, address: str, routing_name: str, down: set[tuple[str, str]],
+                      found: list[str]) -> None:
+    """What is wrong with one binding of a node's group (the caller saw that something is)."""
+    where = f"group {routing_name} of {address} on {node}"
+    queue = binding.queue
+    if queue.bindings.get(node) is not binding:
+        found.append(f"{where}: the binding of {queue.key} is not the one its queue files")
+    local = queue.node == node
+    if binding.local != local:
+        found.append(f"{where}: the binding of {queue.key} says local={binding.local}")
+    if binding.connected != (local or (node, queue.node) not in down):
+        found.append(f"{where}: the binding of {queue.key} says connected={binding.connected}")
 
 
 def _consumer_problems(broker: FastBalancingBroker, found: list[str]) -> None:
@@ -194,7 +209,8 @@ def _consumer_problems(broker: FastBalancingBroker, found: list[str]) -> None:
             if waiting is None:
                 waiting = {message.id for message in queue.pending}
             if len(set(held)) != len(held) or not waiting.isdisjoint(held):
-                found.append(f"consumer {consumer.name} holds {held}: a message twice, or one waiting in {_queue_place(queue)}")
+                found.append(f"consumer {consumer.name} holds {held}: a message twice, or one waiting in "
+                             f"{_queue_place(queue)}")
             if max(held) >= next_message:
                 found.append(f"consumer {consumer.name} holds a message never issued: {held}")
 
@@ -215,9 +231,11 @@ def _message_problems(broker: FastBalancingBroker, found: list[str]) -> None:
                 found.append(f"message {message.id} waits twice in {_queue_place(queue)}")
             seen.add(message.id)
             if message.address != queue.address and not index.binds(queue.address, message.address):
-                found.append(f"message {message.id} for {message.address} waits in {_queue_place(queue)} of {queue.address}")
+                found.append(f"message {message.id} for {message.address} waits in {_queue_place(queue)} "
+                             f"of {queue.address}")
             if any(c.can_take(message.color) for c in queue.consumers):
-                found.append(f"message {message.id} waits in {_queue_place(queue)} beside a started consumer that matches it")
+                found.append(f"message {message.id} waits in {_queue_place(queue)} beside a started consumer "
+                             "that matches it")
     if {id(q) for q in broker._redistributors} != with_one:
         found.append("the set of queues with a redistributor is not the queues that have one")
 
