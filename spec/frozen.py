@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+from operator import attrgetter
 from collections.abc import Callable, ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from typing import Any, Generic, TypeVar, overload
 
@@ -207,3 +208,81 @@ def maker(cls: type[T]) -> Callable[..., T]:
 
     make.__qualname__ = make.__name__ = f"make_{cls.__name__}"
     return make
+
+
+class Maker(Generic[T]):
+    """Builds values of a dataclass from its fields' values in field order (:func:`maker`), or hands back an
+    equal value it is shown instead of building one.
+
+    :meth:`like` is for a snapshot that will be compared with a known state (a lockstep check compares every
+    subject's snapshot with the spec's state after every step): a part equal to the state's part *is* that
+    part, so building it costs no new value and comparing it costs an identity test. A value handed back is
+    equal to the one that would have been built, field by field (``==``), so the snapshot compares with
+    anything exactly as the one built from scratch would.
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True)
+    ... class Point:
+    ...     x: int
+    ...     y: int = 0
+    >>> point = Maker(Point)
+    >>> seen = Point(1, 2)
+    >>> point.like(seen, 1, 2) is seen, point.like(seen, 1, 3), point.like(None, 1, 2) == seen
+    (True, Point(x=1, y=3), True)
+    """
+
+    __slots__ = ("cls", "new", "fields")
+
+    def __init__(self, cls: type[T]) -> None:
+        self.cls = cls
+        self.new: Callable[..., T] = maker(cls)
+        """Build a value from every field's value."""
+        kind: type[Any] = cls  # a dataclass
+        names = [f.name for f in dataclasses.fields(kind)]
+        self.fields: Callable[[T], tuple[Any, ...]] = (
+            attrgetter(*names) if len(names) > 1 else (lambda value: (getattr(value, names[0]),)))
+        """A value's fields' values in field order."""
+
+    def like(self, seen: T | None, *values: Any) -> T:
+        """``seen`` if it is of this class and its fields equal ``values``, else a new value of them."""
+        if seen.__class__ is self.cls and self.fields(seen) == values:  # None is of no dataclass
+            return seen
+        return self.new(*values)
+
+
+def map_like(seen: FrozenMap[K, V] | None, data: Mapping[K, V]) -> FrozenMap[K, V]:
+    """``seen`` if it holds what ``data`` holds (``==``), else a map of ``data`` (``data`` itself when it is a
+    :class:`FrozenMap`): :meth:`Maker.like` for a map.
+
+    >>> seen = FrozenMap({"a": 1})
+    >>> map_like(seen, {"a": 1}) is seen, map_like(seen, FrozenMap({"a": 1})) is seen, map_like(seen, {"a": 2})
+    (True, True, FrozenMap({'a': 2}))
+    """
+    plain = data._data if isinstance(data, FrozenMap) else data
+    if seen.__class__ is FrozenMap and seen._data == plain:  # None is no FrozenMap
+        return seen
+    return data if isinstance(data, FrozenMap) else FrozenMap(data)
+
+
+def tuple_like(seen: tuple[T, ...], made: list[T]) -> tuple[T, ...]:
+    """``seen`` if ``made`` holds its very values in its order (each handed back by :meth:`Maker.like`), else
+    ``made`` as a tuple.
+
+    >>> a, b = FrozenMap({"a": 1}), FrozenMap({"b": 2})
+    >>> seen = (a, b)
+    >>> tuple_like(seen, [a, b]) is seen, tuple_like(seen, [a, FrozenMap({"b": 2})]) is seen, tuple_like(seen, [])
+    (True, False, ())
+    """
+    if len(made) == len(seen) and all(new is old for new, old in zip(made, seen)):
+        return seen
+    return tuple(made)
+
+
+def seen_at(seen: tuple[T, ...], count: int) -> tuple[T | None, ...]:
+    """The values of ``seen`` to pair with ``count`` new ones, in order: ``seen`` when it has as many, else
+    nothing to pair with (a message added or taken shifts the rest, so no pairing would hold).
+
+    >>> seen_at(("x", "y"), 2), seen_at(("x",), 2)
+    (('x', 'y'), (None, None))
+    """
+    return seen if len(seen) == count else (None,) * count

@@ -34,7 +34,7 @@ from brokerspec.spec import FrozenMap
 from brokerspec.spec.balancing import Event, Forward, Refusal, Refused, Resend
 from brokerspec.spec.balancing.bridges import BRIDGE_ID_CACHE_SIZE
 
-from .records import MAKE_FORWARD, MAKE_MESSAGE, Group, QueueRecord, Waiting
+from .records import FORWARD, MESSAGE, Group, QueueRecord, Waiting
 
 BridgeId = tuple[str, int]
 """(sending node, forwarded message ID): ``_AMQ_BRIDGE_DUP``."""
@@ -140,6 +140,6 @@ class ClusterBridges:
 
     def _forwarded_states(self) -> FrozenMap[tuple[str, str], Forward]:
         """The last crossings as the spec's."""
-        return FrozenMap({(source, target): MAKE_FORWARD((source, message.id), MAKE_MESSAGE(*message),
+        return FrozenMap({(source, target): FORWARD.new((source, message.id), MESSAGE.new(*message),
                                                          tuple([q.key for q in queues]))
                           for (source, target), (message, queues) in self._forwarded.items()})

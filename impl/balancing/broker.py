@@ -63,7 +63,7 @@ from collections.abc import Callable
 from operator import attrgetter
 from typing import Any
 
-from brokerspec.spec import FrozenMap, FqqnSend, InvariantBroken, PrefixMatch, Profile
+from brokerspec.spec import FqqnSend, InvariantBroken, PrefixMatch, Profile
 from brokerspec.spec.profiles import ReturnOrder, SendAutoCreate
 from brokerspec.spec.addressing.names import RoutingType, strip_prefix
 from brokerspec.spec.balancing import (
@@ -90,7 +90,6 @@ from brokerspec.spec.balancing import (
     Pause,
     QueryQueue,
     QueueQueried,
-    QueueState,
     Receive,
     Redistributed,
     Resend,
@@ -111,18 +110,9 @@ from brokerspec.spec.balancing import (
 from .bridges import ClusterBridges, Crossing
 from .choice import CONNECTED, ELIGIBLE, LOCAL, PREFERRED, BindingChoice
 from .consumers import acknowledge, merge_returned, take_first_match
-from .records import (
-    MAKE_CONSUMER,
-    MAKE_MESSAGE,
-    MAKE_QUEUE,
-    MAKE_STATE,
-    Binding,
-    ConsumerRecord,
-    Group,
-    QueueRecord,
-    Waiting,
-)
+from .records import Binding, ConsumerRecord, Group, QueueRecord, Waiting
 from .sessions import SESSION_EXISTS, SessionRecord, TransactedSessions
+from .snapshot import snapshot
 from .validity import find_problems
 from .wildcards import WildcardIndex
 
@@ -896,47 +886,13 @@ class FastBalancingBroker(BindingChoice, ClusterBridges, TransactedSessions):
     # -- observation ---------------------------------------------------------------------------------------
 
     def snapshot(self) -> BalancingState:
-        """The cluster as a spec state (the only place spec states, queues and messages are built).
+        """The cluster as a spec state (built in :mod:`.snapshot`)."""
+        return snapshot(self)
 
-        It is built after every step of a lockstep check, so its values come from :func:`maker`'s functions and
-        an empty list becomes the shared empty tuple without a pass over it.
-        """
-        queues: dict[tuple[str, str], QueueState] = {}
-        consumer_positions: dict[tuple[str, str], int] = {}
-        for key, queue in self._queues.items():
-            queues[key] = MAKE_QUEUE(
-                queue.node, queue.name, queue.address, queue.routing_type, queue.filter, queue.serial,
-                tuple([c.name for c in queue.consumers]) if queue.consumers else (),
-                tuple([MAKE_MESSAGE(*message) for message in queue.pending]) if queue.pending else (),
-                queue.redistributor, queue.unmatched, queue.enabled, queue.purge_on_no_consumers,
-                queue.configured_filter)
-            if queue.consumer_position_kept:
-                consumer_positions[key] = queue.consumer_position
-        return MAKE_STATE(
-            tuple(self._nodes),
-            self.profile.balancing,
-            FrozenMap(queues),
-            FrozenMap({name: MAKE_CONSUMER(name, c.queue.node, c.queue.name, c.filter, c.paused, c.pull, c.manual_ack,
-                                       tuple([MAKE_MESSAGE(*message) for message in c.held]) if c.held else (),
-                                       c.transacted,
-                                       tuple([MAKE_MESSAGE(*message) for message in c.acked]) if c.acked else ())
-                       for name, c in self._consumers.items()}),
-            FrozenMap({(node, group.address, group.routing_name): group.position
-                       for node, groups in self._groups.items() for by_name in groups.values()
-                       for group in by_name.values() if group.kept}),
-            FrozenMap(consumer_positions),
-            FrozenMap(self._settings),
-            FrozenMap(self._node_settings),
-            frozenset(self._down),
-            frozenset(self._typed),
-            FrozenMap(self._prefixes),
-            self._session_states(),
-            self._bridge_id_states(),
-            self._forwarded_states(),
-            self._clock,
-            self._next_message,
-            self._next_serial,
-        )
+    def snapshot_like(self, seen: BalancingState) -> BalancingState:
+        """:meth:`snapshot`, sharing with ``seen`` each part equal to its own (:mod:`.snapshot`; a lockstep check
+        passes the spec's state it is about to compare with)."""
+        return snapshot(self, seen)
 
     def check_valid(self) -> None:
         """Raise :class:`InvariantBroken` naming every kept view that disagrees with the queues it views."""

@@ -37,16 +37,16 @@ from typing import NamedTuple
 
 from brokerspec.spec.addressing.names import RoutingType
 from brokerspec.spec.balancing import BalancingState, Consumer, Forward, Message, PendingSend, QueueState, Session
-from brokerspec.spec.frozen import maker
+from brokerspec.spec.frozen import Maker
 
-# The spec's values as the snapshot builds them, from every field in field order (:func:`maker`).
-MAKE_STATE = maker(BalancingState)
-MAKE_QUEUE = maker(QueueState)
-MAKE_CONSUMER = maker(Consumer)
-MAKE_MESSAGE = maker(Message)
-MAKE_SESSION = maker(Session)
-MAKE_PENDING_SEND = maker(PendingSend)
-MAKE_FORWARD = maker(Forward)
+# The spec's values as the snapshot builds them, from every field in field order (:class:`Maker`).
+STATE = Maker(BalancingState)
+QUEUE = Maker(QueueState)
+CONSUMER = Maker(Consumer)
+MESSAGE = Maker(Message)
+SESSION = Maker(Session)
+PENDING_SEND = Maker(PendingSend)
+FORWARD = Maker(Forward)
 
 
 class Waiting(NamedTuple):

@@ -69,7 +69,7 @@ from brokerspec.spec.balancing import (
 )
 
 from .consumers import merge_returned
-from .records import MAKE_MESSAGE, MAKE_PENDING_SEND, MAKE_SESSION, ConsumerRecord, QueueRecord, Waiting
+from .records import MESSAGE, PENDING_SEND, SESSION, ConsumerRecord, QueueRecord, Waiting
 
 NOT_TRANSACTED = Refused(Refusal.NOT_TRANSACTED)
 SESSION_NOT_FOUND = Refused(Refusal.SESSION_NOT_FOUND)
@@ -253,6 +253,6 @@ class TransactedSessions:
 
     def _session_states(self) -> FrozenMap[str, Session]:
         """The sessions as the spec's (for the broker's snapshot)."""
-        return FrozenMap({name: MAKE_SESSION(session.node, tuple([
-            MAKE_PENDING_SEND(MAKE_MESSAGE(*held.message), tuple([queue.key for queue in held.queues]))
+        return FrozenMap({name: SESSION.new(session.node, tuple([
+            PENDING_SEND.new(MESSAGE.new(*held.message), tuple([queue.key for queue in held.queues]))
             for held in session.sends]), session.rollback_only) for name, session in self._sessions.items()})

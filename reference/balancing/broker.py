@@ -442,3 +442,9 @@ class ReferenceBalancingBroker:
         """The cluster rendered as a spec state."""
         return render_state(self.options, self.cluster, self.consumers, self.clock.now, self.message_ids.next_id,
                             self.queue_ids.next_id, self.prefixes, self.sessions)
+
+    def snapshot_like(self, seen: BalancingState) -> BalancingState:
+        """:meth:`snapshot` with ``seen``'s parts wherever they are equal (a lockstep check passes the spec's state
+        it is about to compare with, and then finds the equal parts by identity)."""
+        return render_state(self.options, self.cluster, self.consumers, self.clock.now, self.message_ids.next_id,
+                            self.queue_ids.next_id, self.prefixes, self.sessions, seen)

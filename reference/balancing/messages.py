@@ -44,14 +44,14 @@ from typing import TYPE_CHECKING
 
 from brokerspec.spec.addressing.names import RoutingType
 from brokerspec.spec.balancing import Delivered, Dropped, Event, Message, Redistributed, Returned
-from brokerspec.spec.frozen import maker
+from brokerspec.spec.frozen import Maker
 
 if TYPE_CHECKING:
     from .consumers import ServerConsumer
     from .queues import QueueImpl
 
-MAKE_MESSAGE = maker(Message)
-"""A spec ``Message`` from every field in field order (a lockstep check renders every message after each step)."""
+MESSAGE = Maker(Message)
+"""Spec messages from every field in field order (a lockstep check renders every message after each step)."""
 
 GROUP_ID = "group"
 """The group ID a grouped send carries; only its presence matters to redistribution (RD-GROUPED)."""
@@ -95,15 +95,15 @@ class CoreMessage:
         """This reference after ``incrementDeliveryCount`` (``change`` 1) or ``decrementDeliveryCount`` (-1)."""
         return dataclasses.replace(self, delivery_count=self.delivery_count + change)
 
-    def to_spec(self, in_flight: bool = False) -> Message:
-        """The message as the spec writes it.
+    def to_spec(self, in_flight: bool = False, seen: Message | None = None) -> Message:
+        """The message as the spec writes it (``seen`` when it is equal: see :class:`~brokerspec.spec.frozen.Maker`).
 
         The spec counts only the deliveries a rollback undid (``Message.deliveries``); a reference
         ``in_flight`` (held by a consumer, or acknowledged in a transaction not yet ended) also counts the
         delivery under way, which the spec leaves out.
         """
-        return MAKE_MESSAGE(self.message_id, self.address, self.routing_type, self.color, self.group_id is not None,
-                            self.fqqn_queue, self.delivery_count - in_flight)
+        return MESSAGE.like(seen, self.message_id, self.address, self.routing_type, self.color,
+                            self.group_id is not None, self.fqqn_queue, self.delivery_count - in_flight)
 
 
 @dataclass(frozen=True)

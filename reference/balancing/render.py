@@ -35,27 +35,43 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from brokerspec.spec import BalancingOptions, FrozenMap
+from brokerspec.spec import BalancingOptions
 from brokerspec.spec.addressing.names import RoutingType
-from brokerspec.spec.balancing import AddressBalancing, BalancingState, Consumer, QueueState
-from brokerspec.spec.frozen import maker
+from brokerspec.spec.balancing import AddressBalancing, BalancingState, Consumer, Message, QueueState
+from brokerspec.spec.frozen import Maker, map_like, seen_at, tuple_like
 
 from .cluster import ClusterConnection
 from .consumers import ServerConsumer
+from .messages import CoreMessage
 from .queues import QueueImpl
 from .sessions import ServerSession
 
 
-MAKE_STATE = maker(BalancingState)
-MAKE_QUEUE = maker(QueueState)
-MAKE_CONSUMER = maker(Consumer)
-"""The spec's values from every field in field order (:func:`~brokerspec.spec.frozen.maker`): a lockstep check
-renders the cluster after every step."""
+STATE = Maker(BalancingState)
+QUEUE = Maker(QueueState)
+CONSUMER = Maker(Consumer)
+"""The spec's values from every field in field order (:class:`~brokerspec.spec.frozen.Maker`): a lockstep check
+renders the cluster after every step, and hands in the spec's state it will compare with as ``seen``, whose
+equal parts are used as they are."""
 
 
-def render_queue(queue: QueueImpl) -> QueueState:
+_NOTHING_SEEN = BalancingState(nodes=(), options=BalancingOptions())
+"""What a snapshot without ``seen`` pairs its parts with: empty maps, so every value is built."""
+
+
+def render_messages(messages: list[CoreMessage], seen: tuple[Message, ...], in_flight: bool = False
+                    ) -> tuple[Message, ...]:
+    """Messages as the spec writes them, ``seen`` itself when they equal it one by one."""
+    if not messages:
+        return ()
+    return tuple_like(seen, [message.to_spec(in_flight, old)
+                             for message, old in zip(messages, seen_at(seen, len(messages)))])
+
+
+def render_queue(queue: QueueImpl, seen: QueueState | None = None) -> QueueState:
     """One queue as the spec writes it."""
-    return MAKE_QUEUE(
+    return QUEUE.like(
+        seen,
         queue.node,
         queue.name,
         queue.address,
@@ -63,7 +79,7 @@ def render_queue(queue: QueueImpl) -> QueueState:
         None if queue.filter is None else queue.filter.filter_string,
         queue.id,  # serial
         tuple([consumer.name for consumer in queue.consumers]) if queue.consumers else (),
-        tuple([message.to_spec() for message in queue.messages]) if queue.messages else (),  # pending
+        render_messages(queue.messages, seen.pending if seen is not None else ()),  # pending
         None if queue.redistributor is None else queue.redistributor.active_at,
         queue.unmatched,
         queue.enabled,
@@ -72,11 +88,11 @@ def render_queue(queue: QueueImpl) -> QueueState:
     )
 
 
-def render_consumer(consumer: ServerConsumer) -> Consumer:
+def render_consumer(consumer: ServerConsumer, seen: Consumer | None = None) -> Consumer:
     """One consumer as the spec writes it; what it holds and what its transaction holds acknowledged are in
     flight (their delivery counts include the delivery under way)."""
-    held, acked = consumer.delivering_refs, consumer.get_acked()
-    return MAKE_CONSUMER(
+    return CONSUMER.like(
+        seen,
         consumer.name,
         consumer.queue.node,
         consumer.queue.name,
@@ -84,17 +100,19 @@ def render_consumer(consumer: ServerConsumer) -> Consumer:
         not consumer.started,  # paused
         consumer.pull,
         consumer.manual_ack,
-        tuple([message.to_spec(in_flight=True) for message in held]) if held else (),
+        render_messages(consumer.delivering_refs, seen.held if seen is not None else (), in_flight=True),
         consumer.session is not None,  # transacted
-        tuple([message.to_spec(in_flight=True) for message in acked]) if acked else (),
+        render_messages(consumer.get_acked(), seen.acked if seen is not None else (), in_flight=True),
     )
 
 
 def render_state(options: BalancingOptions, cluster: ClusterConnection, consumers: Mapping[str, ServerConsumer],
                  clock: int, next_message: int, next_serial: int,
                  prefixes: Mapping[str, RoutingType] | None = None,
-                 sessions: Mapping[str, ServerSession] | None = None) -> BalancingState:
-    """The whole cluster as a spec state."""
+                 sessions: Mapping[str, ServerSession] | None = None,
+                 seen: BalancingState | None = None) -> BalancingState:
+    """The whole cluster as a spec state (``seen``'s parts where they are equal)."""
+    was = seen if seen is not None else _NOTHING_SEEN
     queues: dict[tuple[str, str], QueueState] = {}
     consumer_positions: dict[tuple[str, str], int] = {}
     positions: dict[tuple[str, str, str], int] = {}
@@ -103,7 +121,7 @@ def render_state(options: BalancingOptions, cluster: ClusterConnection, consumer
     typed: set[tuple[str, str]] = set()
     for name, node in cluster.nodes.items():
         for queue in node.get_local_queues():
-            queues[(name, queue.name)] = render_queue(queue)
+            queues[(name, queue.name)] = render_queue(queue, was.queues.get((name, queue.name)))
             if queue.pos is not None:
                 consumer_positions[(name, queue.name)] = queue.pos
         post_office = node.post_office
@@ -120,21 +138,25 @@ def render_state(options: BalancingOptions, cluster: ClusterConnection, consumer
         address: AddressBalancing(entry.load_balancing_type, entry.redistribution_delay, entry.auto_create_queues)
         for address, entry in cluster.address_settings.matches.items()
     }
-    return MAKE_STATE(
+    rendered = {name: render_consumer(c, was.consumers.get(name)) for name, c in consumers.items()}
+    kept = {name: session.to_spec() for name, session in (sessions or {}).items()}
+    forwarded = {key: forward for key, bridge in cluster.bridges.items() if (forward := bridge.to_spec()) is not None}
+    return STATE.like(
+        seen,
         tuple(cluster.nodes),
         options,
-        FrozenMap(queues),
-        FrozenMap({name: render_consumer(c) for name, c in consumers.items()}),
-        FrozenMap(positions),
-        FrozenMap(consumer_positions),
-        FrozenMap(settings),
-        FrozenMap(node_settings),
+        map_like(was.queues, queues),
+        map_like(was.consumers, rendered),
+        map_like(was.positions, positions),
+        map_like(was.consumer_positions, consumer_positions),
+        map_like(was.settings, settings),
+        map_like(was.node_settings, node_settings),
         cluster.get_down_links(),
         frozenset(typed),
-        FrozenMap(prefixes or {}),
-        FrozenMap({name: session.to_spec() for name, session in (sessions or {}).items()}),
-        FrozenMap(bridge_ids),
-        FrozenMap({key: forward for key, bridge in cluster.bridges.items() if (forward := bridge.to_spec()) is not None}),
+        map_like(was.prefixes, prefixes or {}),
+        map_like(was.sessions, kept),
+        map_like(was.bridge_ids, bridge_ids),
+        map_like(was.forwarded, forwarded),
         clock,
         next_message,
         next_serial,

@@ -200,3 +200,15 @@ def test_every_planted_bug_is_killed_by_the_catalogue_alone() -> None:
     strict = sorted(name for _, name, outcome in report.planted if outcome.fate == "strict")
     assert strict == ["on-demand-falls-back-to-first-local", "position-not-reset-when-out-of-range"]
     assert all(o.detail.startswith("allowed outcome") for _, n, o in report.planted if n in strict)
+
+
+def test_the_fast_balancing_snapshot_is_a_state_view_left_out_by_default() -> None:
+    default = plan(domains=["balancing"])
+    everything = plan(domains=["balancing"], everything=True)
+    def viewing(m: Mutant) -> bool:
+        return m.file == "impl/balancing/snapshot.py" or "snapshot_like" in m.definition
+
+    in_view = [m for m in everything.mutants if viewing(m)]
+    assert in_view, "the snapshot module has mutants to leave out"
+    assert not any(viewing(m) for m in default.mutants)
+    assert default.left_out[STATE_VIEW] >= len(in_view)

@@ -45,8 +45,8 @@ is left out is counted by reason and reported, never dropped silently:
 
 * self-checks: ``validity.py`` files and the ``check_valid`` methods and
   helpers (``problems``, ``_Checker``, ``read_ids``, ``is_durable``);
-* state views: ``snapshot`` and the conversions only it calls (``to_ring``,
-  ``to_spec``);
+* state views: ``snapshot.py`` files, ``snapshot`` and ``snapshot_like`` and
+  the conversions only they call (``to_ring``, ``to_spec``);
 * solver entry points: ``samples.py``, ``lookup.py``, ``choose_from_bits``
   and ``choose_from_bits_on``, which only CrossHair calls.
 
@@ -105,11 +105,12 @@ SELF_CHECK = "self-check"
 STATE_VIEW = "state view"
 SOLVER = "solver entry point"
 ANNOTATION = "type annotation"
-LEFT_OUT_FILES = {"validity.py": SELF_CHECK, "samples.py": SOLVER, "lookup.py": SOLVER}
+LEFT_OUT_FILES = {"validity.py": SELF_CHECK, "snapshot.py": STATE_VIEW, "samples.py": SOLVER, "lookup.py": SOLVER}
 """Files left out by default, by name, with the reason: no system under test could show them wrong."""
 LEFT_OUT_DEFINITIONS = {"check_valid": SELF_CHECK, "problems": SELF_CHECK, "_Checker": SELF_CHECK,
                         "read_ids": SELF_CHECK, "is_durable": SELF_CHECK,
-                        "snapshot": STATE_VIEW, "to_ring": STATE_VIEW, "to_spec": STATE_VIEW,
+                        "snapshot": STATE_VIEW, "snapshot_like": STATE_VIEW, "to_ring": STATE_VIEW,
+                        "to_spec": STATE_VIEW,
                         "choose_from_bits": SOLVER, "choose_from_bits_on": SOLVER}
 """Functions and classes left out by default (a mutant anywhere inside them), with the reason."""
 FUZZ_EXAMPLES = 20
