@@ -258,10 +258,12 @@ def map_like(seen: FrozenMap[K, V] | None, data: Mapping[K, V]) -> FrozenMap[K, 
     >>> map_like(seen, {"a": 1}) is seen, map_like(seen, FrozenMap({"a": 1})) is seen, map_like(seen, {"a": 2})
     (True, True, FrozenMap({'a': 2}))
     """
-    plain = data._data if isinstance(data, FrozenMap) else data
-    if seen.__class__ is FrozenMap and seen._data == plain:  # None is no FrozenMap
+    if data.__class__ is FrozenMap:  # class tests, not isinstance: a Mapping's isinstance goes through the ABC
+        made: FrozenMap[K, V] = data
+        return seen if seen.__class__ is FrozenMap and seen._data == made._data else made
+    if seen.__class__ is FrozenMap and seen._data == data:
         return seen
-    return data if isinstance(data, FrozenMap) else FrozenMap(data)
+    return FrozenMap(data)
 
 
 def tuple_like(seen: tuple[T, ...], made: list[T]) -> tuple[T, ...]:
