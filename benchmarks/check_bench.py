@@ -218,15 +218,18 @@ def _print_rates(args: argparse.Namespace, sides: dict[str, Path | None], best: 
                 continue
             after = best[(domain, mode, "after")]
             if "before" in sides:
-                was = best[(domain, "check" if mode == SAME_OPS else mode, "before")]
-                before_cells = [f"{was:,.0f}", f"{after / was:.2f}x"]
+                key = (domain, "check" if mode == SAME_OPS else mode, "before")
+                was = best[key]
+                paired = statistics.median(a / b for a, b in zip(spread[(domain, mode, "after")], spread[key]))
+                before_cells = [f"{was:,.0f}", f"{after / was:.2f}x", f"{paired:.2f}x"]
             else:
-                before_cells = ["unavailable", "-"]
+                before_cells = ["unavailable", "-", "-"]
             median = statistics.median(spread[(domain, mode, "after")])
-            rows.append([domain, mode, *before_cells[:1], f"{after:,.0f}", f"{median:,.0f}", before_cells[1]])
+            rows.append([domain, mode, before_cells[0], f"{after:,.0f}", f"{median:,.0f}", *before_cells[1:]])
     print(_table(f"Lockstep steps per CPU second ({args.examples} scenarios a run, best of {args.rounds} "
-                 f"interleaved rounds, seeds {args.seed}..{args.seed + args.rounds - 1})",
-                 ["domain", "run", "before", "after", "after median", "after/before"], rows), flush=True)
+                 f"interleaved rounds, seeds {args.seed}..{args.seed + args.rounds - 1}; 'paired': the median "
+                 "over rounds of after/before on the same seed)",
+                 ["domain", "run", "before", "after", "after median", "after/before", "paired"], rows), flush=True)
 
 
 def _newer_operations(sides: dict[str, Path | None], domains: Sequence[str]) -> dict[str, list[str]]:

@@ -369,10 +369,11 @@ def invariant_violations(state: BalancingState) -> list[str]:
         ids = [m.id for m in queue.pending]
         if len(set(ids)) != len(ids):
             problems.append(f"a message waits twice on {queue.node}/{queue.name}")
+        consumers = consumers_of(state, queue) if queue.pending else ()
         for message in queue.pending:
             if message.id >= state.next_message:
                 problems.append(f"message {message.id} was never issued")
-            if any(can_take(c, message) for c in consumers_of(state, queue)):
+            if any(can_take(c, message) for c in consumers):
                 problems.append(f"message {message.id} waits on {queue.node}/{queue.name} beside a started "
                                 "consumer that matches it")
         for name in queue.consumers:
@@ -403,8 +404,11 @@ def invariant_violations(state: BalancingState) -> list[str]:
                 problems.append(f"session {name} holds message {pending.message.id}, which was never issued")
             if any(key not in state.queues for key in pending.queues):
                 problems.append(f"session {name} holds message {pending.message.id} for a queue that is gone")
+    groups: dict[str, dict[str, tuple[QueueState, ...]]] = {}  # each address's groups, found once
     for node, address, routing_name in state.positions:
-        if not get_group(state, address, routing_name):
+        if address not in groups:
+            groups[address] = get_groups(get_bindings(state, address))
+        if not groups[address].get(routing_name):
             problems.append(f"a position is kept for the empty group {routing_name} of {address} on {node}")
     for node_queue in state.consumer_positions:
         if node_queue not in state.queues:

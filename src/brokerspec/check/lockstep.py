@@ -151,6 +151,12 @@ class Lockstep:
             callable(getattr(s, "execute_many", None)) and getattr(s, "snapshot", None) is None
             and not getattr(s, "judges_itself", False) for s in self.subjects.values())
         self.window = window if deferrable else 1
+        self._looks: dict[str, tuple[bool, Any, Any, Any]] = {
+            name: (bool(getattr(s, "judges_itself", False)), getattr(s, "snapshot", None),
+                   getattr(s, "snapshot_like", None), getattr(s, "check_valid", None))
+            for name, s in self.subjects.items()}
+        """Per subject, what step 2 and 3 use (looked up once: a missing attribute costs an exception each time):
+        ``judges_itself``, ``snapshot``, ``snapshot_like`` and ``check_valid``."""
         """Commands queued before the subjects are asked (1: every step at once; see the introduction)."""
         self.pending: list[int] = []
         """Numbers (from 1) of the steps the spec has run and the subjects have not yet answered."""
@@ -182,7 +188,8 @@ class Lockstep:
                 self._fail(number, command, name, "it raised an exception",
                            [f"{type(error).__name__}: {error}"])
             self.observed[name].append(actual)
-            if getattr(subject, "judges_itself", False):
+            judges_itself, show, like, check_valid = self._looks[name]
+            if judges_itself:
                 continue  # a pair of specs compared with each other (brokerspec diff), not with this one
             if self.permissive:
                 self._judge_permissively(number, command, name, subject, actual)
@@ -190,17 +197,17 @@ class Lockstep:
             if actual != expected:
                 self._fail(number, command, name, "the outcomes differ",
                            [f"spec: {expected!r}  (rule {expected.rule})", f"{name}: {actual!r}"])
-            show = getattr(subject, "snapshot", None)
             if show is None:
                 continue  # a system under test shows outcomes only
-            like = getattr(subject, "snapshot_like", None)  # equal parts shared with the state: see the introduction
-            snapshot = show() if like is None else like(self.state)
+            snapshot = show() if like is None else like(self.state)  # equal parts shared: see the introduction
             if snapshot is not self.state and snapshot != self.state:
                 self._fail(number, command, name, "the states differ after the step",
                            self.domain.describe_state_difference(self.state, snapshot))
-            problem = private_problem(subject)
-            if problem is not None:
-                self._fail(number, command, name, "its private invariants broke", [problem])
+            if check_valid is not None:
+                try:
+                    check_valid()
+                except BrokerspecError as error:
+                    self._fail(number, command, name, "its private invariants broke", [str(error)])
         return expected
 
     def finish(self) -> None:
