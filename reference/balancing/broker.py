@@ -174,8 +174,8 @@ class ReferenceBalancingBroker:
 
     def deliver_to_redistributors(self, since: int) -> None:
         """One delivery attempt for every active, prompted redistributor, queues in creation order (RD-GROUPED)."""
-        for queue in sorted(self.get_queues(), key=lambda q: q.id):
-            queue.deliver_to_redistributor(since)
+        for queue in sorted((q for q in self.get_queues() if q.redistributor is not None), key=lambda q: q.id):
+            queue.deliver_to_redistributor(since)  # a queue without one has nothing to deliver to
 
     def get_queues(self) -> list[QueueImpl]:
         """Every queue of the cluster."""
