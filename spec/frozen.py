@@ -177,20 +177,7 @@ def maker(cls: type[T]) -> Callable[..., T]:
     generated ``__init__`` does at about half the cost (a frozen class's ``__init__`` stores each field through
     ``object.__setattr__``); any other class is called with the values as keywords, so its checks run. The
     fast brokers' snapshots build a spec state after every step of a lockstep check, from a handful of these
-    values each time.
-
-    >>> from dataclasses import dataclass
-    >>> @dataclass(frozen=True)
-    ... class Point:
-    ...     x: int
-    ...     y: int = 0
-    >>> make = maker(Point)
-    >>> make(1, 2) == Point(1, 2), make(1, 2)
-    (True, Point(x=1, y=2))
-    >>> make(1)
-    Traceback (most recent call last):
-    ...
-    TypeError: Point takes 2 field values, got 1
+    values each time. (:class:`Maker` shows one at work.)
     """
     kind: type[Any] = cls  # a dataclass
     names = tuple(f.name for f in dataclasses.fields(kind))
@@ -227,8 +214,12 @@ class Maker(Generic[T]):
     ...     y: int = 0
     >>> point = Maker(Point)
     >>> seen = Point(1, 2)
-    >>> point.like(seen, 1, 2) is seen, point.like(seen, 1, 3), point.like(None, 1, 2) == seen
-    (True, Point(x=1, y=3), True)
+    >>> point.new(1, 2) == seen, point.like(seen, 1, 2) is seen, point.like(seen, 1, 3), point.like(None, 1, 2) == seen
+    (True, True, Point(x=1, y=3), True)
+    >>> point.new(1)
+    Traceback (most recent call last):
+    ...
+    TypeError: Point takes 2 field values, got 1
     """
 
     __slots__ = ("cls", "new", "fields")

@@ -1,9 +1,11 @@
-"""The fast balancing broker as a spec state: the only place its spec states, queues and messages are built.
+"""The fast balancing broker as a spec state.
 
 Introduction
 ------------
-:func:`snapshot` reads the broker's records (:mod:`.records`, :mod:`.sessions`,
-:mod:`.bridges`) and writes the spec's :class:`~brokerspec.spec.balancing.BalancingState`.
+:func:`snapshot` reads the broker's records (:mod:`.records`) and writes the
+spec's :class:`~brokerspec.spec.balancing.BalancingState`; the sessions, the
+bridge caches and the last crossings come written by their own parts
+(:mod:`.sessions`, :mod:`.bridges`).
 A lockstep check does this after every step and compares the result with the
 spec's state, so it is built to be cheap twice over:
 

@@ -29,6 +29,12 @@ returns. It changes nothing; it reads:
 A message's ``deliveries`` is its reference's delivery count, less the
 delivery under way for one a consumer holds or its transaction acknowledged
 (:meth:`.messages.CoreMessage.to_spec`).
+
+Given ``seen`` (``snapshot_like``: the spec's state a lockstep check is about to
+compare with), each value equal to ``seen``'s value in the same place is that
+value, not a new one (:class:`~brokerspec.spec.frozen.Maker`): the result is
+equal to the one rendered without it, and a state that agrees is compared by
+identity. Reading it, ``QUEUE.like(seen, ...)`` is ``QueueState(...)``.
 """
 
 from __future__ import annotations
