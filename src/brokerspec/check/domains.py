@@ -24,7 +24,9 @@ class Subject(Protocol):
     """What the checker needs from an implementation of any domain.
 
     brokerspec's own layers also have ``snapshot()`` (their state as a spec
-    state) and may have ``check_valid()``; a system under test has neither.
+    state) and may have ``check_valid()`` and ``snapshot_like(state)`` (the
+    snapshot sharing ``state``'s equal parts: see :mod:`.lockstep`); a system
+    under test has none of them.
     """
 
     def execute(self, command: Any) -> Outcome: ...
