@@ -138,3 +138,25 @@ def test_a_state_wrong_in_one_nested_field_is_caught_with_that_field_named() -> 
     divergence = caught.value.divergence
     assert (divergence.step, divergence.what) == (3, "the states differ after the step")
     assert "deliveries" in "\n".join(divergence.details)
+
+
+class _ShowsAnotherClock(FastBalancingBroker):
+    """A fast broker whose own ``snapshot`` (a state view of its own) is one tick ahead."""
+
+    def snapshot(self) -> BalancingState:
+        return dataclasses.replace(super().snapshot(), clock=self._clock + 1)
+
+
+class _ReferenceShowsAnotherClock(ReferenceBalancingBroker):
+    def snapshot(self) -> BalancingState:
+        return dataclasses.replace(super().snapshot(), clock=self.clock.now + 1)
+
+
+@pytest.mark.parametrize("broker", [_ShowsAnotherClock, _ReferenceShowsAnotherClock], ids=lambda b: b.__name__)
+def test_a_subclass_that_shows_its_state_its_own_way_is_judged_by_that_view(broker: Callable[[Profile], Broker]
+                                                                            ) -> None:
+    lockstep = Lockstep(get_profile("artemis-latest"), {"own view": broker}, BALANCING)
+    with pytest.raises(DivergenceError) as caught:
+        lockstep.step(Configure("a1", LbType.ON_DEMAND, -1))
+    assert caught.value.divergence.what == "the states differ after the step"
+    assert "clock" in "\n".join(caught.value.divergence.details)
