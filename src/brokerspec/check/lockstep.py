@@ -52,7 +52,7 @@ found by one is reproduced exactly by the other.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,7 +115,11 @@ def format_command(command: Any) -> str:
 
 def private_problem(subject: object) -> str | None:
     """What ``subject.check_valid()`` reports, or None (also when it has no such check)."""
-    check_valid = getattr(subject, "check_valid", None)
+    return _reported(getattr(subject, "check_valid", None))
+
+
+def _reported(check_valid: Callable[[], object] | None) -> str | None:
+    """What a ``check_valid`` method reports, or None (also for no method)."""
     if check_valid is None:
         return None
     try:
@@ -203,11 +207,9 @@ class Lockstep:
             if snapshot is not self.state and snapshot != self.state:
                 self._fail(number, command, name, "the states differ after the step",
                            self.domain.describe_state_difference(self.state, snapshot))
-            if check_valid is not None:
-                try:
-                    check_valid()
-                except BrokerspecError as error:
-                    self._fail(number, command, name, "its private invariants broke", [str(error)])
+            problem = _reported(check_valid)
+            if problem is not None:
+                self._fail(number, command, name, "its private invariants broke", [problem])
         return expected
 
     def finish(self) -> None:
@@ -274,14 +276,14 @@ class Lockstep:
         if unfair is not None:  # before the subject is followed past the step, as for a refused outcome
             self._fail(number, command, name, UNFAIR, unfair.describe())
         self.followed[name] = judgement.state
-        show = getattr(subject, "snapshot", None)
+        _, show, _, check_valid = self._looks[name]
         if show is None:
             return
         difference = self.domain.describe_state_difference(judgement.state, show(),
                                                            skip=self.domain.private_parts)
         if difference:
             self._fail(number, command, name, "the states differ after the step", difference)
-        problem = private_problem(subject)
+        problem = _reported(check_valid)
         if problem is not None:
             self._fail(number, command, name, "its private invariants broke", [problem])
 
