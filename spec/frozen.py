@@ -20,12 +20,13 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from operator import attrgetter
-from collections.abc import Callable, ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
+from collections.abc import Callable, ItemsView, Iterable, Iterator, KeysView, Mapping, Sequence, ValuesView
 from typing import Any, Generic, TypeVar, overload
 
 K = TypeVar("K")
 V = TypeVar("V")
 T = TypeVar("T")
+S = TypeVar("S")
 D = TypeVar("D")
 
 
@@ -257,25 +258,18 @@ def map_like(seen: FrozenMap[K, V] | None, data: Mapping[K, V]) -> FrozenMap[K, 
     return FrozenMap(data)
 
 
-def tuple_like(seen: tuple[T, ...], made: list[T]) -> tuple[T, ...]:
-    """``seen`` if ``made`` holds its very values in its order (each handed back by :meth:`Maker.like`), else
-    ``made`` as a tuple.
+def each_like(seen: tuple[T, ...], items: Sequence[S], make: Callable[[T | None, S], T]) -> tuple[T, ...]:
+    """``make(old, item)`` for each of ``items``, ``old`` being the value of ``seen`` in its place (None when
+    ``seen`` has another length: an item added or taken shifts the rest); ``seen`` itself when every value
+    made is ``seen``'s own (each handed back by :meth:`Maker.like`): :meth:`Maker.like` for a tuple.
 
-    >>> a, b = FrozenMap({"a": 1}), FrozenMap({"b": 2})
-    >>> seen = (a, b)
-    >>> tuple_like(seen, [a, b]) is seen, tuple_like(seen, [a, FrozenMap({"b": 2})]) is seen, tuple_like(seen, [])
-    (True, False, ())
+    >>> seen = ("a", "b")
+    >>> keep = lambda old, item: old if old == item else item.upper()
+    >>> each_like(seen, ["a", "b"], keep) is seen, each_like(seen, ["a", "c"], keep), each_like(seen, ["a"], keep)
+    (True, ('a', 'C'), ('A',))
     """
-    if len(made) == len(seen) and all(new is old for new, old in zip(made, seen)):
-        return seen
-    return tuple(made)
-
-
-def seen_at(seen: tuple[T, ...], count: int) -> tuple[T | None, ...]:
-    """The values of ``seen`` to pair with ``count`` new ones, in order: ``seen`` when it has as many, else
-    nothing to pair with (a message added or taken shifts the rest, so no pairing would hold).
-
-    >>> seen_at(("x", "y"), 2), seen_at(("x",), 2)
-    (('x', 'y'), (None, None))
-    """
-    return seen if len(seen) == count else (None,) * count
+    if not items:
+        return ()
+    olds: Sequence[T | None] = seen if len(seen) == len(items) else (None,) * len(items)
+    made = [make(old, item) for old, item in zip(olds, items)]
+    return seen if len(seen) == len(made) and all(new is old for new, old in zip(made, seen)) else tuple(made)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from brokerspec.spec import BalancingOptions
 from brokerspec.spec.balancing import BalancingState, Consumer, Message, QueueState
-from brokerspec.spec.frozen import map_like, seen_at, tuple_like
+from brokerspec.spec.frozen import each_like, map_like
 
 from .records import CONSUMER, MESSAGE, QUEUE, STATE, Waiting
 
@@ -41,9 +41,7 @@ _NOTHING_SEEN = BalancingState(nodes=(), options=BalancingOptions())
 
 def spec_messages(waiting: Sequence[Waiting], seen: tuple[Message, ...]) -> tuple[Message, ...]:
     """``waiting`` as spec messages; ``seen`` itself when they equal it one by one."""
-    if not waiting:
-        return ()
-    return tuple_like(seen, [MESSAGE.like(old, *message) for old, message in zip(seen_at(seen, len(waiting)), waiting)])
+    return each_like(seen, waiting, lambda old, message: MESSAGE.like(old, *message))
 
 
 def snapshot(broker: FastBalancingBroker, seen: BalancingState | None = None) -> BalancingState:

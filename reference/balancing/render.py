@@ -44,7 +44,7 @@ from collections.abc import Mapping
 from brokerspec.spec import BalancingOptions
 from brokerspec.spec.addressing.names import RoutingType
 from brokerspec.spec.balancing import AddressBalancing, BalancingState, Consumer, Message, QueueState
-from brokerspec.spec.frozen import Maker, map_like, seen_at, tuple_like
+from brokerspec.spec.frozen import Maker, each_like, map_like
 
 from .cluster import ClusterConnection
 from .consumers import ServerConsumer
@@ -68,10 +68,7 @@ _NOTHING_SEEN = BalancingState(nodes=(), options=BalancingOptions())
 def render_messages(messages: list[CoreMessage], seen: tuple[Message, ...], in_flight: bool = False
                     ) -> tuple[Message, ...]:
     """Messages as the spec writes them, ``seen`` itself when they equal it one by one."""
-    if not messages:
-        return ()
-    return tuple_like(seen, [message.to_spec(in_flight, old)
-                             for message, old in zip(messages, seen_at(seen, len(messages)))])
+    return each_like(seen, messages, lambda old, message: message.to_spec(in_flight, old))
 
 
 def render_queue(queue: QueueImpl, seen: QueueState | None = None) -> QueueState:
