@@ -218,18 +218,73 @@ def compute_demand(state: TopologyState) -> tuple[Registration, ...]:
     from the bridges and that destination's consumers in the order they
     arrived (rule TOPO-NC-ORDER ranks consumers only against others of their
     destination); a settled network is one whose connectors or one
-    destination's consumers changed, so the others' demand is kept.
+    destination's consumers changed, so the others' demand is kept. Each
+    destination's is computed over the connectors of the parts of the network
+    its consumers are in (:func:`connected_parts`), so a connector added or
+    changed in another part keeps it too.
     """
     by_destination: dict[str, list[Consumer]] = {}
     for consumer in state.consumers.values():
         by_destination.setdefault(consumer.destination, []).append(consumer)
-    found = [registration for consumers in by_destination.values()
-             for registration in destination_demand(state.connectors, tuple(consumers))]
-    return tuple(sorted(found, key=lambda r: (r.broker, r.destination, r.key)))
+    if not by_destination:
+        return ()
+    parts = connected_parts(state.connectors)
+    found = [destination_demand(_reached(state.connectors, parts, consumers), tuple(consumers))
+             for consumers in by_destination.values()]
+    if len(found) == 1:  # one destination's registrations are sorted already
+        return found[0]
+    return tuple(sorted((r for registrations in found for r in registrations),
+                        key=lambda r: (r.broker, r.destination, r.key)))
+
+
+Connectors = FrozenMap[tuple[str, str], Connector]
+
+_NO_CONNECTORS: Connectors = FrozenMap()
+
+
+@functools.lru_cache(maxsize=64)
+def connected_parts(connectors: Connectors) -> Mapping[str, Connectors]:
+    """Each linked broker's part of the network: the connectors among the brokers it is linked to, directly or not.
+
+    A registration moves only over a bridge, from the bridge's remote broker
+    to its local one (``DemandForwardingBridgeSupport``), and a tree link's
+    rules ask only the sending broker's own connectors (seed 002); so the
+    demand of consumers in one part is made by that part's connectors alone,
+    whatever the others are. Kept for the last few sets of connectors.
+
+    >>> from brokerspec.spec.topologies.model import NetworkConnector
+    >>> parts = connected_parts(FrozenMap({("a", "b"): NetworkConnector("a", "b"),
+    ...                                    ("c", "d"): NetworkConnector("c", "d")}))
+    >>> sorted(parts["b"]), parts["a"] is parts["b"], "c" in parts
+    ([('a', 'b')], True, True)
+    """
+    linked: dict[str, list[str]] = {}
+    for pair in connectors:
+        first, second = (linked.setdefault(broker, [broker]) for broker in pair)
+        if first is not second:
+            if len(first) < len(second):
+                first, second = second, first
+            first.extend(second)
+            for broker in second:
+                linked[broker] = first
+    grouped: dict[int, dict[tuple[str, str], Connector]] = {}
+    for key, connector in connectors.items():
+        grouped.setdefault(id(linked[key[0]]), {})[key] = connector
+    frozen: dict[int, Connectors] = {number: FrozenMap(group) for number, group in grouped.items()}
+    return {broker: frozen[id(group)] for broker, group in linked.items()}
+
+
+def _reached(connectors: Connectors, parts: Mapping[str, Connectors], consumers: list[Consumer]) -> Connectors:
+    """The connectors of the parts the ``consumers`` are in, in the order of ``connectors``."""
+    found = {id(part): part for consumer in consumers if (part := parts.get(consumer.broker)) is not None}
+    if len(found) <= 1:
+        return next(iter(found.values()), _NO_CONNECTORS)
+    return FrozenMap((key, connector) for key, connector in connectors.items()
+                     if any(key in part for part in found.values()))
 
 
 @functools.lru_cache(maxsize=256)
-def destination_demand(connectors: FrozenMap[tuple[str, str], Connector],
+def destination_demand(connectors: Connectors,
                        consumers: tuple[Consumer, ...]) -> tuple[Registration, ...]:
     """The registrations the ``consumers`` of one destination cause over ``connectors``, kept for the last few.
 

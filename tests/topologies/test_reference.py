@@ -402,9 +402,14 @@ MERGED = BridgeConfig(consumer_ttl=3, message_ttl=3, suppress_duplicate_topics=F
 @given(scripts())
 @example(brokers("a", "b", "c") + [Connect("a", "b", False, MERGED), Connect("b", "c", False, MERGED),
                                    Subscribe("c1", "b", T), Subscribe("c2", "c", T)])  # one conduit, two brokers
+@example(brokers("a", "b", "c", "d") + [Connect("a", "b"), Connect("c", "d"), Subscribe("c1", "b", "queue://A"),
+                                        Subscribe("c2", "d", "queue://A"), Send("a", "queue://A"), Connect("b", "c"),
+                                        Send("a", "queue://A"), Disconnect("a", "b"), Connect("d", "a")])
 def test_demand_per_destination_is_one_pass_over_every_consumer(commands: list[TopologyCommand]) -> None:
     """The spec derives demand destination by destination (and keeps each); one breadth-first pass over every
-    consumer of every destination at once, in arrival order, must settle into the very same registrations."""
+    consumer of every destination at once, in arrival order, must settle into the very same registrations, and
+    each destination's is computed over the parts of the network its consumers are in (the example: two parts, one
+    consumer in each, then joined and split again), where this takes all the connectors."""
     state = initial_state()
     for command in commands:
         state, _ = apply(state, command)
