@@ -12,7 +12,7 @@ list names each broken fact.
 from __future__ import annotations
 
 from .demand import compute_demand
-from .model import TopologyState, get_bridges, get_parent, is_topic
+from .model import TopologyState, get_bridge_map, get_parent, is_topic
 from .routing import get_eligible
 
 
@@ -46,7 +46,7 @@ def invariant_violations(state: TopologyState) -> list[str]:
     for where in state.dispatch:
         if where not in expected_lists:
             problems.append(f"dispatch list of {where[1]} on {where[0]} has no registrations")
-    bridges = {(b.local, b.remote): b for b in get_bridges(state)}
+    bridges = get_bridge_map(state)
     ids: list[int] = []
     for broker, held in state.waiting.items():
         if not held:

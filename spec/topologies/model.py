@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Union
@@ -258,6 +259,16 @@ def _bridges_of(connectors: FrozenMap[tuple[str, str], Connector]) -> tuple[Brid
                 bridges[(connector.target, connector.source)] = Bridge(
                     connector.target, connector.source, connector.config)
     return tuple(bridges[k] for k in sorted(bridges))
+
+
+def get_bridge_map(state: TopologyState) -> Mapping[tuple[str, str], Bridge]:
+    """:func:`get_bridges` by (local, remote), kept for the last few sets of connectors (read it, never change it)."""
+    return _bridge_map_of(state.connectors)
+
+
+@functools.lru_cache(maxsize=64)
+def _bridge_map_of(connectors: FrozenMap[tuple[str, str], Connector]) -> dict[tuple[str, str], Bridge]:
+    return {(bridge.local, bridge.remote): bridge for bridge in _bridges_of(connectors)}
 
 
 def get_parent(state: TopologyState, broker: str) -> str | None:

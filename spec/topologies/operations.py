@@ -59,9 +59,15 @@ def initial_state(profile: Profile | None = None) -> TopologyState:
 
 
 def settle_network(state: TopologyState) -> tuple[TopologyState, Applied]:
-    """Derive demand, update the dispatch lists, and move the waiting messages that now may move."""
+    """Derive demand, update the dispatch lists, and move the waiting messages that now may move.
+
+    Demand equal to the old leaves the dispatch lists as they are: each lists
+    exactly its registrations (an invariant), so updating them would keep
+    every list and its order.
+    """
     demand = compute_demand(state)
-    state = replace(state, demand=demand, dispatch=update_dispatch(state.dispatch, demand))
+    if demand != state.demand:
+        state = replace(state, demand=demand, dispatch=update_dispatch(state.dispatch, demand))
     state, events = settle(state)
     return state, Applied(events, rule="TOPO-SETTLE")
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..frozen import FrozenMap, replace
-from .model import MAX_HOPS, Bridge, BridgeConfig, Message, Registration, TopologyState, get_bridges, is_topic
+from .model import MAX_HOPS, Bridge, BridgeConfig, Message, Registration, TopologyState, get_bridge_map, is_topic
 from .outcomes import Delivered, Dropped, Event, Waiting
 
 
@@ -111,7 +111,7 @@ def rotate(dispatch: tuple[str, ...], chosen: str) -> tuple[str, ...]:
 
 def route(state: TopologyState, broker: str, message: Message) -> tuple[TopologyState, tuple[Event, ...]]:
     """Dispatch ``message`` on ``broker`` and follow it (and its copies) to where each ends."""
-    bridges = {(b.local, b.remote): b for b in get_bridges(state)}
+    bridges = get_bridge_map(state)
     return _route(state, broker, message, bridges)
 
 
@@ -151,10 +151,10 @@ def settle(state: TopologyState) -> tuple[TopologyState, tuple[Event, ...]]:
     one that still cannot move stays where it is, in its place.
     """
     events: tuple[Event, ...] = ()
-    moved = True
+    moved = bool(state.waiting)
     while moved:
         moved = False
-        bridges = {(b.local, b.remote): b for b in get_bridges(state)}
+        bridges = get_bridge_map(state)
         for broker in sorted(state.waiting):
             for message in state.waiting.get(broker, ()):
                 if not get_eligible(state, broker, message, bridges):
@@ -190,8 +190,12 @@ def update_dispatch(old: FrozenMap[tuple[str, str], tuple[str, ...]],
         if not is_topic(reg.destination):
             present.setdefault((reg.broker, reg.destination), []).append(reg.key)
     lists: dict[tuple[str, str], tuple[str, ...]] = {}
-    for where, keys in sorted(present.items()):
-        alive = set(keys)
-        kept = tuple(k for k in old.get(where, ()) if k in alive)
-        lists[where] = kept + tuple(sorted(alive - set(kept)))
+    for where in sorted(present):
+        alive = set(present[where])
+        listed = old.get(where, ())
+        if len(listed) == len(alive) and alive == set(listed):
+            lists[where] = listed  # the same registrations: the list stays as it is
+        else:
+            kept = tuple(k for k in listed if k in alive)
+            lists[where] = kept + tuple(sorted(alive.difference(kept)))
     return FrozenMap(lists)
