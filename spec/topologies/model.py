@@ -240,13 +240,15 @@ def get_bridges(state: TopologyState) -> tuple[Bridge, ...]:
     config). A tree connector makes a link both ways: demand must be able
     to move up and down (seed 002 rules 3-5).
     """
-    return _bridges_of(state.connectors)
+    return _bridges_of(state.connectors)[0]
 
 
 @functools.lru_cache(maxsize=64)
-def _bridges_of(connectors: FrozenMap[tuple[str, str], Connector]) -> tuple[Bridge, ...]:
-    """:func:`get_bridges` of the connectors alone, kept for the last few sets of connectors: every message
-    routed and every settling asks for them, and they change only when a connector does."""
+def _bridges_of(connectors: FrozenMap[tuple[str, str], Connector]
+                ) -> tuple[tuple[Bridge, ...], dict[tuple[str, str], Bridge]]:
+    """:func:`get_bridges` of the connectors alone, and the same by (local, remote), kept for the last few sets
+    of connectors: every message routed and every settling asks for them, and they change only when a connector
+    does."""
     bridges: dict[tuple[str, str], Bridge] = {}
     for connector in connectors.values():
         if isinstance(connector, TreeConnector):
@@ -258,17 +260,13 @@ def _bridges_of(connectors: FrozenMap[tuple[str, str], Connector]) -> tuple[Brid
             if connector.duplex:
                 bridges[(connector.target, connector.source)] = Bridge(
                     connector.target, connector.source, connector.config)
-    return tuple(bridges[k] for k in sorted(bridges))
+    ordered = {key: bridges[key] for key in sorted(bridges)}
+    return tuple(ordered.values()), ordered
 
 
 def get_bridge_map(state: TopologyState) -> Mapping[tuple[str, str], Bridge]:
     """:func:`get_bridges` by (local, remote), kept for the last few sets of connectors (read it, never change it)."""
-    return _bridge_map_of(state.connectors)
-
-
-@functools.lru_cache(maxsize=64)
-def _bridge_map_of(connectors: FrozenMap[tuple[str, str], Connector]) -> dict[tuple[str, str], Bridge]:
-    return {(bridge.local, bridge.remote): bridge for bridge in _bridges_of(connectors)}
+    return _bridges_of(state.connectors)[1]
 
 
 def get_parent(state: TopologyState, broker: str) -> str | None:

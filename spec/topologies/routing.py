@@ -64,7 +64,7 @@ def is_forwardable(config: BridgeConfig, remote: str, path: tuple[str, ...], rep
 
 def get_registrations(state: TopologyState, broker: str, destination: str) -> tuple[Registration, ...]:
     """The registrations ``broker`` holds for ``destination``, sorted by key."""
-    return tuple(r for r in state.demand if r.broker == broker and r.destination == destination)
+    return tuple([r for r in state.demand if r.broker == broker and r.destination == destination])
 
 
 def get_eligible(state: TopologyState, broker: str, message: Message,
