@@ -243,10 +243,10 @@ def get_bridges(state: TopologyState) -> tuple[Bridge, ...]:
     return _bridges_of(state.connectors)[0]
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=1024)
 def _bridges_of(connectors: FrozenMap[tuple[str, str], Connector]
                 ) -> tuple[tuple[Bridge, ...], dict[tuple[str, str], Bridge]]:
-    """:func:`get_bridges` of the connectors alone, and the same by (local, remote), kept for the last few sets
+    """:func:`get_bridges` of the connectors alone, and the same by (local, remote), kept for the last 1,024 sets
     of connectors: every message routed and every settling asks for them, and they change only when a connector
     does."""
     bridges: dict[tuple[str, str], Bridge] = {}
@@ -265,7 +265,7 @@ def _bridges_of(connectors: FrozenMap[tuple[str, str], Connector]
 
 
 def get_bridge_map(state: TopologyState) -> Mapping[tuple[str, str], Bridge]:
-    """:func:`get_bridges` by (local, remote), kept for the last few sets of connectors (read it, never change it)."""
+    """:func:`get_bridges` by (local, remote), kept with them (read it, never change it)."""
     return _bridges_of(state.connectors)[1]
 
 
