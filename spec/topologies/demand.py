@@ -194,9 +194,12 @@ class _Building:
     def freeze(self) -> Registration:
         """The registration as it stands: path and priority from the lead member, origins from all."""
         if self.frozen is None:
-            lead = min(self.members, key=lambda k: (self.members[k][0], len(self.members[k][1]), k))
-            _, path, priority, _ = self.members[lead]
-            origins = frozenset().union(*(member[3] for member in self.members.values()))
+            if len(self.members) == 1:  # most are no conduit: their one member leads and has every origin
+                [(_, path, priority, origins)] = self.members.values()
+            else:
+                lead = min(self.members, key=lambda k: (self.members[k][0], len(self.members[k][1]), k))
+                _, path, priority, _ = self.members[lead]
+                origins = frozenset().union(*(member[3] for member in self.members.values()))
             self.frozen = Registration(self.broker, self.destination, self.key, self.via, path, origins, priority,
                                        True, self.conduit)
         return self.frozen
