@@ -55,14 +55,11 @@ bridges start), in the order the consumers present now arrived.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ..frozen import FrozenMap
 from .model import (
     Bridge,
     BridgeConfig,
-    Connector,
     Consumer,
     Registration,
     Role,
@@ -72,6 +69,7 @@ from .model import (
     get_role,
     is_topic,
 )
+from .parts import Connectors, connected_parts, reached_by
 
 PRIORITY_BASE = -5
 """``NetworkBridgeConfiguration.consumerPriorityBase``, as ``doCreateDemandSubscription`` uses it."""
@@ -223,7 +221,7 @@ def compute_demand(state: TopologyState) -> tuple[Registration, ...]:
     destination); a settled network is one whose connectors or one
     destination's consumers changed, so the others' demand is kept. Each
     destination's is computed over the connectors of the parts of the network
-    its consumers are in (:func:`connected_parts`), so a connector added or
+    its consumers are in (:mod:`.parts`), so a connector added or
     changed in another part keeps it too.
     """
     by_destination: dict[str, list[Consumer]] = {}
@@ -232,58 +230,12 @@ def compute_demand(state: TopologyState) -> tuple[Registration, ...]:
     if not by_destination:
         return ()
     parts = connected_parts(state.connectors)
-    found = [destination_demand(_reached(state.connectors, parts, consumers), tuple(consumers))
+    found = [destination_demand(reached_by(state.connectors, parts, consumers), tuple(consumers))
              for consumers in by_destination.values()]
     if len(found) == 1:  # one destination's registrations are sorted already
         return found[0]
     return tuple(sorted((r for registrations in found for r in registrations),
                         key=lambda r: (r.broker, r.destination, r.key)))
-
-
-Connectors = FrozenMap[tuple[str, str], Connector]
-
-_NO_CONNECTORS: Connectors = FrozenMap()
-
-
-@functools.lru_cache(maxsize=1024)
-def connected_parts(connectors: Connectors) -> Mapping[str, Connectors]:
-    """Each linked broker's part of the network: the connectors among the brokers it is linked to, directly or not.
-
-    A registration moves only over a bridge, from the bridge's remote broker
-    to its local one (``DemandForwardingBridgeSupport``), and a tree link's
-    rules ask only the sending broker's own connectors (seed 002); so the
-    demand of consumers in one part is made by that part's connectors alone,
-    whatever the others are. Kept for the last 1,024 sets of connectors.
-
-    >>> from brokerspec.spec.topologies.model import NetworkConnector
-    >>> parts = connected_parts(FrozenMap({("a", "b"): NetworkConnector("a", "b"),
-    ...                                    ("c", "d"): NetworkConnector("c", "d")}))
-    >>> sorted(parts["b"]), parts["a"] is parts["b"], "c" in parts
-    ([('a', 'b')], True, True)
-    """
-    linked: dict[str, list[str]] = {}
-    for pair in connectors:
-        first, second = (linked.setdefault(broker, [broker]) for broker in pair)
-        if first is not second:
-            if len(first) < len(second):
-                first, second = second, first
-            first.extend(second)
-            for broker in second:
-                linked[broker] = first
-    grouped: dict[int, dict[tuple[str, str], Connector]] = {}
-    for key, connector in connectors.items():
-        grouped.setdefault(id(linked[key[0]]), {})[key] = connector
-    frozen: dict[int, Connectors] = {number: FrozenMap(group) for number, group in grouped.items()}
-    return {broker: frozen[id(group)] for broker, group in linked.items()}
-
-
-def _reached(connectors: Connectors, parts: Mapping[str, Connectors], consumers: list[Consumer]) -> Connectors:
-    """The connectors of the parts the ``consumers`` are in, in the order of ``connectors``."""
-    found = {id(part): part for consumer in consumers if (part := parts.get(consumer.broker)) is not None}
-    if len(found) <= 1:
-        return next(iter(found.values()), _NO_CONNECTORS)
-    return FrozenMap((key, connector) for key, connector in connectors.items()
-                     if any(key in part for part in found.values()))
 
 
 @functools.lru_cache(maxsize=1024)
