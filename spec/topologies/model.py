@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
+from types import MappingProxyType
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Union
@@ -245,7 +246,7 @@ def get_bridges(state: TopologyState) -> tuple[Bridge, ...]:
 
 @functools.lru_cache(maxsize=1024)
 def _bridges_of(connectors: FrozenMap[tuple[str, str], Connector]
-                ) -> tuple[tuple[Bridge, ...], dict[tuple[str, str], Bridge]]:
+                ) -> tuple[tuple[Bridge, ...], Mapping[tuple[str, str], Bridge]]:
     """:func:`get_bridges` of the connectors alone, and the same by (local, remote), kept for the last 1,024 sets
     of connectors: every message routed and every settling asks for them, and they change only when a connector
     does."""
@@ -261,11 +262,11 @@ def _bridges_of(connectors: FrozenMap[tuple[str, str], Connector]
                 bridges[(connector.target, connector.source)] = Bridge(
                     connector.target, connector.source, connector.config)
     ordered = {key: bridges[key] for key in sorted(bridges)}
-    return tuple(ordered.values()), ordered
+    return tuple(ordered.values()), MappingProxyType(ordered)  # kept and handed out: read-only
 
 
 def get_bridge_map(state: TopologyState) -> Mapping[tuple[str, str], Bridge]:
-    """:func:`get_bridges` by (local, remote), kept with them (read it, never change it)."""
+    """:func:`get_bridges` by (local, remote), kept with them (a read-only view)."""
     return _bridges_of(state.connectors)[1]
 
 

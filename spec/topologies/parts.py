@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
+from types import MappingProxyType
 
 from ..frozen import FrozenMap
 from .model import Connector, Consumer
@@ -49,7 +50,7 @@ def connected_parts(connectors: Connectors) -> Mapping[str, Connectors]:
     for key, connector in connectors.items():
         grouped.setdefault(id(linked[key[0]]), {})[key] = connector
     frozen: dict[int, Connectors] = {number: FrozenMap(group) for number, group in grouped.items()}
-    return {broker: frozen[id(group)] for broker, group in linked.items()}
+    return MappingProxyType({broker: frozen[id(group)] for broker, group in linked.items()})  # kept: read-only
 
 
 def reached_by(connectors: Connectors, parts: Mapping[str, Connectors], consumers: list[Consumer]) -> Connectors:
